@@ -1,0 +1,68 @@
+"""SGKR: structure-grounded knowledge retrieval over code dependencies.
+
+Build a knowledge–code graph from example code, then retrieve the functions
+on the dependency paths between what a question gives and what it asks for.
+
+Examples
+--------
+>>> import sgkr
+>>> g = sgkr.build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")])
+>>> g.stats()["functions"]
+2
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .build import build_graph
+from .context import DABSTEP_PROMPT, FINQA_PROMPT, format_prompt, render_context
+from .errors import (
+    GraphFormatError,
+    InvalidArgumentError,
+    KnowledgeFormatError,
+    NodeNotFoundError,
+    SGKRError,
+    SourceError,
+)
+from .graph import KnowledgeGraph, tag_id
+from .records import (
+    BuildReport,
+    Edge,
+    FunctionNode,
+    Problem,
+    RetrievalResult,
+    RetrievedFunction,
+    SourceSpan,
+    TagMatch,
+    TagNode,
+)
+from .retriever import Retriever, RetrieverOptions
+
+__all__ = [
+    "__version__",
+    "build_graph",
+    "KnowledgeGraph",
+    "tag_id",
+    "Retriever",
+    "RetrieverOptions",
+    "render_context",
+    "format_prompt",
+    "DABSTEP_PROMPT",
+    "FINQA_PROMPT",
+    "SGKRError",
+    "InvalidArgumentError",
+    "SourceError",
+    "KnowledgeFormatError",
+    "GraphFormatError",
+    "NodeNotFoundError",
+    "BuildReport",
+    "Edge",
+    "FunctionNode",
+    "Problem",
+    "RetrievalResult",
+    "RetrievedFunction",
+    "SourceSpan",
+    "TagMatch",
+    "TagNode",
+]

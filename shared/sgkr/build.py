@@ -1,0 +1,324 @@
+"""Building the knowledge–code graph from sources, a sidecar file and examples.
+
+The pipeline: read files (:mod:`sgkr.sources`) → extract definitions and
+calls (:mod:`sgkr.extract`) → resolve calls (:mod:`sgkr.resolve`) → merge
+identical functions (:mod:`sgkr.merge`) → attach knowledge and I/O tags
+(:mod:`sgkr.knowledge`) → :class:`~sgkr.graph.KnowledgeGraph`.
+
+Examples
+--------
+>>> g = build_graph([("fees.py", "def fee(amount):\\n    return 0.1 + rate() * amount\\n"
+...                              "def rate():\\n    return 0.2\\n")])
+>>> [(e.source, e.target, e.resolution) for e in g.edges()]
+[('fn:fees.fee', 'fn:fees.rate', 'exact')]
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from . import __version__
+from .errors import InvalidArgumentError, SourceError
+from .extract import extract_module
+from .graph import KnowledgeGraph, tag_id
+from .knowledge import (
+    Example,
+    Sidecar,
+    TagRef,
+    code_terms,
+    infer_tags,
+    knowledge_of,
+    load_examples,
+    load_sidecar,
+    mentions_phrase,
+)
+from .merge import MERGE_POLICIES, merge_groups
+from .records import BuildReport, Definition, Edge, FunctionNode, ModuleExtract, Problem, TagNode
+from .resolve import resolve_calls
+from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, SourceInput, common_root, read_sources
+from .text import fold
+
+__all__ = ["build_graph", "DEFAULT_MERGE"]
+
+DEFAULT_MERGE = "auto"
+Progress = Callable[[str, int, int], None]
+
+
+def build_graph(
+    sources: Iterable[SourceInput] = (),
+    *,
+    knowledge: str | os.PathLike[str] | Sidecar | None = None,
+    examples: str | os.PathLike[str] | Sequence[Example] | None = None,
+    merge: str = DEFAULT_MERGE,
+    infer: bool = False,
+    root: str | os.PathLike[str] | None = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    exclude: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> KnowledgeGraph:
+    """Build a knowledge–code graph.
+
+    Parameters
+    ----------
+    sources
+        Python files, folders, or in-memory ``(relative path, text)`` pairs.
+    knowledge
+        A sidecar file (JSON or YAML) or a parsed :class:`~sgkr.knowledge.Sidecar`.
+    examples
+        An examples JSONL file, or parsed examples; their solution code is
+        parsed like any source and their I/O tags attached to it.
+    merge
+        ``auto`` (default), ``name``, ``qualname`` or ``none`` (see :mod:`sgkr.merge`).
+    infer
+        Infer I/O tags from code for functions that get none otherwise.
+    root
+        Folder that file paths and qualnames are relative to (default: the
+        deepest folder holding all sources and the examples file).
+    max_file_bytes
+        Larger files are skipped and reported.
+    exclude
+        Glob patterns of files and folders to leave out (see :func:`sgkr.sources.read_sources`).
+    progress
+        Called as ``progress(stage, done, total)`` during long work.
+
+    Returns
+    -------
+    KnowledgeGraph
+        With ``graph.report`` holding what was read and skipped.
+
+    Raises
+    ------
+    SourceError
+        A path does not exist, or no Python source was found at all.
+    KnowledgeFormatError
+        The sidecar or the examples file is malformed.
+    InvalidArgumentError
+        An unknown merge policy or a wrong argument type.
+    """
+    started = time.perf_counter()
+    if merge not in MERGE_POLICIES:
+        raise InvalidArgumentError(f"merge={merge!r} is not one of {MERGE_POLICIES}")
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    source_list = list(sources)
+    sidecar = load_sidecar(knowledge) if isinstance(knowledge, (str, os.PathLike)) else knowledge
+    if sidecar is not None and not isinstance(sidecar, Sidecar):
+        raise InvalidArgumentError(f"knowledge must be a path or a Sidecar, got {knowledge!r}")
+    example_list = _examples(examples)
+    if not source_list and not example_list:
+        raise SourceError("nothing to build: give source paths or an examples file")
+
+    disk = [Path(s) for s in source_list if not isinstance(s, tuple)]
+    for path in disk:
+        if not path.exists():
+            raise SourceError(f"source path does not exist: {path}")
+    extra_dirs = [e.source_file.parent for e in example_list if e.source_file is not None]
+    if isinstance(examples, (str, os.PathLike)):
+        extra_dirs.append(Path(examples).resolve().parent)
+    base = Path(root).resolve() if root is not None else common_root(
+        [p.resolve() for p in disk] + extra_dirs)
+    inputs: list[SourceInput] = list(source_list)
+    inputs += [e.source_file for e in example_list if e.source_file is not None]
+    inputs += [(e.path, e.code) for e in example_list if e.source_file is None]
+    files, problems = read_sources(inputs, root=base, max_file_bytes=max_file_bytes,
+                                   exclude=exclude)
+    if not files:
+        where = ", ".join(str(s) for s in source_list) or "the examples"
+        raise SourceError(f"found no Python source to read in {where}")
+
+    modules = _extract_all(files, progress)
+    for module in modules:
+        problems.extend(module.problems)
+    graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": merge,
+                                 "infer_tags": infer})
+    qual_to_id = _add_functions(graph, modules, merge, sidecar)
+    for caller, callee, how in resolve_calls(modules):
+        graph.add_edge(Edge(qual_to_id[caller], qual_to_id[callee], "calls", how))
+    by_path = {m.path: m for m in modules}
+    example_paths = {e.id: _relative(e, base) for e in example_list}
+    _add_sidecar_tags(graph, sidecar, problems)
+    for example in example_list:
+        solution = by_path.get(example_paths[example.id])
+        if solution is None:
+            problems.append(Problem(example.path, f"example {example.id}: solution not read",
+                                    kind="knowledge"))
+            continue
+        _attach_example(graph, example, solution, qual_to_id, problems)
+    if infer:
+        _infer(graph, modules, qual_to_id)
+    stats = graph.stats()
+    graph.report = BuildReport(
+        files=len(files), functions=stats["functions"], call_edges=stats["call_edges"],
+        tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started)
+    return graph
+
+
+def _examples(examples: object) -> list[Example]:
+    if examples is None:
+        return []
+    if isinstance(examples, (str, os.PathLike)):
+        return load_examples(examples)
+    if isinstance(examples, Sequence) and all(isinstance(e, Example) for e in examples):
+        return list(examples)
+    raise InvalidArgumentError(f"examples must be a path or a list of Example, got {examples!r}")
+
+
+def _relative(example: Example, base: Path) -> str:
+    if example.source_file is None:
+        return example.path
+    try:
+        return example.source_file.relative_to(base).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(example.source_file, base)).as_posix()
+
+
+def _extract_all(files: Sequence[SourceFile], progress: Progress | None) -> list[ModuleExtract]:
+    modules: list[ModuleExtract] = []
+    for index, file in enumerate(files):
+        modules.append(extract_module(file.path, file.text))
+        if progress is not None and (index % 200 == 0 or index + 1 == len(files)):
+            progress("parse", index + 1, len(files))
+    return modules
+
+
+def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract], merge: str,
+                   sidecar: Sidecar | None) -> dict[str, str]:
+    definitions = [d for m in modules for d in m.definitions]
+    qual_to_id: dict[str, str] = {}
+    for node_id, members in merge_groups(definitions, merge):
+        head = members[0]
+        texts = [_sidecar_text(sidecar, d) for d in members]
+        sidecar_text = next((t for t in texts if t), None)
+        documented = max(members, key=lambda d: len(d.docstring or "") + len(d.comment or ""))
+        graph.add_function(FunctionNode(
+            id=node_id,
+            name=head.name,
+            qualnames=tuple(dict.fromkeys(d.qualname for d in members)),
+            code=head.code,
+            knowledge=knowledge_of(documented, sidecar_text),
+            sources=tuple(d.span for d in members),
+            kind=head.kind,
+        ))
+        for d in members:
+            qual_to_id.setdefault(d.qualname, node_id)
+    return qual_to_id
+
+
+def _sidecar_text(sidecar: Sidecar | None, d: Definition) -> str | None:
+    if sidecar is None:
+        return None
+    entry = sidecar.functions.get(d.qualname) or sidecar.functions.get(d.name)
+    return entry.knowledge if entry else None
+
+
+def _tag(graph: KnowledgeGraph, label: str, aliases: Sequence[str] = ()) -> str:
+    node_id = tag_id(label)
+    graph.add_tag(TagNode(node_id, label.strip(), tuple(a for a in aliases if fold(a))))
+    return node_id
+
+
+def _link(graph: KnowledgeGraph, tag: str, function: str, role: str) -> None:
+    if role == "input":
+        graph.add_edge(Edge(tag, function, "consumes"))
+    else:
+        graph.add_edge(Edge(function, tag, "produces"))
+
+
+def _add_sidecar_tags(graph: KnowledgeGraph, sidecar: Sidecar | None,
+                      problems: list[Problem]) -> None:
+    if sidecar is None:
+        return
+    for label, aliases in sidecar.tags.items():
+        _tag(graph, label, aliases)
+    for name, entry in sidecar.functions.items():
+        ids = graph.find(name)
+        if not ids:
+            problems.append(Problem("knowledge", f"no function named {name!r} in the sources",
+                                    kind="knowledge"))
+            continue
+        for role, labels in (("input", entry.inputs), ("output", entry.outputs)):
+            for label in labels:
+                tag = _tag(graph, label)
+                for node_id in ids:
+                    _link(graph, tag, node_id, role)
+
+
+def _attach_example(graph: KnowledgeGraph, example: Example, module: ModuleExtract,
+                    qual_to_id: dict[str, str], problems: list[Problem]) -> None:
+    defs = [d for d in module.definitions if d.qualname in qual_to_id]
+    if not defs:
+        problems.append(Problem(module.path, f"example {example.id}: no definitions",
+                                kind="knowledge"))
+        return
+    for role, refs in (("input", example.inputs), ("output", example.outputs)):
+        for ref in refs:
+            tag = _tag(graph, ref.label)
+            if ref.functions:
+                ids = _chosen(graph, ref, defs, qual_to_id, module, example, problems)
+            else:
+                aliases = (ref.label, *graph.tag(tag).aliases)
+                ids = [qual_to_id[d.qualname] for d in _matching(defs, aliases, role)]
+            for node_id in dict.fromkeys(ids):
+                _link(graph, tag, node_id, role)
+
+
+def _chosen(graph: KnowledgeGraph, ref: TagRef, defs: Sequence[Definition],
+            qual_to_id: dict[str, str], module: ModuleExtract, example: Example,
+            problems: list[Problem]) -> list[str]:
+    """Node ids of the functions an example's tag names: defined or called by the solution."""
+    own = {qual_to_id[d.qualname] for d in defs}
+    called = {c for node in own for c in graph.callees(node)}
+    chosen: list[str] = []
+    for name in ref.functions:
+        found = [qual_to_id[d.qualname] for d in defs if d.name == name or d.qualname == name
+                 or d.qualname.endswith("." + name)]
+        if not found:
+            found = sorted(c for c in called if c in graph.find(name))
+        if not found:
+            problems.append(Problem(module.path, f"example {example.id}: tag {ref.label!r} names "
+                                    f"{name!r}, which the solution neither defines nor calls",
+                                    kind="knowledge"))
+        chosen.extend(found)
+    return chosen
+
+
+def _matching(defs: Sequence[Definition], aliases: Sequence[str], role: str) -> list[Definition]:
+    phrases = [fold(a) for a in aliases if fold(a)]
+    functions = [d for d in defs if d.kind != "module"]
+    if role == "input":
+        found = [d for d in functions if any(mentions_phrase(p, code_terms(d)) for p in phrases)]
+    else:
+        found = [d for d in functions if any(mentions_phrase(p, [d.name]) for p in phrases)]
+    return found or _entries(defs)
+
+
+def _entries(defs: Sequence[Definition]) -> list[Definition]:
+    modules = [d for d in defs if d.kind == "module"]
+    if modules:
+        return modules
+    called = {c.name for d in defs for c in d.calls}
+    return [d for d in defs if d.name not in called] or list(defs)
+
+
+def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
+           qual_to_id: dict[str, str]) -> None:
+    tagged = {n for t in graph.tags() for n in (*graph.consumers(t.id), *graph.producers(t.id))}
+    for module in modules:
+        for d in module.definitions:
+            node_id = qual_to_id[d.qualname]
+            if node_id in tagged:
+                continue
+            inputs, outputs = infer_tags(d)
+            for label in inputs:
+                _link(graph, _tag(graph, label), node_id, "input")
+            for label in outputs:
+                _link(graph, _tag(graph, label), node_id, "output")
+
+
+def edge_counts(graph: KnowledgeGraph) -> Counter[str]:
+    """Call edges by resolution (used by reports)."""
+    return Counter(e.resolution or "" for e in graph.edges() if e.type == "calls")

@@ -1,0 +1,93 @@
+"""The ``sgkr`` command line: one module per command, errors as one line on stderr.
+
+Exit statuses: 0 success; 1 an unexpected SGKR error; 2 a bad option or
+argument; 3 a source problem (missing path, no Python found); 4 a malformed
+knowledge or examples file; 5 a malformed graph file; 6 a file that cannot be
+written or read; 130 interrupted.
+
+Examples
+--------
+>>> main(["inspect", "/no/such/graph.json"])  # prints one line on stderr
+5
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+
+from .. import __version__
+from ..errors import (
+    GraphFormatError,
+    InvalidArgumentError,
+    KnowledgeFormatError,
+    SGKRError,
+    SourceError,
+)
+from . import build, demo, inspect, query
+
+__all__ = ["main", "EXIT_CODES"]
+
+EXIT_CODES: dict[type[BaseException], int] = {
+    InvalidArgumentError: 2,
+    SourceError: 3,
+    KnowledgeFormatError: 4,
+    GraphFormatError: 5,
+    OSError: 6,
+    SGKRError: 1,
+}
+_COMMANDS = (build, query, inspect, demo)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"sgkr: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sgkr", description="Structure-grounded knowledge retrieval.")
+    parser.add_argument("--version", action="version", version=f"sgkr {__version__}")
+    parser.add_argument("--verbose", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for command in _COMMANDS:
+        command.register(sub)
+    _register_optional(sub)
+    return parser
+
+
+def _register_optional(sub: argparse._SubParsersAction[_Parser]) -> None:
+    """Commands of other modules of the package, registered when present."""
+    import importlib
+
+    for name in ("export", "evaluate", "bench"):
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ImportError:
+            continue
+        module.register(sub)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``sgkr`` command line; return the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.run(args)
+        return int(status or 0)
+    except KeyboardInterrupt:
+        print("sgkr: interrupted", file=sys.stderr)
+        return 130
+    except (SGKRError, OSError) as exc:
+        if args.verbose:
+            traceback.print_exc()
+        message = str(exc) if isinstance(exc, SGKRError) else f"{exc.strerror or exc}: " \
+            f"{exc.filename or ''}".rstrip(": ")
+        print(f"sgkr: error: {message}", file=sys.stderr)
+        return next(code for kind, code in EXIT_CODES.items() if isinstance(exc, kind))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""``sgkr build``: sources, knowledge and examples → graph.json, with a one-paragraph summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..build import DEFAULT_MERGE, build_graph
+from ..merge import MERGE_POLICIES
+from ..sources import DEFAULT_MAX_FILE_BYTES
+
+__all__ = ["register", "run", "progress_printer"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``build`` command."""
+    p = sub.add_parser("build", help="build graph.json from Python sources",
+                       description="Build a knowledge-code graph from Python sources.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="Python files or folders")
+    p.add_argument("--knowledge", metavar="FILE", help="sidecar knowledge file (JSON or YAML)")
+    p.add_argument("--examples", metavar="FILE", help="examples JSONL of solved questions")
+    p.add_argument("--merge", choices=MERGE_POLICIES, default=DEFAULT_MERGE,
+                   help=f"how identical functions merge (default: {DEFAULT_MERGE})")
+    p.add_argument("--infer-tags", action="store_true",
+                   help="infer I/O tags from parameters, column keys and function names")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="leave out files or folders matching GLOB (repeatable)")
+    p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
+                   help="skip larger files (default: %(default)s)")
+    p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(run=run)
+
+
+def progress_printer(stage: str, done: int, total: int) -> None:
+    """Show progress on stderr when it is a terminal."""
+    if sys.stderr.isatty():
+        end = "\n" if done == total else ""
+        print(f"\r{stage}: {done}/{total} files", end=end, file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build and save the graph; print the summary."""
+    graph = build_graph(
+        args.paths, knowledge=args.knowledge, examples=args.examples, merge=args.merge,
+        infer=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
+        progress=progress_printer,
+    )
+    graph.save(args.output)
+    if not args.quiet and graph.report is not None:
+        print(graph.report.summary())
+        print(f"wrote {args.output}")
+    return 0

@@ -1,0 +1,48 @@
+"""``sgkr inspect``: counts, the most-called functions and the tags of a graph."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..graph import KnowledgeGraph
+from ..tags import tag_role
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``inspect`` command."""
+    p = sub.add_parser("inspect", help="summarise a graph.json",
+                       description="Counts, most-called functions and tags of a graph.")
+    p.add_argument("graph", help="graph.json made by sgkr build")
+    p.add_argument("--top", type=int, default=10, help="how many most-called functions")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the summary."""
+    graph = KnowledgeGraph.load(args.graph)
+    stats = graph.stats()
+    top = graph.most_called(args.top)
+    tags = [{"label": t.label, "aliases": list(t.aliases), "role": tag_role(graph, t.id),
+             "consumers": len(graph.consumers(t.id)), "producers": len(graph.producers(t.id))}
+            for t in graph.tags()]
+    if args.json:
+        print(json.dumps({**stats, "meta": graph.meta,
+                          "most_called": [{"id": i, "callers": n} for i, n in top],
+                          "tag_list": tags}, indent=2))
+        return 0
+    print(f"functions: {stats['functions']} {stats['kinds']}")
+    print(f"edges: {stats['edges']}; calls by resolution: {stats['call_edges']}")
+    print(f"tags: {stats['tags']}")
+    if top:
+        print("most called:")
+        for node_id, callers in top:
+            print(f"  {callers:5d}  {node_id}")
+    if tags:
+        print("tags (label: role, consumers/producers):")
+        for t in tags:
+            print(f"  {t['label']}: {t['role']}, {t['consumers']}/{t['producers']}")
+    return 0

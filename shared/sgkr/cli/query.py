@@ -1,0 +1,79 @@
+"""``sgkr query``: a question → matched tags, paths and retrieved functions (``--json``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..errors import InvalidArgumentError
+from ..graph import KnowledgeGraph
+from ..records import RetrievalResult
+from ..retriever import DEFAULT_K, Retriever
+
+__all__ = ["register", "run", "add_retrieval_options", "retrieval_options", "print_result"]
+
+
+def add_retrieval_options(p: argparse.ArgumentParser) -> None:
+    """The retrieval options shared by ``query``, ``demo`` and ``export``."""
+    p.add_argument("--k", type=int, default=DEFAULT_K, help="most functions returned")
+    p.add_argument("--max-depth", type=int, default=None, help="longest path, in edges")
+    p.add_argument("--no-reverse-calls", action="store_true",
+                   help="walk call edges only from caller to callee")
+    p.add_argument("--callees", type=int, default=None, metavar="DEPTH",
+                   help="add callees of retrieved functions, this many calls deep")
+
+
+def retrieval_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Retriever keyword arguments from parsed options."""
+    options: dict[str, Any] = {"k": args.k, "reverse_calls": not args.no_reverse_calls}
+    if args.max_depth is not None:
+        options["max_depth"] = args.max_depth
+    if args.callees is not None:
+        options["callees"] = args.callees
+    return options
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``query`` command."""
+    p = sub.add_parser("query", help="retrieve the functions a question needs",
+                       description="Retrieve knowledge and code for a question.")
+    p.add_argument("graph", help="graph.json made by sgkr build")
+    p.add_argument("question", help="the question, in quotes")
+    add_retrieval_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=run)
+
+
+def print_result(result: RetrievalResult, *, show_code: bool = True) -> None:
+    """Human-readable output: tags, paths, then each function with its knowledge."""
+    print(f"question: {result.question}")
+    if not result.tags:
+        print("tags: none matched; nothing retrieved" + (
+            " (fallback used)" if result.fallback_used else ""))
+    for m in result.tags:
+        print(f"tag: {m.label!r} <- {m.text!r} ({m.role})")
+    for path in result.paths[:5]:
+        print("path: " + " -> ".join(path))
+    if len(result.paths) > 5:
+        print(f"... {len(result.paths) - 5} more paths")
+    for d in result.documents:
+        where = f"{d.sources[0].file}:{d.sources[0].start_line}" if d.sources else ""
+        print(f"\n[{d.score:.3f}] {d.name}  ({where})")
+        if d.knowledge:
+            print("  " + d.knowledge.strip().replace("\n", "\n  "))
+        if show_code:
+            print("  ---\n  " + d.code.strip().replace("\n", "\n  "))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the graph, retrieve, print."""
+    if not args.question.strip():
+        raise InvalidArgumentError("the question is empty")
+    graph = KnowledgeGraph.load(args.graph)
+    result = Retriever(graph, **retrieval_options(args)).retrieve(args.question)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print_result(result)
+    return 0

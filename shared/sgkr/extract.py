@@ -1,0 +1,469 @@
+"""Extraction of definitions, calls and imports from Python source with tree-sitter.
+
+This is the only module of the core that knows tree-sitter. One query, run
+in C, captures every definition, call, import and string subscript of a
+file; the captures are then assigned to their innermost enclosing function
+by byte offset. Nothing is imported or executed.
+
+Examples
+--------
+>>> m = extract_module("pkg/mod.py", "def f():\\n    g()\\n\\ndef g():\\n    pass\\n")
+>>> [(d.qualname, [c.name for c in d.calls]) for d in m.definitions]
+[('pkg.mod.f', ['g']), ('pkg.mod.g', [])]
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import threading
+from dataclasses import dataclass, field, replace
+
+import tree_sitter_python
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+from .errors import InvalidArgumentError
+from .records import (
+    CallSite,
+    ClassInfo,
+    Definition,
+    FunctionKind,
+    ImportBinding,
+    ModuleExtract,
+    Problem,
+    SourceSpan,
+)
+from .sources import module_name
+
+__all__ = ["extract_module", "parse_only"]
+
+_LANGUAGE = Language(tree_sitter_python.language())
+_QUERY = Query(
+    _LANGUAGE,
+    """
+    (function_definition name: (identifier) @def.name) @def
+    (class_definition name: (identifier) @class.name) @class
+    (call function: (identifier) @call.plain)
+    (call function: (attribute object: (_) @call.obj attribute: (identifier) @call.attr))
+    (import_statement) @import
+    (import_from_statement) @import
+    (subscript subscript: (string (string_content) @key))
+    """,
+)
+_LOCAL = threading.local()
+_MAX_SYNTAX_REPORTS = 3
+_TOP_LEVEL_DEF = re.compile(r"(?:async[ \t]+def|def|class)\b")
+
+
+def _parser() -> Parser:
+    parser: Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = Parser(_LANGUAGE)
+        _LOCAL.parser = parser
+    return parser
+
+
+def parse_only(text: str) -> bool:
+    """Parse ``text`` with tree-sitter and nothing else; return whether it had errors.
+
+    Used by benchmarks as the reference cost of reading a file.
+    """
+    return bool(_parser().parse(text.encode("utf-8", "surrogatepass")).root_node.has_error)
+
+
+@dataclass
+class _Scope:
+    start: int
+    end: int
+    name: str
+    node: Node
+    is_class: bool
+    parent: _Scope | None = None
+    qualname: str = ""
+    calls: list[CallSite] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+
+
+def extract_module(path: str, text: str, *, module: str | None = None) -> ModuleExtract:
+    """Extract the definitions, classes, calls and imports of one Python file.
+
+    Parameters
+    ----------
+    path
+        The file's path relative to the build root (``pkg/mod.py``).
+    text
+        The decoded source text.
+    module
+        The dotted module name; by default derived from ``path``.
+
+    Returns
+    -------
+    ModuleExtract
+        Function, method and module-body definitions with their calls; a file
+        with syntax errors is read as far as tree-sitter recovers, and the
+        error is reported in ``problems`` with its line.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``path`` is empty or ``text`` is not a string.
+    """
+    if not path:
+        raise InvalidArgumentError("extract_module needs a non-empty path")
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"source text of {path!r} must be str, got {type(text)}")
+    return _Extractor(path, text, module if module is not None else module_name(path)).run()
+
+
+class _Extractor:
+    def __init__(self, path: str, text: str, module: str) -> None:
+        self.path = path
+        self.text = text
+        self.src = text.encode("utf-8", "surrogatepass")
+        self.module = module
+        self.is_package = path.rsplit("/", 1)[-1] == "__init__.py"
+        self._lines: list[str] | None = None
+
+    def run(self) -> ModuleExtract:
+        root = _parser().parse(self.src).root_node
+        if not root.has_error:
+            return self._extract(root)
+        # Error recovery can swallow the definitions after a broken one; reading
+        # each top-level definition on its own keeps them.
+        whole = self._extract(root)
+        pieces = self._extract_chunks()
+        if len(pieces.definitions) > len(whole.definitions):
+            return replace(pieces, problems=whole.problems)
+        return whole
+
+    def _extract_chunks(self) -> ModuleExtract:
+        lines = self.text.splitlines(keepends=True)
+        starts = [0]
+        for number, line in enumerate(lines):
+            if number and _TOP_LEVEL_DEF.match(line):
+                start = number
+                while start > starts[-1] + 1 and lines[start - 1].lstrip().startswith(("@", "#")) \
+                        and not lines[start - 1][:1].isspace():
+                    start -= 1
+                if start > starts[-1]:
+                    starts.append(start)
+        starts.append(len(lines))
+        definitions: list[Definition] = []
+        classes: list[ClassInfo] = []
+        imports: list[ImportBinding] = []
+        body: list[Definition] = []
+        for begin, end in zip(starts, starts[1:], strict=False):
+            chunk = "\n" * begin + "".join(lines[begin:end])
+            part = _Extractor(self.path, chunk, self.module)
+            found = part._extract(_parser().parse(part.src).root_node)
+            body.extend(d for d in found.definitions if d.kind == "module")
+            definitions.extend(d for d in found.definitions if d.kind != "module")
+            classes.extend(found.classes)
+            imports.extend(found.imports)
+        if body:
+            last = max(d.span.end_line for d in body)
+            definitions.insert(0, replace(
+                body[0], code="\n".join(d.code for d in body),
+                calls=tuple(c for d in body for c in d.calls),
+                span=SourceSpan(self.path, 1, last)))
+        return ModuleExtract(self.path, self.module, self.is_package, tuple(definitions),
+                             tuple(classes), tuple(imports))
+
+    def _extract(self, root: Node) -> ModuleExtract:
+        scopes: list[_Scope] = []
+        items: list[tuple[int, str, object]] = []
+        for _, caps in QueryCursor(_QUERY).matches(root):
+            if "def" in caps:
+                node = caps["def"][0]
+                scopes.append(_Scope(node.start_byte, node.end_byte,
+                                     self._str(caps["def.name"][0]), node, False))
+            elif "class" in caps:
+                node = caps["class"][0]
+                scopes.append(_Scope(node.start_byte, node.end_byte,
+                                     self._str(caps["class.name"][0]), node, True))
+            elif "call.plain" in caps:
+                node = caps["call.plain"][0]
+                items.append((node.start_byte, "call", CallSite(
+                    "plain", self._str(node), None, node.start_point[0] + 1)))
+            elif "call.attr" in caps:
+                items.append((caps["call.obj"][0].start_byte, "call",
+                              self._attribute_call(caps["call.obj"][0], caps["call.attr"][0])))
+            elif "import" in caps:
+                node = caps["import"][0]
+                items.append((node.start_byte, "import", node))
+            elif "key" in caps:
+                node = caps["key"][0]
+                items.append((node.start_byte, "key", self._str(node)))
+        scopes.sort(key=lambda s: (s.start, -s.end))
+        self._nest(scopes)
+        imports = self._assign(scopes, items)
+        definitions = [self._definition(s) for s in scopes if not s.is_class]
+        module_def = self._module_definition(root, self._module_scope)
+        if module_def is not None:
+            definitions.insert(0, module_def)
+        classes = [
+            ClassInfo(s.qualname, s.name, self._bases(s.node)) for s in scopes if s.is_class
+        ]
+        problems = self._syntax_problems(root) if root.has_error else []
+        return ModuleExtract(self.path, self.module, self.is_package, tuple(definitions),
+                             tuple(classes), tuple(imports), tuple(problems))
+
+    # -- structure -------------------------------------------------------------
+
+    def _nest(self, scopes: list[_Scope]) -> None:
+        stack: list[_Scope] = []
+        for scope in scopes:
+            while stack and stack[-1].end <= scope.start:
+                stack.pop()
+            scope.parent = stack[-1] if stack else None
+            prefix = scope.parent.qualname if scope.parent else self.module
+            scope.qualname = f"{prefix}.{scope.name}" if prefix else scope.name
+            stack.append(scope)
+
+    def _assign(
+        self, scopes: list[_Scope], items: list[tuple[int, str, object]]
+    ) -> list[ImportBinding]:
+        self._module_scope = _Scope(0, len(self.src), self.module, None, False)  # type: ignore[arg-type]
+        self._module_scope.qualname = self.module
+        functions = [s for s in scopes if not s.is_class]
+        items.sort(key=lambda item: item[0])
+        stack: list[_Scope] = []
+        index = 0
+        imports: list[ImportBinding] = []
+        for pos, what, payload in items:
+            while stack and stack[-1].end <= pos:
+                stack.pop()
+            while index < len(functions) and functions[index].start <= pos:
+                scope = functions[index]
+                index += 1
+                while stack and stack[-1].end <= scope.start:
+                    stack.pop()
+                if scope.end > pos:
+                    stack.append(scope)
+            owner = stack[-1] if stack else self._module_scope
+            if what == "call":
+                owner.calls.append(payload)  # type: ignore[arg-type]
+            elif what == "key":
+                owner.keys.append(payload)  # type: ignore[arg-type]
+            else:
+                imports.extend(self._imports(payload, owner.qualname))  # type: ignore[arg-type]
+        return imports
+
+    # -- records ---------------------------------------------------------------
+
+    def _definition(self, scope: _Scope) -> Definition:
+        node = scope.node
+        outer = node.parent if node.parent is not None and (
+            node.parent.type == "decorated_definition") else node
+        code = self._code(outer)
+        body = node.child_by_field_name("body")
+        signature = self._str_range(node.start_byte, body.start_byte if body else node.end_byte)
+        enclosing = scope.parent.qualname if scope.parent and scope.parent.is_class else None
+        kind: FunctionKind = "method" if enclosing else "function"
+        return Definition(
+            qualname=scope.qualname,
+            name=scope.name,
+            kind=kind,
+            code=code,
+            span=SourceSpan(self.path, outer.start_point[0] + 1, node.end_point[0] + 1),
+            docstring=self._docstring(body),
+            comment=self._comment_above(outer.start_point[0]),
+            params=self._params(node.child_by_field_name("parameters")),
+            signature=signature.rstrip().rstrip(":").strip(),
+            calls=tuple(scope.calls),
+            subscript_keys=tuple(dict.fromkeys(scope.keys)),
+            enclosing_class=enclosing,
+            is_async=any(c.type == "async" for c in node.children[:2]),
+        )
+
+    def _module_definition(self, root: Node, scope: _Scope) -> Definition | None:
+        statements: list[str] = []
+        has_code = False
+        docstring = None
+        for index, child in enumerate(root.named_children):
+            kind = child.type
+            if kind == "comment":
+                continue
+            if index == 0 and kind == "expression_statement" and _is_string_stmt(child):
+                docstring = _clean_docstring(self._str(child.named_children[0]))
+                continue
+            if kind in ("function_definition", "class_definition", "decorated_definition"):
+                continue
+            if kind not in ("import_statement", "import_from_statement",
+                            "future_import_statement"):
+                has_code = True
+            statements.append(self._code(child))
+        if not has_code and not scope.calls:
+            return None
+        last_line = root.end_point[0] + (1 if root.end_point[1] else 0)
+        name = self.module.rsplit(".", 1)[-1] or self.path
+        return Definition(
+            qualname=self.module,
+            name=name,
+            kind="module",
+            code="\n".join(statements),
+            span=SourceSpan(self.path, 1, max(1, last_line)),
+            docstring=docstring,
+            calls=tuple(scope.calls),
+            subscript_keys=tuple(dict.fromkeys(scope.keys)),
+        )
+
+    def _attribute_call(self, obj: Node, attr: Node) -> CallSite:
+        line = attr.start_point[0] + 1
+        name = self._str(attr)
+        if obj.type == "call":
+            func = obj.child_by_field_name("function")
+            if func is not None and func.type == "identifier" and self._str(func) == "super":
+                return CallSite("super", name, None, line)
+            return CallSite("attribute", name, None, line)
+        if obj.type in ("identifier", "attribute"):
+            receiver = self._str(obj)
+            if all(part.isidentifier() for part in receiver.split(".")):
+                return CallSite("attribute", name, receiver, line)
+        return CallSite("attribute", name, None, line)
+
+    def _imports(self, node: Node, scope: str) -> list[ImportBinding]:
+        found: list[ImportBinding] = []
+        if node.type == "import_statement":
+            for child in node.children_by_field_name("name"):
+                if child.type == "aliased_import":
+                    target = self._str(child.child_by_field_name("name"))
+                    alias = self._str(child.child_by_field_name("alias"))
+                    found.append(ImportBinding(scope, alias, target))
+                else:
+                    dotted = self._str(child)
+                    found.append(ImportBinding(scope, dotted.split(".")[0], dotted.split(".")[0]))
+                    if "." in dotted:
+                        found.append(ImportBinding(scope, dotted, dotted))
+            return found
+        module_node = node.child_by_field_name("module_name")
+        if module_node is None:
+            return found
+        base = self._absolute(self._str(module_node))
+        if base is None:
+            return found
+        if any(c.type == "wildcard_import" for c in node.children):
+            return [ImportBinding(scope, "*", base)]
+        for child in node.children_by_field_name("name"):
+            if child.type == "aliased_import":
+                name = self._str(child.child_by_field_name("name"))
+                alias = self._str(child.child_by_field_name("alias"))
+            else:
+                name = alias = self._str(child)
+            target = f"{base}.{name}" if base else name
+            found.append(ImportBinding(scope, alias, target))
+        return found
+
+    def _absolute(self, module_text: str) -> str | None:
+        level = len(module_text) - len(module_text.lstrip("."))
+        rest = module_text[level:].strip()
+        if level == 0:
+            return rest
+        package = self.module.split(".") if self.is_package else self.module.split(".")[:-1]
+        if level - 1 > len(package):
+            return None
+        package = package[: len(package) - (level - 1)]
+        return ".".join([*package, rest] if rest else package)
+
+    def _bases(self, node: Node) -> tuple[str, ...]:
+        supers = node.child_by_field_name("superclasses")
+        if supers is None:
+            return ()
+        return tuple(
+            self._str(c) for c in supers.named_children if c.type in ("identifier", "attribute")
+        )
+
+    def _params(self, node: Node | None) -> tuple[str, ...]:
+        if node is None:
+            return ()
+        names: list[str] = []
+        for child in node.named_children:
+            if child.type == "identifier":
+                names.append(self._str(child))
+                continue
+            named = child.child_by_field_name("name")
+            if named is None:
+                named = next((c for c in child.named_children if c.type == "identifier"), None)
+            if named is not None and named.type == "identifier":
+                names.append(self._str(named))
+        return tuple(names)
+
+    def _docstring(self, body: Node | None) -> str | None:
+        if body is None or not body.named_children:
+            return None
+        first = body.named_children[0]
+        if first.type == "expression_statement" and _is_string_stmt(first):
+            return _clean_docstring(self._str(first.named_children[0]))
+        return None
+
+    def _comment_above(self, row: int) -> str | None:
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        lines: list[str] = []
+        index = row - 1
+        while index >= 0 and index < len(self._lines):
+            stripped = self._lines[index].strip()
+            if not stripped.startswith("#") or stripped.startswith("#!"):
+                break
+            lines.append(stripped.lstrip("#").strip())
+            index -= 1
+        text = "\n".join(reversed(lines)).strip()
+        return text or None
+
+    def _syntax_problems(self, root: Node) -> list[Problem]:
+        errors: list[Node] = []
+        stack = [root]
+        while stack and len(errors) < _MAX_SYNTAX_REPORTS:
+            node = stack.pop()
+            if node.type == "ERROR" or node.is_missing:
+                errors.append(node)
+                continue
+            stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+        if not errors:
+            return []
+        first = errors[0]
+        what = f"missing {first.type}" if first.is_missing else "invalid syntax"
+        return [Problem(self.path, f"syntax error: {what}; read as far as the parser could",
+                        kind="syntax", line=first.start_point[0] + 1)]
+
+    # -- text ------------------------------------------------------------------
+
+    def _str(self, node: Node | None) -> str:
+        if node is None:
+            return ""
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def _str_range(self, start: int, end: int) -> str:
+        return self.src[start:end].decode("utf-8", "replace")
+
+    def _code(self, node: Node) -> str:
+        column = node.start_point[1]
+        return textwrap.dedent(" " * column + self._str(node)).strip("\n")
+
+
+def _is_string_stmt(node: Node) -> bool:
+    return len(node.named_children) == 1 and node.named_children[0].type in (
+        "string", "concatenated_string")
+
+
+def _clean_docstring(literal: str) -> str | None:
+    text = literal
+    for prefix_len in range(0, 3):
+        if text[prefix_len : prefix_len + 1] in ('"', "'"):
+            text = text[prefix_len:]
+            break
+    for quote in ('"""', "'''", '"', "'"):
+        if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
+            text = text[len(quote) : -len(quote)]
+            break
+    cleaned = textwrap.dedent(_indent_rest(text)).strip()
+    return cleaned or None
+
+
+def _indent_rest(text: str) -> str:
+    # A docstring's first line has no indentation of its own; inspect.cleandoc's rule.
+    lines = text.expandtabs().splitlines()
+    if len(lines) <= 1:
+        return text.strip()
+    rest = textwrap.dedent("\n".join(lines[1:]))
+    return lines[0].strip() + "\n" + rest

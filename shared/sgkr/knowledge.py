@@ -1,0 +1,357 @@
+"""Where knowledge and tags come from: sidecar files, examples, docstrings, inference.
+
+A *sidecar* file (JSON, or YAML when PyYAML is installed) names functions
+with their knowledge text and I/O tags, and tags with their aliases::
+
+    {"functions": {"calculate_fee": {"knowledge": "fee = fixed + rate * amount / 10000",
+                                      "inputs": ["transaction value"],
+                                      "outputs": ["fee"]}},
+     "tags": {"transaction value": {"aliases": ["transaction amount", "euros"]}}}
+
+An *examples* file is JSONL, one solved question a line::
+
+    {"id": "1273", "question": "...", "file": "solutions/task_1273.py",
+     "inputs": ["card scheme", {"tag": "transaction value", "functions": ["calculate_fee"]}],
+     "outputs": ["average fee"], "answer": "0.120132"}
+
+``code`` may replace ``file``. A tag given as a plain label is attached to the
+functions of that solution whose code mentions it (inputs) or whose name says
+it (outputs), else to the solution's entry points.
+
+Examples
+--------
+>>> from sgkr.knowledge import mentions_phrase
+>>> mentions_phrase(("card", "scheme"), ["card_scheme", "amount"])
+True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import KnowledgeFormatError
+from .records import Definition
+from .sources import decode_source
+from .text import fold, name_phrase, words
+
+__all__ = [
+    "FunctionKnowledge",
+    "Sidecar",
+    "TagRef",
+    "Example",
+    "load_sidecar",
+    "parse_sidecar",
+    "load_examples",
+    "describe",
+    "knowledge_of",
+    "infer_tags",
+    "mentions_phrase",
+    "code_terms",
+]
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STRING = re.compile(r"\"([^\"\n]{1,80})\"|'([^'\n]{1,80})'")
+_IGNORED_PARAMS = frozenset({"self", "cls", "args", "kwargs", "kw", "_"})
+
+
+@dataclass(frozen=True)
+class FunctionKnowledge:
+    """What a sidecar says of one function (by bare name or qualname)."""
+
+    knowledge: str | None = None
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sidecar:
+    """A parsed sidecar file: knowledge per function and aliases per tag."""
+
+    functions: Mapping[str, FunctionKnowledge]
+    tags: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class TagRef:
+    """A tag of an example; ``functions`` names the functions it attaches to, if given."""
+
+    label: str
+    functions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Example:
+    """One solved question: its solution code and its I/O tags."""
+
+    id: str
+    question: str
+    path: str
+    code: str
+    inputs: tuple[TagRef, ...]
+    outputs: tuple[TagRef, ...]
+    answer: str | None = None
+    source_file: Path | None = None
+
+
+def load_sidecar(path: str | os.PathLike[str]) -> Sidecar:
+    """Read a sidecar knowledge file (``.json``, ``.yaml`` or ``.yml``).
+
+    Raises
+    ------
+    KnowledgeFormatError
+        If the file is missing, not valid JSON/YAML, or not of the documented shape.
+    """
+    file = Path(path)
+    try:
+        raw = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise KnowledgeFormatError(f"knowledge file {file}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise KnowledgeFormatError(f"knowledge file {file}: not UTF-8 ({exc})") from exc
+    if file.suffix.lower() in (".yaml", ".yml"):
+        try:
+            import yaml
+        except ImportError as exc:
+            raise KnowledgeFormatError(
+                f"knowledge file {file} is YAML: install PyYAML, or give it as JSON"
+            ) from exc
+        try:
+            data = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            raise KnowledgeFormatError(f"knowledge file {file}: invalid YAML: {exc}") from exc
+    else:
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise KnowledgeFormatError(f"knowledge file {file}: invalid JSON: {exc}") from exc
+    return parse_sidecar(data, where=str(file))
+
+
+def parse_sidecar(data: Any, *, where: str = "knowledge") -> Sidecar:
+    """Validate the parsed content of a sidecar file (see the module doc for its shape)."""
+    if not isinstance(data, dict):
+        raise KnowledgeFormatError(f"{where}: top level must be an object")
+    unknown = set(data) - {"functions", "tags"}
+    if unknown:
+        raise KnowledgeFormatError(
+            f"{where}: unknown top-level key(s) {sorted(unknown)}; expected functions, tags"
+        )
+    functions: dict[str, FunctionKnowledge] = {}
+    for name, entry in _mapping(data.get("functions", {}), f"{where}: functions").items():
+        at = f"{where}: functions.{name}"
+        if isinstance(entry, str):
+            functions[name] = FunctionKnowledge(knowledge=entry)
+            continue
+        entry = _mapping(entry, at)
+        extra = set(entry) - {"knowledge", "inputs", "outputs"}
+        if extra:
+            raise KnowledgeFormatError(f"{at}: unknown key(s) {sorted(extra)}")
+        text = entry.get("knowledge")
+        if text is not None and not isinstance(text, str):
+            raise KnowledgeFormatError(f"{at}.knowledge must be a string")
+        functions[name] = FunctionKnowledge(
+            knowledge=text,
+            inputs=_labels(entry.get("inputs", []), f"{at}.inputs"),
+            outputs=_labels(entry.get("outputs", []), f"{at}.outputs"),
+        )
+    tags: dict[str, tuple[str, ...]] = {}
+    for label, entry in _mapping(data.get("tags", {}), f"{where}: tags").items():
+        at = f"{where}: tags.{label}"
+        if isinstance(entry, list):
+            tags[label] = _labels(entry, at)
+        else:
+            entry = _mapping(entry, at)
+            extra = set(entry) - {"aliases"}
+            if extra:
+                raise KnowledgeFormatError(f"{at}: unknown key(s) {sorted(extra)}")
+            tags[label] = _labels(entry.get("aliases", []), f"{at}.aliases")
+        if not fold(label):
+            raise KnowledgeFormatError(f"{at}: a tag label needs at least one word")
+    return Sidecar(functions, tags)
+
+
+def load_examples(path: str | os.PathLike[str]) -> list[Example]:
+    """Read an examples JSONL file; ``file`` entries are read relative to it.
+
+    Raises
+    ------
+    KnowledgeFormatError
+        Naming the file and line of the first malformed entry, or a missing solution file.
+    """
+    file = Path(path)
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise KnowledgeFormatError(f"examples file {file}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise KnowledgeFormatError(f"examples file {file}: not UTF-8 ({exc})") from exc
+    examples: list[Example] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        at = f"{file}:{number}"
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise KnowledgeFormatError(f"{at}: invalid JSON: {exc.msg}") from exc
+        example = _example(entry, at, file, number)
+        if example.id in seen:
+            raise KnowledgeFormatError(f"{at}: duplicate example id {example.id!r}")
+        seen.add(example.id)
+        examples.append(example)
+    return examples
+
+
+def _example(entry: Any, at: str, file: Path, number: int) -> Example:
+    entry = _mapping(entry, at)
+    known = {"id", "question", "code", "file", "inputs", "outputs", "answer", "level"}
+    extra = set(entry) - known
+    if extra:
+        raise KnowledgeFormatError(f"{at}: unknown key(s) {sorted(extra)}")
+    question = entry.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise KnowledgeFormatError(f"{at}: 'question' must be a non-empty string")
+    ident = str(entry.get("id", number))
+    if ("code" in entry) == ("file" in entry):
+        raise KnowledgeFormatError(f"{at}: give exactly one of 'code' and 'file'")
+    source_file: Path | None = None
+    if "file" in entry:
+        if not isinstance(entry["file"], str):
+            raise KnowledgeFormatError(f"{at}: 'file' must be a string")
+        source_file = (file.parent / entry["file"]).resolve()
+        try:
+            code = decode_source(source_file.read_bytes())
+        except OSError as exc:
+            raise KnowledgeFormatError(
+                f"{at}: solution file {entry['file']!r}: {exc.strerror or exc}"
+            ) from exc
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise KnowledgeFormatError(f"{at}: solution file {entry['file']!r}: {exc}") from exc
+        path = entry["file"]
+    else:
+        code = entry["code"]
+        if not isinstance(code, str):
+            raise KnowledgeFormatError(f"{at}: 'code' must be a string")
+        safe = re.sub(r"[^A-Za-z0-9_]", "_", ident)
+        path = f"{file.stem}/example_{safe}.py"
+    answer = entry.get("answer")
+    return Example(
+        id=ident,
+        question=question,
+        path=path,
+        code=code,
+        inputs=_tag_refs(entry.get("inputs", []), f"{at}: inputs"),
+        outputs=_tag_refs(entry.get("outputs", []), f"{at}: outputs"),
+        answer=None if answer is None else str(answer),
+        source_file=source_file,
+    )
+
+
+def _tag_refs(value: Any, at: str) -> tuple[TagRef, ...]:
+    if not isinstance(value, list):
+        raise KnowledgeFormatError(f"{at} must be a list")
+    refs: list[TagRef] = []
+    for item in value:
+        if isinstance(item, str) and fold(item):
+            refs.append(TagRef(item))
+        elif isinstance(item, dict) and isinstance(item.get("tag"), str) and fold(item["tag"]):
+            extra = set(item) - {"tag", "functions"}
+            if extra:
+                raise KnowledgeFormatError(f"{at}: unknown key(s) {sorted(extra)}")
+            refs.append(TagRef(item["tag"], _labels(item.get("functions", []), at)))
+        else:
+            raise KnowledgeFormatError(
+                f"{at}: each tag is a label or {{'tag': label, 'functions': [...]}}, got {item!r}"
+            )
+    return tuple(refs)
+
+
+def _mapping(value: Any, at: str) -> dict[str, Any]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise KnowledgeFormatError(f"{at} must be an object with string keys")
+    return value
+
+
+def _labels(value: Any, at: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise KnowledgeFormatError(f"{at} must be a list of strings")
+    return tuple(value)
+
+
+# -- knowledge of a definition ---------------------------------------------------
+
+
+def describe(d: Definition) -> str:
+    """A one-line description of a definition that comes with no knowledge.
+
+    Examples
+    --------
+    >>> from sgkr.records import Definition, SourceSpan
+    >>> describe(Definition("m.compute_avg_fee", "compute_avg_fee", "function", "",
+    ...                     SourceSpan("m.py", 1, 2), params=("fees", "amount")))
+    'compute_avg_fee(fees, amount): compute avg fee from fees, amount.'
+    """
+    if d.kind == "module":
+        called = sorted({c.name for c in d.calls})[:8]
+        tail = f"; calls {', '.join(called)}" if called else ""
+        return f"Module-level code of {d.span.file}{tail}."
+    params = [p for p in d.params if p not in _IGNORED_PARAMS]
+    action = " ".join(words(d.name)) or d.name
+    owner = f"{d.enclosing_class.rsplit('.', 1)[-1]}." if d.enclosing_class else ""
+    source = f" from {', '.join(params)}" if params else ""
+    return f"{owner}{d.name}({', '.join(d.params)}): {action}{source}."
+
+
+def knowledge_of(d: Definition, sidecar_text: str | None = None) -> str:
+    """Knowledge of a definition: sidecar text, comment above, docstring; else a description."""
+    parts = [t for t in (sidecar_text, d.comment, d.docstring) if t]
+    return "\n\n".join(dict.fromkeys(parts)) if parts else describe(d)
+
+
+def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Tags inferred from code alone: parameters and column keys in, the name's noun phrase out.
+
+    Examples
+    --------
+    >>> from sgkr.records import Definition, SourceSpan
+    >>> infer_tags(Definition("m.get_average_fee", "get_average_fee", "function", "",
+    ...            SourceSpan("m.py", 1, 2), params=("self", "merchant"),
+    ...            subscript_keys=("card_scheme",)))
+    (('merchant', 'card scheme'), ('average fee',))
+    """
+    if d.kind == "module":
+        return (), ()
+    inputs = [" ".join(words(p)) for p in d.params if p not in _IGNORED_PARAMS]
+    inputs += [" ".join(words(k)) for k in d.subscript_keys]
+    inputs = [i for i in dict.fromkeys(inputs) if i]
+    phrase = "" if d.name.startswith("_") else name_phrase(d.name)
+    return tuple(inputs), ((phrase,) if phrase else ())
+
+
+def code_terms(d: Definition) -> list[str]:
+    """Identifiers, parameters, column keys and short string literals of a definition."""
+    terms = list(d.params) + list(d.subscript_keys)
+    terms += _IDENT.findall(d.code)
+    terms += [a or b for a, b in _STRING.findall(d.code)]
+    return list(dict.fromkeys(terms))
+
+
+def mentions_phrase(phrase: Sequence[str], terms: Iterable[str]) -> bool:
+    """Whether the folded ``phrase`` stands, contiguously, inside one of ``terms`` folded."""
+    if not phrase:
+        return False
+    size = len(phrase)
+    target = tuple(phrase)
+    for term in terms:
+        folded = fold(term)
+        for start in range(len(folded) - size + 1):
+            if folded[start : start + size] == target:
+                return True
+    return False

@@ -1,0 +1,299 @@
+"""Frozen records passed between the stages of the pipeline.
+
+Extraction produces :class:`ModuleExtract` records; the graph stores
+:class:`FunctionNode`, :class:`TagNode` and :class:`Edge`; retrieval returns a
+:class:`RetrievalResult` of :class:`RetrievedFunction` documents. The adapters
+convert these records and nothing else.
+
+Examples
+--------
+>>> from sgkr.records import SourceSpan
+>>> SourceSpan("pkg/mod.py", 3, 9).to_dict()
+{'file': 'pkg/mod.py', 'start_line': 3, 'end_line': 9}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "SourceSpan",
+    "Problem",
+    "CallSite",
+    "ImportBinding",
+    "ClassInfo",
+    "Definition",
+    "ModuleExtract",
+    "FunctionNode",
+    "TagNode",
+    "Edge",
+    "BuildReport",
+    "TagMatch",
+    "RetrievedFunction",
+    "RetrievalResult",
+    "FunctionKind",
+    "EdgeType",
+    "Resolution",
+    "Role",
+]
+
+FunctionKind = Literal["function", "method", "module"]
+EdgeType = Literal["calls", "consumes", "produces"]
+Resolution = Literal["exact", "name"]
+Role = Literal["input", "output", "both"]
+
+
+@dataclass(frozen=True)
+class SourceSpan:
+    """Where a definition stands: a file relative to the build root, 1-based lines."""
+
+    file: str
+    start_line: int
+    end_line: int
+
+    def to_dict(self) -> dict[str, str | int]:
+        """Return the JSON form used in graph.json and in document metadata."""
+        return {"file": self.file, "start_line": self.start_line, "end_line": self.end_line}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something in the input that was skipped or only partly read.
+
+    ``kind`` is ``skipped`` (the file was not read), ``syntax`` (read as far as
+    the parser could), or ``knowledge`` (a sidecar or example entry not applied).
+    """
+
+    file: str
+    reason: str
+    kind: Literal["skipped", "syntax", "knowledge"] = "skipped"
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """One call expression inside a definition.
+
+    ``kind`` is ``plain`` for ``f()``, ``attribute`` for ``x.f()`` (``receiver``
+    holds the dotted text of ``x`` or ``None`` when it is not a dotted name) and
+    ``super`` for ``super().f()``.
+    """
+
+    kind: Literal["plain", "attribute", "super"]
+    name: str
+    receiver: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class ImportBinding:
+    """A name bound by an import statement within ``scope`` (a qualname).
+
+    ``target`` is the absolute dotted name it refers to; relative imports are
+    already resolved against the importing module. ``alias`` ``*`` stands for a
+    wildcard import of the module ``target``.
+    """
+
+    scope: str
+    alias: str
+    target: str
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """A class definition: its qualname and the dotted text of its bases."""
+
+    qualname: str
+    name: str
+    bases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A function, method or module body as extracted from one file."""
+
+    qualname: str
+    name: str
+    kind: FunctionKind
+    code: str
+    span: SourceSpan
+    docstring: str | None = None
+    comment: str | None = None
+    params: tuple[str, ...] = ()
+    signature: str = ""
+    calls: tuple[CallSite, ...] = ()
+    subscript_keys: tuple[str, ...] = ()
+    enclosing_class: str | None = None
+    is_async: bool = False
+
+
+@dataclass(frozen=True)
+class ModuleExtract:
+    """Everything extracted from one source file."""
+
+    path: str
+    module: str
+    is_package: bool
+    definitions: tuple[Definition, ...]
+    classes: tuple[ClassInfo, ...]
+    imports: tuple[ImportBinding, ...]
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True)
+class FunctionNode:
+    """A knowledge unit: one function (possibly merged from copies) with its knowledge."""
+
+    id: str
+    name: str
+    qualnames: tuple[str, ...]
+    code: str
+    knowledge: str
+    sources: tuple[SourceSpan, ...]
+    kind: FunctionKind
+
+    @property
+    def text(self) -> str:
+        """Knowledge first, then the code: the text a language model is shown."""
+        return f"{self.knowledge}\n\n{self.code}" if self.knowledge else self.code
+
+
+@dataclass(frozen=True)
+class TagNode:
+    """A semantic I/O tag: a data entity, attribute or target quantity."""
+
+    id: str
+    label: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A directed edge; ``resolution`` is set on ``calls`` edges only."""
+
+    source: str
+    target: str
+    type: EdgeType
+    resolution: Resolution | None = None
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a build read, made and skipped."""
+
+    files: int
+    functions: int
+    call_edges: dict[str, int]
+    tags: int
+    problems: tuple[Problem, ...]
+    seconds: float
+
+    def summary(self) -> str:
+        """One human-readable paragraph, as ``sgkr build`` prints it."""
+        edges = ", ".join(f"{n} {r}" for r, n in sorted(self.call_edges.items())) or "0"
+        skipped = [p for p in self.problems if p.kind == "skipped"]
+        syntax = [p for p in self.problems if p.kind == "syntax"]
+        lines = [
+            f"files: {self.files}, functions: {self.functions}, call edges: {edges}, "
+            f"tags: {self.tags}, {self.seconds:.2f} s",
+        ]
+        if syntax:
+            lines.append(f"syntax errors (read as far as possible): {len(syntax)}")
+        if skipped:
+            lines.append(f"skipped: {len(skipped)}")
+        lines.extend(f"  {p}" for p in self.problems)
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class TagMatch:
+    """A tag found in a question: which tag, which words, and its role in the graph."""
+
+    tag_id: str
+    label: str
+    text: str
+    start: int
+    end: int
+    role: Role
+
+
+@dataclass(frozen=True)
+class RetrievedFunction:
+    """One retrieved knowledge unit, ready to become a framework document."""
+
+    id: str
+    name: str
+    qualnames: tuple[str, ...]
+    knowledge: str
+    code: str
+    sources: tuple[SourceSpan, ...]
+    kind: FunctionKind
+    score: float
+    matched_tags: tuple[str, ...] = ()
+    paths: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def text(self) -> str:
+        """Knowledge first, then the code."""
+        return f"{self.knowledge}\n\n{self.code}" if self.knowledge else self.code
+
+    def metadata(self) -> dict[str, object]:
+        """Flat metadata as the adapters attach it to their documents."""
+        first = self.sources[0] if self.sources else None
+        return {
+            "id": self.id,
+            "name": self.name,
+            "qualnames": list(self.qualnames),
+            "kind": self.kind,
+            "file": first.file if first else None,
+            "start_line": first.start_line if first else None,
+            "end_line": first.end_line if first else None,
+            "sources": [s.to_dict() for s in self.sources],
+            "score": self.score,
+            "matched_tags": list(self.matched_tags),
+            "path": list(self.paths[0]) if self.paths else [],
+        }
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    """The answer to one question: documents, the tags matched and the paths found."""
+
+    question: str
+    documents: tuple[RetrievedFunction, ...]
+    tags: tuple[TagMatch, ...] = ()
+    paths: tuple[tuple[str, ...], ...] = ()
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    fallback_used: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON object printed by ``sgkr query --json``."""
+        return {
+            "question": self.question,
+            "tags": {"inputs": list(self.inputs), "outputs": list(self.outputs)},
+            "matches": [
+                {"tag": m.label, "text": m.text, "role": m.role} for m in self.tags
+            ],
+            "documents": [
+                {
+                    "id": d.id,
+                    "name": d.name,
+                    "qualnames": list(d.qualnames),
+                    "kind": d.kind,
+                    "knowledge": d.knowledge,
+                    "code": d.code,
+                    "score": d.score,
+                    "sources": [s.to_dict() for s in d.sources],
+                    "matched_tags": list(d.matched_tags),
+                }
+                for d in self.documents
+            ],
+            "paths": [list(p) for p in self.paths],
+            "fallback_used": self.fallback_used,
+        }

@@ -1,0 +1,270 @@
+"""Resolution of call sites to the definitions they call, across all files of a build.
+
+A call is ``exact`` when scoping, an import, an alias, ``self.``/``cls.``/
+``super()`` or a class name tells which definition it reaches; ``name`` when
+only the bare name matches definitions in the sources. Builtins and names
+bound to modules outside the sources are not resolved.
+
+Examples
+--------
+>>> from sgkr.extract import extract_module
+>>> a = extract_module("a.py", "from b import g as h\\ndef f():\\n    h()\\n")
+>>> b = extract_module("b.py", "def g():\\n    pass\\n")
+>>> resolve_calls([a, b])
+[('a.f', 'b.g', 'exact')]
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from .records import CallSite, Definition, ModuleExtract, Resolution
+
+__all__ = ["resolve_calls", "CallEdge", "NAME_MATCH_LIMIT"]
+
+CallEdge = tuple[str, str, Resolution]
+#: A bare-name call matching more definitions than this is left unresolved.
+NAME_MATCH_LIMIT = 3
+_BUILTINS = frozenset(dir(builtins))
+# Methods of builtin types and common protocols: ``x.append()`` says nothing about x.
+_COMMON_METHODS = frozenset(
+    name
+    for kind in (dict, list, str, set, bytes, int, float, tuple, frozenset, object)
+    for name in dir(kind)
+) | frozenset({"close", "read", "write", "open", "run", "main", "start", "stop", "send",
+               "get", "put", "add", "update", "reset", "flush", "apply", "call"})
+_MAX_DEPTH = 8
+
+
+def resolve_calls(modules: Sequence[ModuleExtract]) -> list[CallEdge]:
+    """Resolve every call site of ``modules`` to definitions of the same build.
+
+    Parameters
+    ----------
+    modules
+        Extracted files of one build.
+
+    Returns
+    -------
+    list of (caller qualname, callee qualname, resolution)
+        One entry per distinct caller and callee, ``exact`` preferred over
+        ``name``, sorted.
+    """
+    return _Resolver(modules).run()
+
+
+class _Resolver:
+    def __init__(self, modules: Sequence[ModuleExtract]) -> None:
+        self.defs: dict[str, Definition] = {}
+        self.classes: dict[str, tuple[str, ...]] = {}
+        self.class_module: dict[str, str] = {}
+        self.modules: set[str] = set()
+        self.bindings: dict[str, dict[str, str]] = defaultdict(dict)
+        self.wildcards: dict[str, list[str]] = defaultdict(list)
+        self.functions_by_name: dict[str, list[str]] = defaultdict(list)
+        self.callables_by_name: dict[str, list[str]] = defaultdict(list)
+        self.owner_module: dict[str, str] = {}
+        for module in modules:
+            self.modules.add(module.module)
+            for d in module.definitions:
+                self.defs.setdefault(d.qualname, d)
+                self.owner_module[d.qualname] = module.module
+                if d.kind != "module":
+                    self.callables_by_name[d.name].append(d.qualname)
+                if d.kind == "function":
+                    self.functions_by_name[d.name].append(d.qualname)
+            for c in module.classes:
+                self.classes.setdefault(c.qualname, c.bases)
+                self.class_module[c.qualname] = module.module
+            for b in module.imports:
+                if b.alias == "*":
+                    self.wildcards[b.scope].append(b.target)
+                else:
+                    self.bindings[b.scope].setdefault(b.alias, b.target)
+        self.modules_list = modules
+
+    def run(self) -> list[CallEdge]:
+        edges: dict[tuple[str, str], Resolution] = {}
+        for module in self.modules_list:
+            for d in module.definitions:
+                for call in d.calls:
+                    targets, how = self._resolve(d, module.module, call)
+                    for target in targets:
+                        key = (d.qualname, target)
+                        if edges.get(key) != "exact":
+                            edges[key] = how
+        return sorted((a, b, r) for (a, b), r in edges.items())
+
+    # -- one call --------------------------------------------------------------
+
+    def _resolve(
+        self, d: Definition, module: str, call: CallSite
+    ) -> tuple[list[str], Resolution]:
+        if call.kind == "plain":
+            found = self._name_in_scope(d, module, call.name)
+            if found is not None:
+                return found, "exact"
+            if call.name in _BUILTINS:
+                return [], "exact"
+            return self._by_name(call.name, self.functions_by_name), "name"
+        cls = self._enclosing_class(d)
+        if call.kind == "super":
+            if cls is None:
+                return [], "exact"
+            for base in self._bases(cls):
+                method = self._method(base, call.name)
+                if method is not None:
+                    return [method], "exact"
+            return [], "exact"
+        receiver = call.receiver
+        if receiver in ("self", "cls") and cls is not None:
+            method = self._method(cls, call.name)
+            if method is not None:
+                return [method], "exact"
+        elif receiver is not None:
+            head, _, rest = receiver.partition(".")
+            target = self._target_of(d, module, head)
+            if target is not None:
+                dotted = ".".join(p for p in (target, rest, call.name) if p)
+                found = self._lookup(dotted, 0)
+                if found is not None:
+                    return found, "exact"
+                if target not in self.classes and not self._is_internal(target):
+                    return [], "exact"
+        if call.name in _COMMON_METHODS or call.name.startswith("__"):
+            return [], "name"
+        return self._by_name(call.name, self.callables_by_name), "name"
+
+    def _by_name(self, name: str, table: dict[str, list[str]]) -> list[str]:
+        found = table.get(name, [])
+        return list(found) if 0 < len(found) <= NAME_MATCH_LIMIT else []
+
+    # -- scopes ----------------------------------------------------------------
+
+    def _scopes(self, d: Definition, module: str) -> Iterable[str]:
+        qualname = d.qualname
+        while qualname and qualname != module:
+            if qualname not in self.classes:
+                yield qualname
+            qualname = qualname.rpartition(".")[0]
+        yield module
+
+    def _name_in_scope(self, d: Definition, module: str, name: str) -> list[str] | None:
+        target = self._target_of(d, module, name)
+        if target is None:
+            return None
+        found = self._lookup(target, 0)
+        if found is None and not self._is_internal(target):
+            return []  # bound to something outside the sources: not a node
+        return found
+
+    def _target_of(self, d: Definition, module: str, name: str) -> str | None:
+        """The absolute dotted name ``name`` is bound to as seen from ``d``."""
+        for scope in self._scopes(d, module):
+            local = f"{scope}.{name}"
+            if local in self.defs and self.defs[local].kind != "module" or local in self.classes:
+                return local
+            bound = self.bindings.get(scope, {}).get(name)
+            if bound is not None:
+                return bound
+            for wildcard in self.wildcards.get(scope, ()):
+                candidate = f"{wildcard}.{name}"
+                if self._lookup(candidate, 0):
+                    return candidate
+        return None
+
+    def _is_internal(self, target: str) -> bool:
+        head = target
+        while head:
+            if head in self.modules:
+                return True
+            head = head.rpartition(".")[0]
+        return False
+
+    # -- look-ups --------------------------------------------------------------
+
+    def _lookup(self, target: str, depth: int) -> list[str] | None:
+        """Definitions that calling ``target`` reaches; None when not in the sources."""
+        if depth > _MAX_DEPTH:
+            return None
+        d = self.defs.get(target)
+        if d is not None and d.kind != "module":
+            return [target]
+        if target in self.classes:
+            init = self._method(target, "__init__")
+            return [init] if init else []
+        if target in self.modules:
+            return []
+        prefix, _, last = target.rpartition(".")
+        if not prefix:
+            return None
+        if prefix in self.classes:
+            method = self._method(prefix, last)
+            return [method] if method else None
+        if prefix in self.modules:
+            bound = self.bindings.get(prefix, {}).get(last)
+            if bound is not None and bound != target:
+                return self._lookup(bound, depth + 1)
+            for wildcard in self.wildcards.get(prefix, ()):
+                found = self._lookup(f"{wildcard}.{last}", depth + 1)
+                if found:
+                    return found
+            return None
+        return None
+
+    def _enclosing_class(self, d: Definition) -> str | None:
+        if d.enclosing_class:
+            return d.enclosing_class
+        qualname = d.qualname.rpartition(".")[0]
+        while qualname:
+            if qualname in self.classes:
+                return qualname
+            qualname = qualname.rpartition(".")[0]
+        return None
+
+    def _bases(self, cls: str) -> list[str]:
+        module = self.class_module.get(cls, "")
+        found: list[str] = []
+        for base in self.classes.get(cls, ()):
+            head, _, rest = base.partition(".")
+            candidates = [f"{module}.{base}"]
+            bound = self.bindings.get(module, {}).get(head)
+            if bound is not None:
+                candidates.insert(0, ".".join(p for p in (bound, rest) if p))
+            scope = cls.rpartition(".")[0]
+            if scope != module:
+                candidates.append(f"{scope}.{base}")
+            for candidate in candidates:
+                resolved = self._class_alias(candidate, 0)
+                if resolved is not None:
+                    found.append(resolved)
+                    break
+        return found
+
+    def _class_alias(self, target: str, depth: int) -> str | None:
+        if target in self.classes:
+            return target
+        if depth > _MAX_DEPTH:
+            return None
+        prefix, _, last = target.rpartition(".")
+        bound = self.bindings.get(prefix, {}).get(last)
+        if bound is not None and bound != target:
+            return self._class_alias(bound, depth + 1)
+        return None
+
+    def _method(self, cls: str, name: str) -> str | None:
+        seen: set[str] = set()
+        stack = [cls]
+        while stack:
+            current = stack.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            candidate = f"{current}.{name}"
+            d = self.defs.get(candidate)
+            if d is not None and d.kind == "method":
+                return candidate
+            stack.extend(self._bases(current))
+        return None

@@ -1,0 +1,243 @@
+"""The retriever: question → I/O tags → dependency paths → ranked knowledge and code.
+
+Examples
+--------
+>>> from sgkr import build_graph
+>>> from sgkr.knowledge import Sidecar, FunctionKnowledge
+>>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
+...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
+>>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),
+...                 "avg_fee": FunctionKnowledge(outputs=("average fee",))}, {})
+>>> r = Retriever(build_graph([("fees.py", code)], knowledge=side))
+>>> [d.name for d in r.retrieve("What is the average fee for an amount of 10?").documents]
+['fee', 'avg_fee']
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal, get_args
+
+from .context import make_documents
+from .errors import InvalidArgumentError
+from .graph import KnowledgeGraph
+from .records import RetrievalResult, TagMatch
+from .search import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS, connect_paths, find_paths
+from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
+
+__all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
+
+DEFAULT_K = 8
+#: A fallback retriever: the question and k in, function node ids out, best first.
+Fallback = Callable[[str, int], Sequence[str]]
+Partial = Literal["connect", "nearest", "none"]
+_CALLEE_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class RetrieverOptions:
+    """Retrieval options, all JSON-serialisable (adapters persist them).
+
+    Attributes
+    ----------
+    k
+        Most function nodes returned.
+    max_depth, max_paths
+        Bounds of the path search (edges per path; paths in all).
+    reverse_calls
+        Walk call edges from callee to caller too (connects a helper shared
+        by two solutions to either caller).
+    callees
+        Add the callees of retrieved functions up to this many calls deep,
+        ranked after the functions on paths (0: none).
+    partial
+        When no path leads from an input tag to an output tag (only inputs,
+        or only outputs, matched, or nothing joins them): ``connect`` joins
+        the matched tags by the shortest paths through any edges;
+        ``nearest`` takes the functions that consume or produce them;
+        ``none`` retrieves nothing.
+    include_knowledge
+        Put each function's knowledge in its document (off: code only, an ablation).
+    """
+
+    k: int = DEFAULT_K
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_paths: int = DEFAULT_MAX_PATHS
+    reverse_calls: bool = True
+    callees: int = 0
+    partial: Partial = "connect"
+    include_knowledge: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("k", "max_depth", "max_paths", "callees"):
+            value = getattr(self, name)
+            low = 0 if name == "callees" else 1
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise InvalidArgumentError(
+                    f"{name} must be an integer of at least {low}, got {value!r}")
+        for name in ("reverse_calls", "include_knowledge"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidArgumentError(f"{name} must be True or False")
+        if self.partial not in get_args(Partial):
+            raise InvalidArgumentError(
+                f"partial must be one of {get_args(Partial)}, got {self.partial!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RetrieverOptions:
+        """Options from a dict; unknown keys are an error naming them."""
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise InvalidArgumentError(f"unknown retriever option(s): {sorted(unknown)}")
+        return cls(**data)
+
+
+class Retriever:
+    """Structure-grounded retriever over a :class:`~sgkr.graph.KnowledgeGraph`.
+
+    Parameters
+    ----------
+    graph
+        The knowledge–code graph. It is read, never changed, so one retriever
+        can serve many threads.
+    tag_extractor
+        A callable ``question -> tag matches or labels``; default: folded
+        vocabulary matching (:class:`~sgkr.tags.VocabularyMatcher`).
+    fallback
+        Called as ``fallback(question, k)`` when no tag matches; returns
+        function node ids. Without one, such a question retrieves nothing.
+    **options
+        Any field of :class:`RetrieverOptions` (``k``, ``max_depth``, ...).
+    """
+
+    def __init__(self, graph: KnowledgeGraph, *, tag_extractor: TagExtractor | None = None,
+                 fallback: Fallback | None = None, **options: Any) -> None:
+        if not isinstance(graph, KnowledgeGraph):
+            raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+        if tag_extractor is not None and not callable(tag_extractor):
+            raise InvalidArgumentError("tag_extractor must be callable")
+        if fallback is not None and not callable(fallback):
+            raise InvalidArgumentError("fallback must be callable")
+        self.graph = graph
+        self.options = RetrieverOptions.from_dict(options)
+        self.tag_extractor = tag_extractor
+        self.fallback = fallback
+        self._matcher = VocabularyMatcher(graph)
+
+    @property
+    def k(self) -> int:
+        """The default number of functions returned."""
+        return self.options.k
+
+    def with_options(self, **options: Any) -> Retriever:
+        """A retriever over the same graph with some options changed."""
+        clone = Retriever.__new__(Retriever)
+        clone.graph, clone.tag_extractor, clone.fallback = (
+            self.graph, self.tag_extractor, self.fallback)
+        clone._matcher = self._matcher
+        clone.options = replace(self.options, **options)
+        return clone
+
+    def match(self, question: str) -> list[TagMatch]:
+        """The tags of ``question``, from the tag extractor."""
+        if self.tag_extractor is None:
+            return self._matcher(question)
+        return resolve_labels(self._matcher, self.graph, question, self.tag_extractor(question))
+
+    def retrieve(self, question: str, k: int | None = None) -> RetrievalResult:
+        """Retrieve the functions on the dependency paths of ``question``.
+
+        Parameters
+        ----------
+        question
+            The natural-language question.
+        k
+            Most functions returned (default: the retriever's ``k``).
+
+        Returns
+        -------
+        RetrievalResult
+            Documents best first (scores in (0, 1]), the matched tags and the paths.
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``question`` is empty or not a string, or ``k`` is not positive.
+        """
+        if not isinstance(question, str) or not question.strip():
+            raise InvalidArgumentError("question must be a non-empty string")
+        limit = self.options.k if k is None else k
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
+        matches = self.match(question)
+        if not matches:
+            return self._fallback(question, limit)
+        inputs, outputs = split_roles(question, matches)
+        o = self.options
+        paths = find_paths(self.graph, inputs, outputs, max_depth=o.max_depth,
+                           max_paths=o.max_paths, reverse_calls=o.reverse_calls)
+        if not paths and o.partial == "connect" and len(matches) > 1:
+            paths = connect_paths(self.graph, [m.tag_id for m in matches],
+                                  max_depth=o.max_depth, max_paths=o.max_paths)
+        if not paths and o.partial != "none":
+            paths = self._nearest(inputs, outputs)
+        ranked = self._rank(paths, limit)
+        return RetrievalResult(
+            question=question,
+            documents=make_documents(self.graph, ranked, paths,
+                                     include_knowledge=o.include_knowledge),
+            tags=tuple(matches),
+            paths=tuple(paths),
+            inputs=tuple(self.graph.tag(t).label for t in inputs),
+            outputs=tuple(self.graph.tag(t).label for t in outputs),
+        )
+
+    async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
+        """:meth:`retrieve` in a worker thread, for async callers."""
+        return await asyncio.to_thread(self.retrieve, question, k)
+
+    # -- internals -----------------------------------------------------------------
+
+    def _nearest(self, inputs: Sequence[str], outputs: Sequence[str]) -> list[tuple[str, ...]]:
+        paths: list[tuple[str, ...]] = [(t, f) for t in inputs for f in self.graph.consumers(t)]
+        paths += [(f, t) for t in outputs for f in self.graph.producers(t)]
+        return sorted(set(paths))
+
+    def _rank(self, paths: Sequence[tuple[str, ...]], limit: int) -> list[tuple[str, float]]:
+        weight: dict[str, float] = defaultdict(float)
+        first: dict[str, tuple[int, int]] = {}
+        for index, path in enumerate(paths):
+            for position, node in enumerate(path):
+                if self.graph.node_type(node) == "function":
+                    weight[node] += 1.0 / len(path)
+                    first.setdefault(node, (index, position))
+        order = sorted(weight, key=lambda n: (-weight[n], first[n], n))
+        top = max(weight.values(), default=1.0)
+        frontier = order
+        for _ in range(self.options.callees):
+            if len(order) >= limit:
+                break
+            extra: dict[str, float] = {}
+            for node in frontier:
+                for callee in self.graph.callees(node):
+                    if callee not in weight:
+                        extra[callee] = max(extra.get(callee, 0.0), weight[node] * _CALLEE_WEIGHT)
+            frontier = sorted(extra, key=lambda n: (-extra[n], n))
+            order += frontier
+            weight.update(extra)
+        return [(n, round(weight[n] / top, 6)) for n in order[:limit]]
+
+    def _fallback(self, question: str, limit: int) -> RetrievalResult:
+        if self.fallback is None:
+            return RetrievalResult(question=question, documents=())
+        ids = [i for i in self.fallback(question, limit) if i in self.graph][:limit]
+        ranked = [(node_id, round(1.0 / (rank + 1), 6)) for rank, node_id in enumerate(ids)]
+        docs = make_documents(self.graph, ranked, (),
+                              include_knowledge=self.options.include_knowledge)
+        return RetrievalResult(question=question, documents=docs, fallback_used=True)

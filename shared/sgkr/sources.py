@@ -1,0 +1,259 @@
+"""Finding and reading the Python files of a build, reporting what cannot be read.
+
+Folders are walked for ``*.py`` files (hidden folders and ``__pycache__``
+left out); symlinks that loop or lead outside the tree are skipped. Each file
+is decoded by its BOM or PEP 263 coding line, else as UTF-8; binary, empty,
+oversized and undecodable files are skipped with a :class:`~sgkr.records.Problem`.
+
+Examples
+--------
+>>> files, problems = read_sources([("pkg/mod.py", "def f():\\n    return 1\\n")])
+>>> files[0].path, files[0].module
+('pkg/mod.py', 'pkg.mod')
+"""
+
+from __future__ import annotations
+
+import codecs
+import fnmatch
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import InvalidArgumentError, SourceError
+from .records import Problem
+
+__all__ = [
+    "SourceFile",
+    "SourceInput",
+    "read_sources",
+    "common_root",
+    "module_name",
+    "decode_source",
+    "DEFAULT_MAX_FILE_BYTES",
+]
+
+SourceInput = str | os.PathLike[str] | tuple[str, str]
+DEFAULT_MAX_FILE_BYTES = 5_000_000
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One decoded source file: its path relative to the build root and its text."""
+
+    path: str
+    text: str
+
+    @property
+    def module(self) -> str:
+        """The dotted module name of the file (see :func:`module_name`)."""
+        return module_name(self.path)
+
+    @property
+    def is_package(self) -> bool:
+        """Whether the file is a package's ``__init__.py``."""
+        return self.path.rsplit("/", 1)[-1] == "__init__.py"
+
+
+def module_name(path: str) -> str:
+    """Return the dotted module name of a relative path.
+
+    Examples
+    --------
+    >>> module_name("pkg/sub/__init__.py"), module_name("pkg/mod.py")
+    ('pkg.sub', 'pkg.mod')
+    """
+    parts = path.replace("\\", "/").split("/")
+    last = parts[-1]
+    if last.endswith(".py"):
+        last = last[:-3]
+    if last == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    else:
+        parts[-1] = last
+    return ".".join(p for p in parts if p and p != ".")
+
+
+def decode_source(data: bytes) -> str:
+    """Decode Python source bytes by BOM, PEP 263 coding line, or UTF-8.
+
+    Raises
+    ------
+    UnicodeDecodeError, LookupError
+        When the bytes are not text in the declared or default encoding.
+    """
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8) :].decode("utf-8")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16")
+    for line in data.split(b"\n", 2)[:2]:
+        found = _CODING.match(line)
+        if found:
+            return data.decode(found.group(1).decode("ascii"))
+    return data.decode("utf-8")
+
+
+def common_root(paths: Sequence[Path]) -> Path:
+    """Return the deepest folder containing every path (a file counts by its folder)."""
+    if not paths:
+        return Path.cwd()
+    dirs = [str(p if p.is_dir() else p.parent) for p in paths]
+    return Path(os.path.commonpath(dirs))
+
+
+def read_sources(
+    sources: Iterable[SourceInput],
+    *,
+    root: str | os.PathLike[str] | None = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    exclude: Sequence[str] = (),
+) -> tuple[list[SourceFile], list[Problem]]:
+    """Read the Python files named by ``sources``.
+
+    Parameters
+    ----------
+    sources
+        Files, folders, or in-memory ``(relative path, text)`` pairs.
+    root
+        Folder the reported paths are relative to; by default the deepest
+        folder holding every file and folder given.
+    max_file_bytes
+        Files larger than this are skipped and reported.
+    exclude
+        Glob patterns; a file is left out when its relative path, or the name
+        of one of its folders, matches one (``tests``, ``*/migrations/*``).
+
+    Returns
+    -------
+    files, problems
+        The decoded files, sorted by path, and what was skipped, with reasons.
+
+    Raises
+    ------
+    SourceError
+        If a given path does not exist.
+    InvalidArgumentError
+        If an entry of ``sources`` is of an unknown type.
+    """
+    if max_file_bytes <= 0:
+        raise InvalidArgumentError(f"max_file_bytes must be positive, got {max_file_bytes!r}")
+    memory: list[tuple[str, str]] = []
+    disk: list[Path] = []
+    for item in sources:
+        if isinstance(item, tuple):
+            if len(item) != 2 or not all(isinstance(x, str) for x in item):
+                raise InvalidArgumentError(
+                    f"an in-memory source must be a (path, text) pair of strings, got {item!r}"
+                )
+            memory.append(item)
+        elif isinstance(item, (str, os.PathLike)):
+            path = Path(item)
+            if not path.exists():
+                raise SourceError(f"source path does not exist: {os.fspath(item)}")
+            disk.append(path)
+        else:
+            raise InvalidArgumentError(f"unknown source {item!r}: give a path or (path, text)")
+    base = Path(root).resolve() if root is not None else common_root([p.resolve() for p in disk])
+    files: dict[str, SourceFile] = {}
+    problems: list[Problem] = []
+    for name, content in memory:
+        files[name.replace("\\", "/")] = SourceFile(name.replace("\\", "/"), content)
+    for path in disk:
+        for found, where in _walk(path, base, exclude):
+            if isinstance(where, Problem):
+                problems.append(where)
+                continue
+            if where in files:
+                continue
+            text, problem = _read(found, where, max_file_bytes)
+            if problem is not None:
+                problems.append(problem)
+            elif text is not None:
+                files[where] = SourceFile(where, text)
+    return [files[k] for k in sorted(files)], problems
+
+
+def _excluded(rel: str, patterns: Sequence[str]) -> bool:
+    if not patterns:
+        return False
+    parts = rel.rstrip("/").split("/")
+    folders = parts if rel.endswith("/") else parts[:-1]
+    path = rel.rstrip("/")
+    return any(
+        fnmatch.fnmatchcase(path, p) or any(fnmatch.fnmatchcase(d, p) for d in folders)
+        for p in patterns
+    )
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(path.resolve(), base)).as_posix()
+
+
+def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Path, str | Problem]]:
+    """Yield (file, relative path) for each Python file, or (folder, Problem) for a skip."""
+    if not start.is_dir():
+        yield start, _relative(start, base)
+        return
+    top = start.resolve()
+    seen = {top}
+    stack = [(top, _relative(top, base))]
+    while stack:
+        folder, rel_folder = stack.pop()
+        prefix = "" if rel_folder in ("", ".") else rel_folder + "/"
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            yield folder, Problem(rel_folder, f"folder not readable: {exc.strerror}")
+            continue
+        subdirs: list[tuple[Path, str]] = []
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
+                    continue
+                if _excluded(rel + "/", exclude):
+                    continue
+                path = Path(entry.path)
+                if entry.is_symlink():
+                    real = path.resolve()
+                    if real in seen or real in top.parents or top not in (real, *real.parents):
+                        yield path, Problem(rel, "symlink to a folder outside or in a loop")
+                        continue
+                    seen.add(real)
+                subdirs.append((path, rel))
+            elif entry.name.endswith(".py") and not _excluded(rel, exclude):
+                if entry.is_symlink() and not os.path.exists(entry.path):
+                    yield Path(entry.path), Problem(rel, "broken symlink")
+                    continue
+                yield Path(entry.path), rel
+        stack.extend(reversed(subdirs))
+
+
+def _read(path: Path, rel: str, limit: int) -> tuple[str | None, Problem | None]:
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            return None, Problem(rel, f"file too large ({size} bytes > {limit})")
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, Problem(rel, f"not readable: {exc.strerror or exc}")
+    if not data.strip():
+        return None, Problem(rel, "empty file")
+    try:
+        text = decode_source(data)
+    except (UnicodeDecodeError, LookupError) as exc:
+        return None, Problem(rel, f"not decodable as text: {exc}")
+    if "\x00" in text:
+        return None, Problem(rel, "binary file (NUL bytes)")
+    return text, None

@@ -1,0 +1,89 @@
+"""Folding of words, so that a question and a tag or identifier compare equal.
+
+Case, plurals, ``snake_case``, ``camelCase``, hyphens and punctuation are
+folded: ``"Fee_IDs"``, ``"fee ids"`` and ``"feeId"`` all become ``("fee", "id")``.
+
+Examples
+--------
+>>> fold("Monthly-Fraud levels")
+('monthly', 'fraud', 'level')
+>>> fold("merchantCategoryCode")
+('merchant', 'category', 'code')
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["fold", "singular", "words", "name_phrase"]
+
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
+_ACRONYM_PLURAL = re.compile(r"(?<=[A-Z])s\b")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_WORD = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?")
+# Words ending in "s" that are not plurals of anything useful to fold.
+_KEEP_S = frozenset(
+    {"is", "has", "was", "this", "its", "less", "class", "gas", "bus", "status", "us", "yes",
+     "analysis", "basis", "process", "access", "address", "business", "loss", "gross", "plus",
+     "minus", "bonus", "previous", "various", "series", "species", "news", "means", "aces",
+     "sales", "goods", "earnings", "savings", "assets", "ies"}
+)
+# Leading verbs of function names; what follows them names what the function produces.
+_VERBS = frozenset(
+    {"get", "compute", "calculate", "calc", "find", "load", "read", "fetch", "make", "build",
+     "create", "count", "check", "is", "has", "determine", "estimate", "derive", "extract",
+     "list", "select", "filter", "match", "apply", "collect", "lookup", "parse", "total",
+     "sum", "identify", "return", "to", "do", "run", "eval", "evaluate", "format", "print"}
+)
+
+
+def singular(word: str) -> str:
+    """Return a crude singular of a lower-case English word.
+
+    Examples
+    --------
+    >>> [singular(w) for w in ["fees", "countries", "ids", "status", "classes"]]
+    ['fee', 'country', 'id', 'status', 'class']
+    """
+    if len(word) <= 2 or word in _KEEP_S or not word.endswith("s") or word.endswith("ss"):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    if word.endswith("us"):
+        return word
+    return word[:-1]
+
+
+def words(text: str) -> list[str]:
+    """Split text into lower-case words, splitting camelCase and snake_case.
+
+    Examples
+    --------
+    >>> words("avgFee_by-MCC")
+    ['avg', 'fee', 'by', 'mcc']
+    """
+    text = _CAMEL.sub(" ", _ACRONYM_PLURAL.sub("S", _POSSESSIVE.sub("", text)))
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def fold(text: str) -> tuple[str, ...]:
+    """Fold text into a tuple of singular lower-case words (see the module doc)."""
+    return tuple(singular(w) for w in words(text))
+
+
+def name_phrase(name: str) -> str:
+    """Return the noun phrase of a function name, without its leading verb.
+
+    Examples
+    --------
+    >>> name_phrase("compute_average_fee")
+    'average fee'
+    >>> name_phrase("load")
+    ''
+    """
+    parts = words(name)
+    while parts and parts[0] in _VERBS:
+        parts = parts[1:]
+    return " ".join(parts)

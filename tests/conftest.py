@@ -1,0 +1,20 @@
+"""Shared fixtures: the repository's paths and a small hand-made graph."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+PAYMENTS = ROOT / "examples" / "payments"
+
+
+@pytest.fixture(scope="session")
+def payments_graph():  # type: ignore[no-untyped-def]
+    """The graph of the bundled payments example, built once per session."""
+    from sgkr import build_graph
+
+    return build_graph([PAYMENTS / "solutions"], knowledge=PAYMENTS / "knowledge.json",
+                       examples=PAYMENTS / "examples.jsonl", root=PAYMENTS)
