@@ -67,7 +67,7 @@ class RetrieverOptions:
     max_depth: int = DEFAULT_MAX_DEPTH
     max_paths: int = DEFAULT_MAX_PATHS
     reverse_calls: bool = True
-    callees: int = 0
+    callees: int = 2
     partial: Partial = "connect"
     include_knowledge: bool = True
 
