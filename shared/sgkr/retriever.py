@@ -61,6 +61,9 @@ class RetrieverOptions:
         ``none`` retrieves nothing.
     include_knowledge
         Put each function's knowledge in its document (off: code only, an ablation).
+    scripts
+        Most module-body documents (whole solution scripts) returned; near
+        copies of one solution would otherwise crowd out the functions.
     """
 
     k: int = DEFAULT_K
@@ -70,11 +73,12 @@ class RetrieverOptions:
     callees: int = 2
     partial: Partial = "connect"
     include_knowledge: bool = True
+    scripts: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("k", "max_depth", "max_paths", "callees"):
+        for name in ("k", "max_depth", "max_paths", "callees", "scripts"):
             value = getattr(self, name)
-            low = 0 if name == "callees" else 1
+            low = 0 if name in ("callees", "scripts") else 1
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise InvalidArgumentError(
                     f"{name} must be an integer of at least {low}, got {value!r}")
@@ -218,6 +222,9 @@ class Retriever:
                     weight[node] += 1.0 / len(path)
                     first.setdefault(node, (index, position))
         order = sorted(weight, key=lambda n: (-weight[n], first[n], n))
+        scripts = [n for n in order if self.graph.function(n).kind == "module"]
+        dropped = set(scripts[self.options.scripts :])
+        order = [n for n in order if n not in dropped]
         top = max(weight.values(), default=1.0)
         frontier = order
         for _ in range(self.options.callees):
@@ -226,7 +233,7 @@ class Retriever:
             extra: dict[str, float] = {}
             for node in frontier:
                 for callee in self.graph.callees(node):
-                    if callee not in weight:
+                    if callee not in weight and callee not in dropped:
                         extra[callee] = max(extra.get(callee, 0.0), weight[node] * _CALLEE_WEIGHT)
             frontier = sorted(extra, key=lambda n: (-extra[n], n))
             order += frontier
