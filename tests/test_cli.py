@@ -1,0 +1,103 @@
+"""The command line: build, inspect, query --json, demo, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sgkr.cli import main
+
+from .conftest import FIXTURES, PAYMENTS
+
+MINI = FIXTURES / "mini"
+
+
+@pytest.fixture(scope="module")
+def graph_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "graph.json"
+    assert main(["build", str(PAYMENTS / "solutions"), "--knowledge",
+                 str(PAYMENTS / "knowledge.json"), "--examples", str(PAYMENTS / "examples.jsonl"),
+                 "-o", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_build_prints_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "g.json"
+    assert main(["build", str(MINI), "--knowledge", str(MINI / "knowledge.json"),
+                 "--examples", str(MINI / "examples.jsonl"), "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "files: 4, functions: 9, call edges: 6 exact, 1 name, tags: 6" in printed
+    assert json.loads(out.read_text(encoding="utf-8"))["schema_version"] == 1
+
+
+def test_inspect(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(graph_file), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["functions"] > 50 and data["tags"] > 10
+    assert data["most_called"][0] == {"id": "fn:load_fees", "callers": 30}
+    assert main(["inspect", str(graph_file)]) == 0
+    assert "most called:" in capsys.readouterr().out
+
+
+def test_query_json(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    question = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
+    assert main(["query", str(graph_file), question, "--k", "4", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) >= {"question", "tags", "documents", "paths"}
+    assert data["tags"] == {"inputs": ["account type", "aci"], "outputs": ["fee ids"]}
+    assert len(data["documents"]) == 4
+    assert data["documents"][0]["name"] == "filter_fee_rules"
+    for doc in data["documents"]:
+        assert set(doc) >= {"id", "name", "qualnames", "knowledge", "code", "score", "sources"}
+        assert 0 < doc["score"] <= 1
+    assert all(p[0].startswith("tag:") and p[-1].startswith("tag:") for p in data["paths"])
+
+
+def _run(argv: list[str]) -> int:
+    """main's status, also when argparse exits on a usage error."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+@pytest.mark.parametrize("argv,status,message", [
+    (["build", "/no/such/dir"], 3, "source path does not exist: /no/such/dir"),
+    (["inspect", "/no/such/graph.json"], 5, "cannot read graph file"),
+    (["build", "--merge", "fuzzy", "x"], 2, "invalid choice: 'fuzzy'"),
+    (["frobnicate"], 2, "invalid choice"),
+])
+def test_errors_are_one_line(argv: list[str], status: int, message: str,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(argv) == status
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and err.startswith("sgkr: error: ")
+
+
+def test_bad_graph_and_empty_question(tmp_path: Path, graph_file: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version": 1, "nodes": [}', encoding="utf-8")
+    assert main(["query", str(bad), "fees"]) == 5
+    assert main(["query", str(graph_file), "  "]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert errors[0].startswith(f"sgkr: error: {bad}: not valid JSON")
+    assert errors[1] == "sgkr: error: the question is empty"
+
+
+def test_verbose_shows_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--verbose", "inspect", "/no/such/graph.json"]) == 5
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_demo_runs_as_a_program() -> None:
+    done = subprocess.run([sys.executable, "-m", "sgkr", "demo"], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("task ") >= 3
+    assert "tag: 'mcc'" in done.stdout and "calculate_fee" in done.stdout
+

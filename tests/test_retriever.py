@@ -1,0 +1,109 @@
+"""The retriever: budget, ranking, options, fallback, custom extractors, async."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sgkr import KnowledgeGraph, Retriever, RetrieverOptions
+from sgkr.errors import InvalidArgumentError
+
+from .test_search import make
+
+
+@pytest.fixture()
+def graph() -> KnowledgeGraph:
+    # amount -> fee <- avg_fee -> average fee; avg_fee -> load; a script calls avg_fee.
+    g = make([("avg_fee", "fee"), ("avg_fee", "load"), ("load", "read"), ("other", "fee")],
+             consumes=[("amount", "fee"), ("scheme", "other")],
+             produces=[("avg_fee", "average fee"), ("other", "scheme count")])
+    return g
+
+
+def test_paths_then_callees(graph: KnowledgeGraph) -> None:
+    r = Retriever(graph, callees=0)
+    result = r.retrieve("the average fee for an amount")
+    assert [d.name for d in result.documents] == ["fee", "avg_fee"]
+    assert result.inputs == ("amount",) and result.outputs == ("average fee",)
+    assert result.paths == (("tag:amount", "fn:fee", "fn:avg_fee", "tag:average fee"),)
+    assert all(0 < d.score <= 1 for d in result.documents)
+    deeper = r.with_options(callees=2).retrieve("the average fee for an amount")
+    assert [d.name for d in deeper.documents] == ["fee", "avg_fee", "load", "read"]
+    assert deeper.documents[2].score < deeper.documents[1].score
+
+
+def test_k_limits_and_per_call(graph: KnowledgeGraph) -> None:
+    r = Retriever(graph, k=1)
+    assert len(r.retrieve("the average fee for an amount").documents) == 1
+    assert len(r.retrieve("the average fee for an amount", k=3).documents) == 3
+    with pytest.raises(InvalidArgumentError, match="k must be"):
+        r.retrieve("average fee", k=0)
+
+
+def test_documents_carry_metadata(graph: KnowledgeGraph) -> None:
+    doc = Retriever(graph).retrieve("the average fee for an amount").documents[0]
+    meta = doc.metadata()
+    assert meta["id"] == "fn:fee" and meta["matched_tags"] == ["amount", "average fee"]
+    assert meta["path"] == ["tag:amount", "fn:fee", "fn:avg_fee", "tag:average fee"]
+
+
+def test_no_tags_means_nothing_unless_a_fallback(graph: KnowledgeGraph) -> None:
+    assert Retriever(graph).retrieve("unrelated words").documents == ()
+    calls: list[tuple[str, int]] = []
+
+    def fallback(question: str, k: int) -> list[str]:
+        calls.append((question, k))
+        return ["fn:read", "fn:missing", "fn:load"]
+
+    result = Retriever(graph, fallback=fallback, k=5).retrieve("unrelated words")
+    assert result.fallback_used and [d.name for d in result.documents] == ["read", "load"]
+    assert calls == [("unrelated words", 5)]
+
+
+def test_partial_matches(graph: KnowledgeGraph) -> None:
+    # only an input matched: its consumers (nearest) ...
+    near = Retriever(graph, partial="nearest", callees=0).retrieve("the amount")
+    assert [d.name for d in near.documents] == ["fee"]
+    # ... or nothing
+    assert Retriever(graph, partial="none").retrieve("the amount").documents == ()
+    # two inputs with no input->output path are connected through shared functions
+    joined = Retriever(graph, partial="connect", callees=0).retrieve("amount per scheme")
+    assert joined.paths == (("tag:amount", "fn:fee", "fn:other", "tag:scheme"),)
+
+
+def test_custom_tag_extractor(graph: KnowledgeGraph) -> None:
+    r = Retriever(graph, tag_extractor=lambda q: ["amount", "average fee"], callees=0)
+    assert [d.name for d in r.retrieve("anything at all").documents] == ["fee", "avg_fee"]
+
+
+def test_options_validation(graph: KnowledgeGraph) -> None:
+    with pytest.raises(InvalidArgumentError, match="unknown retriever option"):
+        Retriever(graph, kk=3)
+    with pytest.raises(InvalidArgumentError, match="partial"):
+        Retriever(graph, partial="guess")
+    with pytest.raises(InvalidArgumentError, match="question"):
+        Retriever(graph).retrieve("   ")
+    with pytest.raises(InvalidArgumentError, match="KnowledgeGraph"):
+        Retriever({})  # type: ignore[arg-type]
+    opts = RetrieverOptions(k=3, callees=1)
+    assert RetrieverOptions.from_dict(opts.to_dict()) == opts
+
+
+def test_without_knowledge(graph: KnowledgeGraph) -> None:
+    docs = Retriever(graph, include_knowledge=False).retrieve("average fee for an amount")
+    assert all(d.knowledge == "" for d in docs.documents)
+
+
+def test_deterministic_and_read_only(graph: KnowledgeGraph) -> None:
+    before = graph.to_dict()
+    r = Retriever(graph)
+    results = {r.retrieve("the average fee for an amount") for _ in range(3)}
+    assert len({tuple(d.id for d in x.documents) for x in results}) == 1
+    assert graph.to_dict() == before
+
+
+def test_aretrieve(graph: KnowledgeGraph) -> None:
+    r = Retriever(graph)
+    result = asyncio.run(r.aretrieve("the average fee for an amount"))
+    assert result == r.retrieve("the average fee for an amount")
