@@ -1,0 +1,27 @@
+"""LangChain adapter of SGKR: ``SGKRRetriever``, one ``Document`` per retrieved function.
+
+The adapter only converts: retrieval is :class:`sgkr.Retriever`'s.
+
+Examples
+--------
+>>> from sgkr import build_graph
+>>> from langchain_sgkr import SGKRRetriever, graph_documents
+>>> graph = build_graph([("m.py", "def f():\\n    return 1\\n")])
+>>> SGKRRetriever(graph=graph, k=3).k, [d.metadata["name"] for d in graph_documents(graph)]
+(3, ['f'])
+"""
+
+from __future__ import annotations
+
+from .documents import DOCUMENT_PROMPT, graph_documents, to_document, to_documents
+from .fallback import retriever_fallback
+from .retriever import SGKRRetriever
+
+__all__ = [
+    "SGKRRetriever",
+    "DOCUMENT_PROMPT",
+    "graph_documents",
+    "retriever_fallback",
+    "to_document",
+    "to_documents",
+]

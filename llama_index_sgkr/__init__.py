@@ -1,0 +1,39 @@
+"""LlamaIndex adapter of SGKR: ``SGKRRetriever``, a drop-in for a vector retriever.
+
+It converts SGKR's records into LlamaIndex nodes and holds no retrieval
+logic: everything goes through :class:`sgkr.Retriever`.
+
+Examples
+--------
+>>> from llama_index.core.retrievers import BaseRetriever
+>>> from llama_index_sgkr import SGKRRetriever
+>>> issubclass(SGKRRetriever, BaseRetriever)
+True
+"""
+
+from __future__ import annotations
+
+from .fallback import retriever_fallback
+from .nodes import (
+    EXCLUDED_EMBED_METADATA_KEYS,
+    EXCLUDED_LLM_METADATA_KEYS,
+    METADATA_KEYS,
+    graph_nodes,
+    to_node,
+    to_node_with_score,
+)
+from .persist import GRAPH_FILENAME, OPTIONS_FILENAME
+from .retriever import SGKRRetriever
+
+__all__ = [
+    "SGKRRetriever",
+    "graph_nodes",
+    "to_node",
+    "to_node_with_score",
+    "retriever_fallback",
+    "METADATA_KEYS",
+    "EXCLUDED_EMBED_METADATA_KEYS",
+    "EXCLUDED_LLM_METADATA_KEYS",
+    "GRAPH_FILENAME",
+    "OPTIONS_FILENAME",
+]

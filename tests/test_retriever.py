@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
 from sgkr import KnowledgeGraph, Retriever, RetrieverOptions
 from sgkr.errors import InvalidArgumentError
 
+from .conftest import PAYMENTS
 from .test_search import make
 
 
@@ -107,3 +109,10 @@ def test_aretrieve(graph: KnowledgeGraph) -> None:
     r = Retriever(graph)
     result = asyncio.run(r.aretrieve("the average fee for an amount"))
     assert result == r.retrieve("the average fee for an amount")
+
+
+def test_scores_fall_with_rank(payments_graph: KnowledgeGraph) -> None:
+    r = Retriever(payments_graph, k=12, callees=3)
+    for line in (PAYMENTS / "heldout.jsonl").read_text(encoding="utf-8").splitlines():
+        scores = [d.score for d in r.retrieve(json.loads(line)["question"]).documents]
+        assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)

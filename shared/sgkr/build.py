@@ -22,8 +22,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from . import __version__
+from .batch import extract_files
+from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
-from .extract import extract_module
 from .graph import KnowledgeGraph, tag_id
 from .knowledge import (
     Example,
@@ -39,7 +40,7 @@ from .knowledge import (
 from .merge import MERGE_POLICIES, merge_groups
 from .records import BuildReport, Definition, Edge, FunctionNode, ModuleExtract, Problem, TagNode
 from .resolve import resolve_calls
-from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, SourceInput, common_root, read_sources
+from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, common_root, read_sources
 from .text import fold
 
 __all__ = ["build_graph", "DEFAULT_MERGE"]
@@ -59,6 +60,8 @@ def build_graph(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     exclude: Sequence[str] = (),
     progress: Progress | None = None,
+    jobs: int | None = None,
+    cache: str | os.PathLike[str] | ExtractCache | None = None,
 ) -> KnowledgeGraph:
     """Build a knowledge–code graph.
 
@@ -84,6 +87,14 @@ def build_graph(
         Glob patterns of files and folders to leave out (see :func:`sgkr.sources.read_sources`).
     progress
         Called as ``progress(stage, done, total)`` during long work.
+    jobs
+        Worker processes that parse files; ``None`` (default) uses every core
+        for large builds and parses small ones in-process; ``1`` never starts
+        a process. The graph does not depend on it.
+    cache
+        A folder of per-file extraction results keyed by content hash
+        (see :mod:`sgkr.cache`): unchanged files are not parsed again.
+        ``None`` (default): no cache.
 
     Returns
     -------
@@ -130,14 +141,14 @@ def build_graph(
         where = ", ".join(str(s) for s in source_list) or "the examples"
         raise SourceError(f"found no Python source to read in {where}")
 
-    modules = _extract_all(files, progress)
+    modules, _ = extract_files([(f.path, f.text) for f in files], jobs=jobs, cache=cache,
+                               progress=progress)
     for module in modules:
         problems.extend(module.problems)
     graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": merge,
                                  "infer_tags": infer})
     qual_to_id = _add_functions(graph, modules, merge, sidecar)
-    for caller, callee, how in resolve_calls(modules):
-        graph.add_edge(Edge(qual_to_id[caller], qual_to_id[callee], "calls", how))
+    _add_calls(graph, modules, qual_to_id)
     by_path = {m.path: m for m in modules}
     example_paths = {e.id: _relative(e, base) for e in example_list}
     _add_sidecar_tags(graph, sidecar, problems)
@@ -174,15 +185,6 @@ def _relative(example: Example, base: Path) -> str:
         return example.source_file.relative_to(base).as_posix()
     except ValueError:
         return Path(os.path.relpath(example.source_file, base)).as_posix()
-
-
-def _extract_all(files: Sequence[SourceFile], progress: Progress | None) -> list[ModuleExtract]:
-    modules: list[ModuleExtract] = []
-    for index, file in enumerate(files):
-        modules.append(extract_module(file.path, file.text))
-        if progress is not None and (index % 200 == 0 or index + 1 == len(files)):
-            progress("parse", index + 1, len(files))
-    return modules
 
 
 def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract], merge: str,
@@ -304,9 +306,23 @@ def _entries(defs: Sequence[Definition]) -> list[Definition]:
     return [d for d in defs if d.name not in called] or list(defs)
 
 
+def _add_calls(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
+               qual_to_id: dict[str, str]) -> None:
+    # The edges KnowledgeGraph.add_edge would make (exact wins), added in one batch.
+    calls: dict[tuple[str, str], str] = {}
+    for caller, callee, how in resolve_calls(modules):
+        key = (qual_to_id[caller], qual_to_id[callee])
+        if calls.get(key) != "exact":
+            calls[key] = how
+    graph.nx.add_edges_from((source, target, {"type": "calls", "resolution": how})
+                            for (source, target), how in calls.items())
+
+
 def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
            qual_to_id: dict[str, str]) -> None:
     tagged = {n for t in graph.tags() for n in (*graph.consumers(t.id), *graph.producers(t.id))}
+    known: dict[str, str] = {}
+    edges: list[tuple[str, str, dict[str, str]]] = []
     for module in modules:
         for d in module.definitions:
             node_id = qual_to_id[d.qualname]
@@ -314,9 +330,17 @@ def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
                 continue
             inputs, outputs = infer_tags(d)
             for label in inputs:
-                _link(graph, _tag(graph, label), node_id, "input")
+                edges.append((_known_tag(graph, label, known), node_id, {"type": "consumes"}))
             for label in outputs:
-                _link(graph, _tag(graph, label), node_id, "output")
+                edges.append((node_id, _known_tag(graph, label, known), {"type": "produces"}))
+    graph.nx.add_edges_from(edges)
+
+
+def _known_tag(graph: KnowledgeGraph, label: str, known: dict[str, str]) -> str:
+    found = known.get(label)
+    if found is None:
+        found = known[label] = _tag(graph, label)
+    return found
 
 
 def edge_counts(graph: KnowledgeGraph) -> Counter[str]:

@@ -14,8 +14,8 @@ Examples
 
 from __future__ import annotations
 
+import os
 import re
-import textwrap
 import threading
 from dataclasses import dataclass, field, replace
 
@@ -53,6 +53,7 @@ _QUERY = Query(
 _LOCAL = threading.local()
 _MAX_SYNTAX_REPORTS = 3
 _TOP_LEVEL_DEF = re.compile(r"(?:async[ \t]+def|def|class)\b")
+_LEADING = re.compile(r"[ \t]*")
 
 
 def _parser() -> Parser:
@@ -438,7 +439,7 @@ class _Extractor:
 
     def _code(self, node: Node) -> str:
         column = node.start_point[1]
-        return textwrap.dedent(" " * column + self._str(node)).strip("\n")
+        return _dedent(" " * column + self._str(node)).strip("\n")
 
 
 def _is_string_stmt(node: Node) -> bool:
@@ -456,7 +457,7 @@ def _clean_docstring(literal: str) -> str | None:
         if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
             text = text[len(quote) : -len(quote)]
             break
-    cleaned = textwrap.dedent(_indent_rest(text)).strip()
+    cleaned = _dedent(_indent_rest(text)).strip()
     return cleaned or None
 
 
@@ -465,5 +466,35 @@ def _indent_rest(text: str) -> str:
     lines = text.expandtabs().splitlines()
     if len(lines) <= 1:
         return text.strip()
-    rest = textwrap.dedent("\n".join(lines[1:]))
+    rest = _dedent("\n".join(lines[1:]))
     return lines[0].strip() + "\n" + rest
+
+
+def _dedent(text: str) -> str:
+    """:func:`textwrap.dedent`, in linear time.
+
+    textwrap compiles a regular expression of the common margin on every call,
+    which costs seconds per call on the margins of deeply nested code.
+    """
+    lines = text.split("\n")
+    widths = [_indent_width(line) for line in lines]
+    margin: str | None = None
+    for line, width in zip(lines, widths, strict=True):
+        if width == len(line):  # blank: ignored, and emptied below
+            continue
+        if margin is None:
+            margin = line[:width]
+        elif width < len(margin) or not line.startswith(margin):
+            margin = os.path.commonprefix([margin, line[:width]])
+    cut = len(margin or "")
+    return "\n".join(line[cut:] if width < len(line) else ""
+                     for line, width in zip(lines, widths, strict=True))
+
+
+def _indent_width(line: str) -> int:
+    """Length of the run of spaces and tabs that starts ``line``."""
+    width = len(line) - len(line.lstrip())
+    if line.count(" ", 0, width) + line.count("\t", 0, width) != width:
+        match = _LEADING.match(line)
+        width = match.end() if match else 0
+    return width

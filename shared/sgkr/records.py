@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .text import without_docstring
+
 __all__ = [
     "SourceSpan",
     "Problem",
@@ -159,8 +161,10 @@ class FunctionNode:
 
     @property
     def text(self) -> str:
-        """Knowledge first, then the code: the text a language model is shown."""
-        return f"{self.knowledge}\n\n{self.code}" if self.knowledge else self.code
+        """Knowledge first, then the code (less a docstring the knowledge repeats)."""
+        if not self.knowledge:
+            return self.code
+        return f"{self.knowledge}\n\n{without_docstring(self.code, self.knowledge)}"
 
 
 @dataclass(frozen=True)

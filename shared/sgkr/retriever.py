@@ -60,7 +60,8 @@ class RetrieverOptions:
         ``nearest`` takes the functions that consume or produce them;
         ``none`` retrieves nothing.
     include_knowledge
-        Put each function's knowledge in its document (off: code only, an ablation).
+        Put each function's knowledge in its document (off: code only, less
+        the docstring that carried the knowledge; an ablation).
     scripts
         Most module-body documents (whole solution scripts) returned; near
         copies of one solution would otherwise crowd out the functions.
@@ -226,19 +227,24 @@ class Retriever:
         dropped = set(scripts[self.options.scripts :])
         order = [n for n in order if n not in dropped]
         top = max(weight.values(), default=1.0)
+        score = {n: weight[n] / top for n in order}
         frontier = order
         for _ in range(self.options.callees):
-            if len(order) >= limit:
+            if len(order) >= limit or not frontier:
                 break
-            extra: dict[str, float] = {}
+            # Each layer of callees scores below the layer that calls it, so scores
+            # fall with rank and a score cut-off keeps what SGKR ranks first.
+            floor = min(score[n] for n in frontier)
+            best: dict[str, float] = {}
             for node in frontier:
                 for callee in self.graph.callees(node):
-                    if callee not in weight and callee not in dropped:
-                        extra[callee] = max(extra.get(callee, 0.0), weight[node] * _CALLEE_WEIGHT)
-            frontier = sorted(extra, key=lambda n: (-extra[n], n))
+                    if callee not in score and callee not in dropped:
+                        best[callee] = max(best.get(callee, 0.0), score[node])
+            frontier = sorted(best, key=lambda n: (-best[n], n))
+            most = max(best.values(), default=1.0)
+            score.update({n: floor * _CALLEE_WEIGHT * best[n] / most for n in frontier})
             order += frontier
-            weight.update(extra)
-        return [(n, round(weight[n] / top, 6)) for n in order[:limit]]
+        return [(n, max(round(score[n], 6), 1e-6)) for n in order[:limit]]
 
     def _fallback(self, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:

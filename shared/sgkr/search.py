@@ -105,8 +105,13 @@ def connect_paths(
     _check(graph, nodes, max_depth, max_paths)
     g = graph.nx
 
+    memo: dict[str, list[str]] = {}
+
     def moves(node: str) -> list[str]:
-        return sorted(set(g.succ[node]) | set(g.pred[node]))
+        found = memo.get(node)
+        if found is None:
+            found = memo[node] = sorted(set(g._succ[node]) | set(g._pred[node]))
+        return found
 
     unique = list(dict.fromkeys(nodes))
     pairs = [(a, b) for i, a in enumerate(unique) for b in unique[i + 1 :]]
@@ -135,14 +140,19 @@ def _all_pairs(forward: Mover, backward: Mover, pairs: Sequence[tuple[str, str]]
 
 
 def _mover(g: nx.DiGraph, reverse_calls: bool, *, backward: bool) -> Mover:
-    succ, pred = (g.pred, g.succ) if backward else (g.succ, g.pred)
+    # networkx's plain adjacency dicts: its views cost more than the search itself.
+    succ, pred = (g._pred, g._succ) if backward else (g._succ, g._pred)
+    memo: dict[str, list[str]] = {}
 
     def moves(node: str) -> list[str]:
-        found = list(succ[node])
-        if reverse_calls:
-            # The reverse of a call edge, seen from the side we walk on.
-            found += [n for n, data in pred[node].items() if data["type"] == "calls"]
-        return sorted(set(found))
+        found = memo.get(node)
+        if found is None:
+            following = set(succ[node])
+            if reverse_calls:
+                # The reverse of a call edge, seen from the side we walk on.
+                following.update(n for n, data in pred[node].items() if data["type"] == "calls")
+            found = memo[node] = sorted(following)
+        return found
 
     return moves
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["fold", "singular", "words", "name_phrase"]
+__all__ = ["fold", "singular", "words", "name_phrase", "without_docstring"]
 
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 _ACRONYM_PLURAL = re.compile(r"(?<=[A-Z])s\b")
@@ -87,3 +87,42 @@ def name_phrase(name: str) -> str:
     while parts and parts[0] in _VERBS:
         parts = parts[1:]
     return " ".join(parts)
+
+
+_OPENING = re.compile(r"^\s*[rRuU]?(\"\"\"|\'\'\')")
+_SIGNATURE_LINES = 12
+
+
+def without_docstring(code: str, knowledge: str) -> str:
+    r'''``code`` without its docstring when ``knowledge`` already says it, to save context.
+
+    Examples
+    --------
+    >>> code = 'def fee(v):\n    """Fee of a value."""\n    return v / 100'
+    >>> print(without_docstring(code, "Fee of a value."))
+    def fee(v):
+        return v / 100
+    >>> without_docstring(code, "Other knowledge.") == code
+    True
+    '''
+    lines = code.split("\n")
+    start = next((i for i, line in enumerate(lines[:_SIGNATURE_LINES])
+                  if _OPENING.match(line)), None)
+    if start is None or start == 0 or not lines[start - 1].rstrip().endswith(":"):
+        return code
+    quote = _OPENING.match(lines[start]).group(1)  # type: ignore[union-attr]
+    rest = lines[start].split(quote, 1)[1]
+    end = start
+    if quote not in rest:
+        end = next((j for j in range(start + 1, len(lines)) if quote in lines[j]), -1)
+        if end < 0:
+            return code
+    text = "\n".join(lines[start : end + 1]).strip()
+    text = text.lstrip("rRuU")[3:].rsplit(quote, 1)[0]
+    if " ".join(text.split()) not in " ".join(knowledge.split()):
+        return code
+    body = lines[end + 1 :]
+    if not any(line.strip() for line in body):
+        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+        body = [indent + "..."]
+    return "\n".join(lines[:start] + body)

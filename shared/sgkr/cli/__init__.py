@@ -3,7 +3,7 @@
 Exit statuses: 0 success; 1 an unexpected SGKR error; 2 a bad option or
 argument; 3 a source problem (missing path, no Python found); 4 a malformed
 knowledge or examples file; 5 a malformed graph file; 6 a file that cannot be
-written or read; 130 interrupted.
+written or read; 7 a function or node name that is not in the graph; 130 interrupted.
 
 Examples
 --------
@@ -23,6 +23,7 @@ from ..errors import (
     GraphFormatError,
     InvalidArgumentError,
     KnowledgeFormatError,
+    NodeNotFoundError,
     SGKRError,
     SourceError,
 )
@@ -36,6 +37,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     KnowledgeFormatError: 4,
     GraphFormatError: 5,
     OSError: 6,
+    NodeNotFoundError: 7,
     SGKRError: 1,
 }
 _COMMANDS = (build, query, inspect, demo)

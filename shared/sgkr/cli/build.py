@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..build import DEFAULT_MERGE, build_graph
+from ..cache import default_cache_dir
 from ..merge import MERGE_POLICIES
 from ..sources import DEFAULT_MAX_FILE_BYTES
 
@@ -28,8 +29,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
                    help="skip larger files (default: %(default)s)")
     p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
+    p.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                   help="processes that parse files (default: all cores; small builds: 1)")
+    p.add_argument("--cache", metavar="DIR", default=None,
+                   help="content-hash cache of parsed files (default: .sgkr-cache next to "
+                        "the output)")
+    p.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(run=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def progress_printer(stage: str, done: int, total: int) -> None:
@@ -44,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     graph = build_graph(
         args.paths, knowledge=args.knowledge, examples=args.examples, merge=args.merge,
         infer=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
-        progress=progress_printer,
+        progress=progress_printer, jobs=args.jobs,
+        cache=None if args.no_cache else (args.cache or default_cache_dir(args.output)),
     )
     graph.save(args.output)
     if not args.quiet and graph.report is not None:

@@ -1,0 +1,127 @@
+"""SGKR records as LangChain documents: one ``Document`` per function.
+
+A document's ``id`` is the graph node id, its ``page_content`` the function's
+knowledge then its code, and its ``metadata`` the flat fields of
+:meth:`sgkr.RetrievedFunction.metadata` (``name``, ``qualnames``, ``file``,
+``start_line``, ``end_line``, ``matched_tags``, ``path``, ``score``, ...).
+
+Examples
+--------
+>>> from sgkr import RetrievedFunction, SourceSpan
+>>> record = RetrievedFunction("fn:fee", "fee", ("fees.fee",), "fee = fixed + rate * v",
+...                            "def fee(v): ...", (SourceSpan("fees.py", 1, 2),), "function", 1.0)
+>>> doc = to_document(record)
+>>> doc.id, doc.metadata["file"], doc.metadata["start_line"]
+('fn:fee', 'fees.py', 1)
+>>> print(doc.page_content)
+fee = fixed + rate * v
+<BLANKLINE>
+def fee(v): ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from langchain_core.documents import Document
+from langchain_core.prompts import PromptTemplate
+
+from sgkr import KnowledgeGraph, RetrievedFunction
+from sgkr.context import make_documents
+from sgkr.errors import InvalidArgumentError
+
+__all__ = ["to_document", "to_documents", "graph_documents", "DOCUMENT_PROMPT"]
+
+#: A document prompt (for ``create_retriever_tool`` and the like) that heads each
+#: document with its function's name and place, then shows its knowledge and code.
+DOCUMENT_PROMPT = PromptTemplate.from_template(
+    "## {name} ({file}, lines {start_line}-{end_line})\n{page_content}"
+)
+
+
+def to_document(record: RetrievedFunction) -> Document:
+    """The LangChain document of one retrieved function.
+
+    Parameters
+    ----------
+    record
+        A document of :attr:`sgkr.RetrievalResult.documents`.
+
+    Returns
+    -------
+    Document
+        ``id`` the node id, ``page_content`` knowledge then code, flat ``metadata``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``record`` is not a :class:`sgkr.RetrievedFunction`.
+
+    Examples
+    --------
+    >>> from sgkr import RetrievedFunction
+    >>> doc = to_document(RetrievedFunction("fn:f", "f", ("m.f",), "", "def f(): ...", (),
+    ...                                     "function", 0.5))
+    >>> doc.page_content, doc.metadata["score"], doc.metadata["file"]
+    ('def f(): ...', 0.5, None)
+    """
+    if not isinstance(record, RetrievedFunction):
+        raise InvalidArgumentError(
+            f"record must be an sgkr.RetrievedFunction, got {type(record).__name__}")
+    return _convert(record)
+
+
+def to_documents(records: Iterable[RetrievedFunction]) -> list[Document]:
+    """The LangChain documents of retrieved functions, in the same order.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If an item of ``records`` is not a :class:`sgkr.RetrievedFunction`.
+
+    Examples
+    --------
+    >>> to_documents(())
+    []
+    """
+    return [to_document(record) for record in records]
+
+
+def graph_documents(graph: KnowledgeGraph, *, include_knowledge: bool = True) -> list[Document]:
+    """One document for every function of ``graph``: a corpus for a retriever beside SGKR.
+
+    The documents have the same ``id``, ``page_content`` and metadata keys as the
+    ones :class:`~langchain_sgkr.SGKRRetriever` returns (``score`` 0.0, no tags,
+    no path), so an ensemble (for instance with a BM25 retriever built on them)
+    recognises the same function coming from both.
+
+    Parameters
+    ----------
+    graph
+        The knowledge–code graph.
+    include_knowledge
+        Put each function's knowledge before its code (off: code only).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``graph`` is not a :class:`sgkr.KnowledgeGraph`.
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> graph = build_graph([("m.py", "def f():\\n    '''Fees.'''\\n    return 1\\n")])
+    >>> [(d.metadata["name"], d.page_content.splitlines()[0]) for d in graph_documents(graph)]
+    [('f', 'Fees.')]
+    """
+    if not isinstance(graph, KnowledgeGraph):
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph).__name__}")
+    if not isinstance(include_knowledge, bool):
+        raise InvalidArgumentError("include_knowledge must be True or False")
+    records = make_documents(graph, [(f.id, 0.0) for f in graph.functions()], (),
+                             include_knowledge=include_knowledge)
+    return [_convert(record) for record in records]
+
+
+def _convert(record: RetrievedFunction) -> Document:
+    return Document(id=record.id, page_content=record.text, metadata=record.metadata())

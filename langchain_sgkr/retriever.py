@@ -1,0 +1,303 @@
+"""``SGKRRetriever``: SGKR as a LangChain retriever.
+
+Everything is retrieved by :class:`sgkr.Retriever`; this class holds its
+options as pydantic fields and turns its records into LangChain documents.
+
+Examples
+--------
+>>> from sgkr import build_graph
+>>> from sgkr.knowledge import FunctionKnowledge, Sidecar
+>>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
+...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
+>>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),
+...                 "avg_fee": FunctionKnowledge(outputs=("average fee",))}, {})
+>>> retriever = SGKRRetriever(graph=build_graph([("fees.py", code)], knowledge=side))
+>>> [d.metadata["name"] for d in retriever.invoke("What is the average fee for an amount of 10?")]
+['fee', 'avg_fee']
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+
+from sgkr import (
+    KnowledgeGraph,
+    RetrievalResult,
+    Retriever,
+    RetrieverOptions,
+    TagMatch,
+    build_graph,
+)
+from sgkr.errors import InvalidArgumentError
+from sgkr.export import render
+from sgkr.retriever import Partial
+from sgkr.sources import SourceInput
+
+from .documents import to_documents
+
+__all__ = ["SGKRRetriever"]
+
+_DEFAULTS = RetrieverOptions()
+_OPTIONS = tuple(f.name for f in fields(RetrieverOptions))
+# LangChain reads these from invoke()'s keyword arguments and passes them on to us too.
+_LANGCHAIN_CALL_ARGS = frozenset({"verbose"})
+
+
+class SGKRRetriever(BaseRetriever):
+    """Structure-grounded knowledge retrieval over a knowledge–code graph.
+
+    For a question, finds the tags of what it gives and what it asks for, and
+    returns the functions on the code-dependency paths between them: one
+    ``Document`` per function, its knowledge then its code, best first.
+
+    Setup:
+        Install ``sgkr`` with its LangChain extra; it needs no service and no key.
+
+        .. code-block:: bash
+
+            pip install "sgkr[langchain]"
+
+    Key init args:
+        graph: sgkr.KnowledgeGraph
+            The knowledge–code graph (``sgkr build`` or ``sgkr.build_graph``).
+        k: int
+            Most documents returned (default 4); ``invoke(q, k=3)`` per call.
+        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts
+            The options of :class:`sgkr.RetrieverOptions`, same defaults; any
+            of them can also be given per call.
+        tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None
+            Finds a question's tags (default: the graph's tag vocabulary).
+        fallback: Callable[[str, int], Sequence[str]] | None
+            Node ids to return when a question has no known tag.
+
+    Instantiate:
+        .. code-block:: python
+
+            from langchain_sgkr import SGKRRetriever
+
+            retriever = SGKRRetriever.from_sources(
+                ["examples/payments/solutions"],
+                knowledge="examples/payments/knowledge.json",
+                examples="examples/payments/examples.jsonl",
+                k=6,
+            )
+            # or from a saved graph: SGKRRetriever.from_graph_file("graph.json", k=6)
+
+    Invoke:
+        .. code-block:: python
+
+            docs = retriever.invoke("What is the most expensive MCC for a transaction of 5 euros?")
+            for doc in docs:
+                print(doc.metadata["score"], doc.id, doc.metadata["file"])
+
+        .. code-block:: none
+
+            1.0 fn:get_mcc_code solutions/task_1305.py
+            1.0 fn:average_fee solutions/task_1273.py
+            ...
+
+    Use within a chain:
+        .. code-block:: python
+
+            from langchain_core.output_parsers import StrOutputParser
+            from langchain_core.prompts import ChatPromptTemplate
+            from langchain_core.runnables import RunnablePassthrough
+
+            prompt = ChatPromptTemplate.from_template(
+                "Write Python that answers the question, reusing these functions.\\n\\n"
+                "{context}\\n\\nQuestion: {question}"
+            )
+
+            def format_docs(docs):
+                return "\\n\\n".join(doc.page_content for doc in docs)
+
+            chain = (
+                {"context": retriever | format_docs, "question": RunnablePassthrough()}
+                | prompt
+                | llm  # any chat model
+                | StrOutputParser()
+            )
+            chain.invoke("What is the most expensive MCC for a transaction of 5 euros?")
+
+    Raises ``pydantic.ValidationError`` for a misspelt, mistyped or out-of-range
+    field, and :class:`sgkr.InvalidArgumentError` for a bad per-call argument.
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> graph = build_graph([("m.py", "def total(fees):\\n    return sum(fees)\\n")])
+    >>> SGKRRetriever(graph=graph, k=2).invoke("What is the total?")  # no known tag
+    []
+    >>> try:
+    ...     SGKRRetriever(graph=graph, kk=2)  # misspelt k
+    ... except ValueError as error:  # pydantic.ValidationError
+    ...     print(error.errors()[0]["type"], error.errors()[0]["loc"])
+    extra_forbidden ('kk',)
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    graph: KnowledgeGraph = Field(description="The knowledge–code graph.")
+    k: int = Field(default=4, ge=1, strict=True, description="Most documents returned.")
+    max_depth: int = Field(default=_DEFAULTS.max_depth, ge=1, strict=True,
+                           description="Most edges on one dependency path.")
+    max_paths: int = Field(default=_DEFAULTS.max_paths, ge=1, strict=True,
+                           description="Most paths searched in all.")
+    reverse_calls: bool = Field(default=_DEFAULTS.reverse_calls, strict=True,
+                                description="Also walk call edges from callee to caller.")
+    callees: int = Field(default=_DEFAULTS.callees, ge=0, strict=True,
+                         description="Add callees of retrieved functions this many calls deep.")
+    partial: Partial = Field(default=_DEFAULTS.partial,
+                             description="What to do when no path joins inputs to outputs.")
+    include_knowledge: bool = Field(default=_DEFAULTS.include_knowledge, strict=True,
+                                    description="Put each function's knowledge before its code.")
+    scripts: int = Field(default=_DEFAULTS.scripts, ge=0, strict=True,
+                         description="Most module-body documents (whole scripts) returned.")
+    # sgkr.tags.TagExtractor and sgkr.retriever.Fallback, spelt out for pydantic.
+    tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None = Field(
+        default=None, description="question -> tag matches or labels (default: vocabulary).")
+    fallback: Callable[[str, int], Sequence[str]] | None = Field(
+        default=None, description="(question, k) -> node ids, when no tag matches.")
+
+    _core: Retriever = PrivateAttr()
+    _last: RetrievalResult | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _make_core(self) -> SGKRRetriever:
+        # Runs again on every field assignment (validate_assignment), so the core
+        # retriever never goes stale. A core option without a field keeps its default
+        # (a test flags it) rather than breaking construction.
+        options = {n: getattr(self, n) for n in _OPTIONS if n in type(self).model_fields}
+        self._core = Retriever(self.graph, tag_extractor=self.tag_extractor,
+                               fallback=self.fallback, **options)
+        return self
+
+    @property
+    def core(self) -> Retriever:
+        """The :class:`sgkr.Retriever` doing the work (for its full results: tags, paths)."""
+        return self._core
+
+    @classmethod
+    def from_graph_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> SGKRRetriever:
+        """A retriever over a saved ``graph.json``.
+
+        Parameters
+        ----------
+        path
+            A file written by ``sgkr build`` or :meth:`sgkr.KnowledgeGraph.save`.
+        **kwargs
+            Fields of the retriever (``k``, ``max_depth``, ...), not ``graph``.
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``path`` is not a path, or ``graph`` is given too.
+        GraphFormatError, SourceError
+            If the file is missing, malformed or of an unknown schema.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from sgkr import build_graph
+        >>> path = os.path.join(tempfile.mkdtemp(), "graph.json")
+        >>> build_graph([("m.py", "def f():\\n    return 1\\n")]).save(path)
+        >>> SGKRRetriever.from_graph_file(path, k=2).k
+        2
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidArgumentError(f"path must be a file path, got {type(path).__name__}")
+        _refuse_graph(kwargs, "from_graph_file reads the graph from path")
+        return cls(graph=KnowledgeGraph.load(path), **kwargs)
+
+    @classmethod
+    def from_sources(cls, sources: Iterable[SourceInput], **kwargs: Any) -> SGKRRetriever:
+        """Build the graph of ``sources`` and a retriever over it.
+
+        Parameters
+        ----------
+        sources
+            Python files, folders, or ``(relative path, text)`` pairs, as for
+            :func:`sgkr.build_graph`.
+        **kwargs
+            Options of :func:`sgkr.build_graph` (``knowledge``, ``examples``,
+            ``merge``, ``root``, ``exclude``, ...) and fields of the retriever
+            (``k``, ``max_depth``, ...); not ``graph``.
+
+        Raises
+        ------
+        InvalidArgumentError
+            If an argument is neither a build option nor a field, or ``graph`` is given.
+        SourceError, KnowledgeFormatError
+            As :func:`sgkr.build_graph`.
+
+        Examples
+        --------
+        >>> copies = [(name, "def f():\\n    return 1\\n") for name in ("a.py", "b.py")]
+        >>> r = SGKRRetriever.from_sources(copies, merge="none", k=3)  # keep both copies
+        >>> r.k, len(list(r.graph.functions()))
+        (3, 2)
+        """
+        _refuse_graph(kwargs, "from_sources builds the graph from sources")
+        build_names = set(inspect.signature(build_graph).parameters) - {"sources"}
+        unknown = sorted(set(kwargs) - build_names - set(cls.model_fields))
+        if unknown:
+            raise InvalidArgumentError(
+                f"unknown argument(s) {unknown}: expected options of sgkr.build_graph "
+                f"{sorted(build_names)} or fields of SGKRRetriever {sorted(cls.model_fields)}")
+        build = {name: kwargs.pop(name) for name in list(kwargs) if name in build_names}
+        return cls(graph=build_graph(sources, **build), **kwargs)
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        core, k = self._for_call(kwargs)
+        self._last = core.retrieve(query, k)
+        return to_documents(self._last.documents)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        core, k = self._for_call(kwargs)
+        self._last = await core.aretrieve(query, k)
+        return to_documents(self._last.documents)
+
+    def export(self, format: str = "html", **options: Any) -> str:
+        """The picture of the last retrieval (before any: the whole graph).
+
+        ``format`` and ``options`` are those of :func:`sgkr.export.render`.
+
+        Examples
+        --------
+        >>> from sgkr import build_graph
+        >>> r = SGKRRetriever(graph=build_graph([("m.py", "def f():\\n    return 1\\n")]))
+        >>> r.export("mermaid").splitlines()[0]
+        'flowchart TD'
+        """
+        return render(self.graph, self._last, format, **options)
+
+    def _for_call(self, kwargs: dict[str, Any]) -> tuple[Retriever, int | None]:
+        options = {n: v for n, v in kwargs.items() if n not in _LANGCHAIN_CALL_ARGS}
+        unknown = sorted(set(options) - set(_OPTIONS))
+        if unknown:
+            raise InvalidArgumentError(
+                f"unknown argument(s) {unknown} for SGKRRetriever.invoke: "
+                f"expected any of {list(_OPTIONS)}")
+        k = options.pop("k", None)
+        return (self._core.with_options(**options) if options else self._core), k
+
+
+def _refuse_graph(kwargs: dict[str, Any], why: str) -> None:
+    if "graph" in kwargs:
+        raise InvalidArgumentError(f"graph must not be given: {why}")

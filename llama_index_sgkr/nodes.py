@@ -1,0 +1,156 @@
+"""SGKR records as LlamaIndex nodes: one ``TextNode`` per function.
+
+The node's ``id_`` is the graph node id, so the same function is the same
+node in every run and in every retriever built over the same graph (LlamaIndex
+drops duplicate ids). The text is the function's knowledge followed by its
+code; the metadata says where the function stands and why it was retrieved.
+Long metadata is kept out of embeddings and out of the text the LLM is shown.
+
+Examples
+--------
+>>> from llama_index.core.schema import MetadataMode
+>>> from sgkr.records import RetrievedFunction, SourceSpan
+>>> doc = RetrievedFunction("fn:fee", "fee", ("fees.fee",), "Fee = fixed + rate * amount.",
+...                         "def fee(rule, amount): ...", (SourceSpan("fees.py", 1, 2),),
+...                         "function", 1.0, ("amount",), (("tag:amount", "fn:fee"),))
+>>> hit = to_node_with_score(doc)
+>>> hit.node.node_id, hit.score, hit.node.metadata["path"]
+('fn:fee', 1.0, ['tag:amount', 'fn:fee'])
+>>> print(hit.node.get_content(metadata_mode=MetadataMode.EMBED))
+name: fee
+<BLANKLINE>
+Fee = fixed + rate * amount.
+<BLANKLINE>
+def fee(rule, amount): ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from sgkr.errors import InvalidArgumentError
+from sgkr.graph import KnowledgeGraph
+from sgkr.records import FunctionNode, RetrievedFunction, SourceSpan
+
+__all__ = [
+    "METADATA_KEYS",
+    "EXCLUDED_EMBED_METADATA_KEYS",
+    "EXCLUDED_LLM_METADATA_KEYS",
+    "to_node",
+    "to_node_with_score",
+    "graph_nodes",
+]
+
+#: The metadata of every node, in this order.
+METADATA_KEYS = (
+    "name", "qualnames", "kind", "file", "start_line", "end_line", "matched_tags", "path",
+)
+#: Only the bare name goes into embeddings: the rest is location or per-question.
+EXCLUDED_EMBED_METADATA_KEYS = (
+    "qualnames", "kind", "file", "start_line", "end_line", "matched_tags", "path",
+)
+#: The LLM sees the name, the file and the matched tags, not ids or line numbers.
+EXCLUDED_LLM_METADATA_KEYS = ("qualnames", "kind", "start_line", "end_line", "path")
+
+
+def to_node(record: RetrievedFunction | FunctionNode) -> TextNode:
+    """A ``TextNode`` for one function: knowledge, then code; id = graph node id.
+
+    Parameters
+    ----------
+    record
+        A retrieved function, or a function node of the graph (then
+        ``matched_tags`` and ``path`` are empty).
+
+    Returns
+    -------
+    TextNode
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``record`` is neither record.
+
+    Examples
+    --------
+    >>> from sgkr.records import FunctionNode
+    >>> node = to_node(FunctionNode("fn:f", "f", ("m.f",), "def f(): ...", "", (), "function"))
+    >>> node.node_id, node.text, node.metadata["file"]
+    ('fn:f', 'def f(): ...', None)
+    """
+    if isinstance(record, RetrievedFunction):
+        return _node(record, record.text, record.matched_tags,
+                     record.paths[0] if record.paths else ())
+    if isinstance(record, FunctionNode):
+        return _node(record, record.text, (), ())
+    raise InvalidArgumentError(
+        f"record must be a RetrievedFunction or a FunctionNode, got {type(record).__name__}")
+
+
+def to_node_with_score(doc: RetrievedFunction) -> NodeWithScore:
+    """A ``NodeWithScore`` for one retrieved function; the score is SGKR's, in (0, 1].
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``doc`` is not a :class:`~sgkr.records.RetrievedFunction`.
+
+    Examples
+    --------
+    >>> from sgkr.records import RetrievedFunction
+    >>> to_node_with_score(RetrievedFunction("fn:f", "f", (), "", "def f(): ...", (),
+    ...                                      "function", 0.5)).score
+    0.5
+    """
+    if not isinstance(doc, RetrievedFunction):
+        raise InvalidArgumentError(f"doc must be a RetrievedFunction, got {type(doc).__name__}")
+    return NodeWithScore(node=to_node(doc), score=doc.score)
+
+
+def graph_nodes(graph: KnowledgeGraph) -> list[TextNode]:
+    """Every function of ``graph`` as a node, ordered by id.
+
+    These are the nodes SGKR retrieves from, with the same ids: index them with
+    another retriever (``BM25Retriever.from_defaults(nodes=...)``, a
+    ``VectorStoreIndex``) to fuse it with SGKR without duplicates.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``graph`` is not a :class:`~sgkr.graph.KnowledgeGraph`.
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")])
+    >>> [n.node_id for n in graph_nodes(g)]
+    ['fn:m.f', 'fn:m.g']
+    """
+    if not isinstance(graph, KnowledgeGraph):
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph).__name__}")
+    return [to_node(f) for f in sorted(graph.functions(), key=lambda f: f.id)]
+
+
+def _node(record: RetrievedFunction | FunctionNode, text: str,
+          matched_tags: Sequence[str], path: Sequence[str]) -> TextNode:
+    first: SourceSpan | None = record.sources[0] if record.sources else None
+    metadata: dict[str, Any] = {
+        "name": record.name,
+        "qualnames": list(record.qualnames),
+        "kind": record.kind,
+        "file": first.file if first else None,
+        "start_line": first.start_line if first else None,
+        "end_line": first.end_line if first else None,
+        "matched_tags": list(matched_tags),
+        "path": list(path),
+    }
+    return TextNode(
+        id_=record.id,
+        text=text,
+        metadata=metadata,
+        excluded_embed_metadata_keys=list(EXCLUDED_EMBED_METADATA_KEYS),
+        excluded_llm_metadata_keys=list(EXCLUDED_LLM_METADATA_KEYS),
+    )

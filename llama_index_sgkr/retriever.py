@@ -1,0 +1,280 @@
+"""``SGKRRetriever``: SGKR as a LlamaIndex retriever, a drop-in for a vector retriever.
+
+All retrieval goes through :class:`sgkr.Retriever`; this class turns its
+documents into ``NodeWithScore`` (see :mod:`llama_index_sgkr.nodes`) and
+follows LlamaIndex's conventions: ``from_defaults``, ``persist`` and
+``from_persist_dir``, callbacks and instrumentation events from
+``BaseRetriever.retrieve``.
+
+Examples
+--------
+>>> from sgkr.knowledge import FunctionKnowledge, Sidecar
+>>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
+...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
+>>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),
+...                 "avg_fee": FunctionKnowledge(outputs=("average fee",))}, {})
+>>> retriever = SGKRRetriever.from_defaults(sources=[("fees.py", code)], knowledge=side, k=4)
+>>> [(n.node.node_id, n.score) for n in retriever.retrieve("Average fee for an amount of 10?")]
+[('fn:fees.fee', 1.0), ('fn:fees.avg_fee', 1.0)]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from llama_index.core.callbacks.base import CallbackManager
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
+from llama_index.core.utils import print_text
+
+from sgkr.build import build_graph
+from sgkr.errors import InvalidArgumentError
+from sgkr.graph import KnowledgeGraph
+from sgkr.knowledge import Example, Sidecar
+from sgkr.records import RetrievalResult
+from sgkr.retriever import Fallback, Retriever, RetrieverOptions
+from sgkr.sources import SourceInput
+from sgkr.tags import TagExtractor
+
+from .nodes import to_node_with_score
+from .persist import load_retriever, save_retriever
+
+__all__ = ["SGKRRetriever"]
+
+_BUILD_ARGS = ("knowledge", "examples", "merge", "infer", "root", "exclude")
+
+
+class SGKRRetriever(BaseRetriever):
+    """Retrieve the functions on the dependency paths of a question, one node each.
+
+    Each result is a ``NodeWithScore`` over a ``TextNode`` whose ``id_`` is the
+    graph node id, whose text is the function's knowledge followed by its code,
+    and whose metadata has ``name``, ``qualnames``, ``kind``, ``file``,
+    ``start_line``, ``end_line``, ``matched_tags`` and ``path``. Scores are in
+    (0, 1], best first. A question with no known tag retrieves nothing (or what
+    the fallback of the SGKR retriever finds).
+
+    Parameters
+    ----------
+    retriever
+        The configured :class:`sgkr.Retriever`. Most callers use
+        :meth:`from_defaults` instead.
+    callback_manager, object_map, objects, verbose
+        As for any LlamaIndex ``BaseRetriever``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``retriever`` is not an :class:`sgkr.Retriever`.
+
+    Examples
+    --------
+    >>> from sgkr import Retriever, build_graph
+    >>> graph = build_graph([("m.py", "def f():\\n    return 1\\n")])
+    >>> SGKRRetriever(Retriever(graph, k=2)).similarity_top_k
+    2
+    """
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        *,
+        callback_manager: CallbackManager | None = None,
+        object_map: dict[str, Any] | None = None,
+        objects: list[IndexNode] | None = None,
+        verbose: bool = False,
+    ) -> None:
+        if not isinstance(retriever, Retriever):
+            raise InvalidArgumentError(
+                f"retriever must be an sgkr.Retriever, got {type(retriever).__name__}")
+        self._sgkr = retriever
+        super().__init__(callback_manager=callback_manager, object_map=object_map,
+                         objects=objects, verbose=verbose)
+
+    @classmethod
+    def from_defaults(
+        cls,
+        graph: KnowledgeGraph | None = None,
+        *,
+        graph_path: str | os.PathLike[str] | None = None,
+        sources: Iterable[SourceInput] | None = None,
+        knowledge: str | os.PathLike[str] | Sidecar | None = None,
+        examples: str | os.PathLike[str] | Sequence[Example] | None = None,
+        merge: str | None = None,
+        infer: bool | None = None,
+        root: str | os.PathLike[str] | None = None,
+        exclude: Sequence[str] | None = None,
+        tag_extractor: TagExtractor | None = None,
+        fallback: Fallback | None = None,
+        similarity_top_k: int | None = None,
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+        **options: Any,
+    ) -> SGKRRetriever:
+        """Make a retriever from exactly one of a graph, a graph.json path or sources.
+
+        Parameters
+        ----------
+        graph
+            A built :class:`~sgkr.graph.KnowledgeGraph`.
+        graph_path
+            A ``graph.json`` written by ``sgkr build`` or ``KnowledgeGraph.save``.
+        sources
+            Python files, folders or ``(path, text)`` pairs to build the graph
+            from (:func:`sgkr.build_graph`), with the build arguments
+            ``knowledge``, ``examples``, ``merge``, ``infer``, ``root`` and
+            ``exclude`` (only with ``sources``; ``examples`` alone also builds).
+        tag_extractor, fallback
+            Passed to :class:`sgkr.Retriever` (see
+            :func:`llama_index_sgkr.retriever_fallback` to fall back on
+            another LlamaIndex retriever).
+        similarity_top_k
+            LlamaIndex's name for ``k``; give one or the other.
+        callback_manager, verbose
+            As for any LlamaIndex retriever.
+        **options
+            Any field of :class:`sgkr.RetrieverOptions` (``k``, ``max_depth``,
+            ``max_paths``, ``callees``, ``partial``, ...); an unknown one is an error.
+
+        Returns
+        -------
+        SGKRRetriever
+
+        Raises
+        ------
+        InvalidArgumentError
+            (a ``ValueError``) naming the bad combination or option.
+        GraphFormatError, SourceError, KnowledgeFormatError
+            From loading or building the graph.
+
+        Examples
+        --------
+        >>> SGKRRetriever.from_defaults(graph_path="g.json", sources=["src"])
+        Traceback (most recent call last):
+        ...
+        sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path or sources; \
+got graph_path and sources
+        """
+        build_args: dict[str, Any] = {"knowledge": knowledge, "examples": examples,
+                                      "merge": merge, "infer": infer, "root": root,
+                                      "exclude": exclude}
+        given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
+                                          ("sources", sources)) if value is not None]
+        if sources is None and examples is not None and not given:
+            given, sources = ["sources"], ()
+        if len(given) != 1:
+            got = " and ".join(given) if given else "none"
+            raise InvalidArgumentError(
+                f"pass exactly one of graph, graph_path or sources; got {got}")
+        extra = [name for name in _BUILD_ARGS if build_args[name] is not None]
+        if sources is None and extra:
+            raise InvalidArgumentError(
+                f"{', '.join(extra)}: only with sources, not with {given[0]}")
+        if similarity_top_k is not None:
+            if "k" in options:
+                raise InvalidArgumentError("pass k or similarity_top_k, not both")
+            options["k"] = similarity_top_k
+        if graph_path is not None:
+            graph = KnowledgeGraph.load(graph_path)
+        elif sources is not None:
+            graph = build_graph(sources, **{k: v for k, v in build_args.items() if v is not None})
+        if not isinstance(graph, KnowledgeGraph):
+            raise InvalidArgumentError(
+                f"graph must be a KnowledgeGraph, got {type(graph).__name__} "
+                "(pass a graph.json path as graph_path=)")
+        core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback, **options)
+        return cls(core, callback_manager=callback_manager, verbose=verbose)
+
+    # -- persistence -----------------------------------------------------------------
+
+    def persist(self, persist_dir: str | os.PathLike[str]) -> None:
+        """Write ``graph.json`` and ``sgkr_retriever.json`` (the options) into ``persist_dir``.
+
+        JSON only, no pickle. A tag extractor or a fallback is not persisted.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from sgkr import build_graph
+        >>> r = SGKRRetriever.from_defaults(build_graph([("m.py", "x = 1\\n")]), k=5)
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     r.persist(folder)
+        ...     SGKRRetriever.from_persist_dir(folder).options.k
+        5
+        """
+        save_retriever(self._sgkr, persist_dir)
+
+    @classmethod
+    def from_persist_dir(
+        cls,
+        persist_dir: str | os.PathLike[str],
+        *,
+        tag_extractor: TagExtractor | None = None,
+        fallback: Fallback | None = None,
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+        **options: Any,
+    ) -> SGKRRetriever:
+        """Load a retriever written by :meth:`persist`; ``options`` override the stored ones.
+
+        Raises
+        ------
+        GraphFormatError
+            If a file is missing or malformed (the message names it).
+        InvalidArgumentError
+            If an option is unknown or out of range.
+
+        Examples
+        --------
+        >>> SGKRRetriever.from_persist_dir("/nonexistent")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        sgkr.errors.GraphFormatError: /nonexistent/sgkr_retriever.json: cannot read ...
+        """
+        graph, stored = load_retriever(persist_dir)
+        core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
+                         **{**stored, **options})
+        return cls(core, callback_manager=callback_manager, verbose=verbose)
+
+    # -- what it wraps -------------------------------------------------------------
+
+    @property
+    def sgkr_retriever(self) -> Retriever:
+        """The :class:`sgkr.Retriever` doing the work."""
+        return self._sgkr
+
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """The knowledge–code graph retrieved from."""
+        return self._sgkr.graph
+
+    @property
+    def options(self) -> RetrieverOptions:
+        """The retrieval options in force."""
+        return self._sgkr.options
+
+    @property
+    def similarity_top_k(self) -> int:
+        """Most nodes returned (SGKR's ``k``); settable, like a vector retriever's."""
+        return self._sgkr.options.k
+
+    @similarity_top_k.setter
+    def similarity_top_k(self, value: int) -> None:
+        self._sgkr = self._sgkr.with_options(k=value)
+
+    # -- BaseRetriever ---------------------------------------------------------------
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self._convert(self._sgkr.retrieve(query_bundle.query_str))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self._convert(await self._sgkr.aretrieve(query_bundle.query_str))
+
+    def _convert(self, result: RetrievalResult) -> list[NodeWithScore]:
+        if self._verbose:
+            how = "fallback" if result.fallback_used else "paths"
+            print_text(f"SGKR: inputs {list(result.inputs)}, outputs {list(result.outputs)}, "
+                       f"{len(result.documents)} functions ({how})\n", color="llama_blue")
+        return [to_node_with_score(doc) for doc in result.documents]

@@ -1,0 +1,312 @@
+"""``sgkr bench``: how fast SGKR builds, rebuilds, loads and answers on a code base.
+
+One run measures, on the Python files under a path (read-only: the files are
+copied to a temporary folder first, and only the copy is touched):
+
+- ``parse_only_s``: tree-sitter parsing alone, one process (the reference cost);
+- ``build_s``: a full cold build (all cores, empty cache, inferred tags);
+- ``incremental_s``: the rebuild after one file changed (cache warm);
+- ``save_s``, ``load_s``, ``graph_bytes``: graph.json written and read back;
+- ``query_p50_ms``, ``query_p99_ms``: latency of generated questions naming
+  random input and output tags of the graph (tag matching, path search and
+  ranking included);
+- ``peak_rss_mb``: the largest resident memory of this process or a worker.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "fees.py").write_text(
+...     "def average_fee(amount, rate):\\n    return scale(amount) * rate\\n"
+...     "def scale(amount):\\n    return amount / 100\\n")
+>>> report = run_bench(folder, queries=5, jobs=1)
+>>> report.files, report.functions, report.call_edges, report.queries
+(1, 2, 1, 5)
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .batch import default_jobs
+from .build import build_graph
+from .cache import ExtractCache
+from .errors import InvalidArgumentError, SourceError
+from .extract import parse_only
+from .graph import KnowledgeGraph
+from .retriever import Retriever
+from .sources import SourceFile, read_sources
+
+__all__ = ["BenchReport", "run_bench", "make_questions", "percentile", "DEFAULT_QUERIES"]
+
+DEFAULT_QUERIES = 200
+Log = Callable[[str], None]
+_PROBE = "\n\ndef _sgkr_bench_probe(value):\n    return value\n"
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    """Figures of one ``sgkr bench`` run; times in seconds unless named ``_ms``."""
+
+    path: str
+    files: int
+    lines: int
+    source_bytes: int
+    functions: int
+    call_edges: int
+    tags: int
+    jobs: int
+    parse_only_s: float
+    build_s: float
+    build_over_parse: float
+    incremental_s: float
+    incremental_over_build: float
+    incremental_parsed: int
+    save_s: float
+    load_s: float
+    graph_bytes: int
+    queries: int
+    answered: int
+    query_p50_ms: float
+    query_p99_ms: float
+    query_max_ms: float
+    peak_rss_mb: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object ``sgkr bench --json`` prints."""
+        return asdict(self)
+
+    def summary(self) -> str:
+        """A few human-readable lines."""
+        return "\n".join([
+            f"{self.path}: {self.files} files, {self.lines} lines, {self.functions} functions, "
+            f"{self.call_edges} call edges, {self.tags} tags",
+            f"parse only (1 process):  {self.parse_only_s:8.3f} s",
+            f"build, cold ({self.jobs} jobs):   {self.build_s:8.3f} s  "
+            f"({self.build_over_parse:.2f} x parse only)",
+            f"rebuild, 1 file changed: {self.incremental_s:8.3f} s  "
+            f"({100 * self.incremental_over_build:.1f} % of the build, "
+            f"{self.incremental_parsed} file(s) parsed)",
+            f"graph.json: {self.graph_bytes / 1e6:.1f} MB, save {self.save_s:.3f} s, "
+            f"load {self.load_s:.3f} s",
+            f"queries: {self.queries} ({self.answered} answered), p50 {self.query_p50_ms:.2f} ms, "
+            f"p99 {self.query_p99_ms:.2f} ms, max {self.query_max_ms:.2f} ms",
+            f"peak memory: {self.peak_rss_mb:.0f} MB",
+        ])
+
+
+def run_bench(
+    path: str | os.PathLike[str],
+    *,
+    queries: int = DEFAULT_QUERIES,
+    jobs: int | None = None,
+    exclude: Sequence[str] = (),
+    max_files: int | None = None,
+    infer: bool = True,
+    seed: int = 0,
+    log: Log | None = None,
+) -> BenchReport:
+    """Measure build, rebuild, persistence and query figures on the sources under ``path``.
+
+    Parameters
+    ----------
+    path
+        A Python file or a folder of them. It is only read.
+    queries
+        Number of generated questions whose latency is measured.
+    jobs
+        Worker processes of the builds (default: every core).
+    exclude
+        Glob patterns of files and folders to leave out.
+    max_files
+        Keep only this many files, spread evenly over the sorted paths (for
+        growth curves); default: all.
+    infer
+        Infer I/O tags from the code (needed for questions on a bare code base).
+    seed
+        Seed of the question generator.
+    log
+        Called with a line as each stage starts.
+
+    Returns
+    -------
+    BenchReport
+
+    Raises
+    ------
+    SourceError
+        If ``path`` does not exist or holds no Python source.
+    InvalidArgumentError
+        If a number is out of range.
+    """
+    if not isinstance(queries, int) or isinstance(queries, bool) or queries < 0:
+        raise InvalidArgumentError(f"queries must be a non-negative integer, got {queries!r}")
+    if max_files is not None and (not isinstance(max_files, int) or max_files < 1):
+        raise InvalidArgumentError(f"max_files must be a positive integer, got {max_files!r}")
+    source = Path(path)
+    if not source.exists():
+        raise SourceError(f"bench path does not exist: {source}")
+    say = log or (lambda _line: None)
+    base = source.resolve() if source.is_dir() else source.resolve().parent
+    files, _ = read_sources([source], root=base, exclude=exclude)
+    if max_files is not None and len(files) > max_files:
+        step = len(files) / max_files
+        files = [files[int(i * step)] for i in range(max_files)]
+    if not files:
+        raise SourceError(f"found no Python source to read in {source}")
+
+    say(f"parse only: {len(files)} files")
+    parse_s = _parse_only(files)
+    with tempfile.TemporaryDirectory(prefix="sgkr-bench-") as scratch:
+        work = Path(scratch)
+        tree = work / "src"
+        for file in files:
+            target = tree / file.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(base / file.path, target)
+        cache_dir = work / "cache"
+        say("cold build")
+        build_s, graph = _timed(lambda: build_graph(
+            [tree], root=tree, infer=infer, jobs=jobs, cache=cache_dir))
+        say("rebuild after one file changed")
+        probe = tree / _probe_file(files)
+        with probe.open("a", encoding="utf-8") as handle:
+            handle.write(_PROBE)
+        cache = ExtractCache(cache_dir)
+        incremental_s, _ = _timed(lambda: build_graph(
+            [tree], root=tree, infer=infer, jobs=jobs, cache=cache))
+        say("save and load graph.json")
+        target = work / "graph.json"
+        save_s, _ = _timed(lambda: graph.save(target))
+        load_s, loaded = _timed(lambda: KnowledgeGraph.load(target))
+        graph_bytes = target.stat().st_size
+    say(f"{queries} queries")
+    latencies, answered = _query_latencies(loaded, queries, seed)
+    stats = graph.stats()
+    return BenchReport(
+        path=str(source),
+        files=len(files),
+        lines=sum(f.text.count("\n") + (not f.text.endswith("\n")) for f in files),
+        source_bytes=sum(len(f.text.encode("utf-8", "surrogatepass")) for f in files),
+        functions=stats["functions"],
+        call_edges=sum(stats["call_edges"].values()),
+        tags=stats["tags"],
+        jobs=jobs or default_jobs(),
+        parse_only_s=_round(parse_s),
+        build_s=_round(build_s),
+        build_over_parse=_round(build_s / parse_s if parse_s else 0.0),
+        incremental_s=_round(incremental_s),
+        incremental_over_build=_round(incremental_s / build_s if build_s else 0.0),
+        incremental_parsed=cache.misses,
+        save_s=_round(save_s),
+        load_s=_round(load_s),
+        graph_bytes=graph_bytes,
+        queries=len(latencies),
+        answered=answered,
+        query_p50_ms=_round(percentile(latencies, 50) * 1000),
+        query_p99_ms=_round(percentile(latencies, 99) * 1000),
+        query_max_ms=_round(max(latencies, default=0.0) * 1000),
+        peak_rss_mb=_round(_peak_rss_mb(), 1),
+    )
+
+
+def make_questions(graph: KnowledgeGraph, count: int, *, seed: int = 0) -> list[str]:
+    """Questions naming two random input tags and one or two random output tags.
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> g = build_graph([("m.py", "def average_fee(amount, rate):\\n    return amount * rate\\n")],
+    ...                 infer=True)
+    >>> make_questions(g, 1)
+    ['Given the rate and the amount, what is the average fee?']
+    """
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise InvalidArgumentError(f"count must be a non-negative integer, got {count!r}")
+    tags = list(graph.tags())
+    inputs = [t.label for t in tags if graph.consumers(t.id)]
+    outputs = [t.label for t in tags if graph.producers(t.id)]
+    if not inputs or not outputs:
+        return []
+    rng = random.Random(seed)
+    questions: list[str] = []
+    for _ in range(count):
+        given = rng.sample(inputs, min(2, len(inputs)))
+        asked = rng.sample(outputs, min(rng.choice((1, 2)), len(outputs)))
+        questions.append(f"Given the {' and the '.join(given)}, what is the "
+                         f"{' and the '.join(asked)}?")
+    return questions
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The nearest-rank ``q``-th percentile of ``values`` (0 for none).
+
+    Examples
+    --------
+    >>> percentile([3.0, 1.0, 2.0, 4.0], 50), percentile(list(range(1, 101)), 99)
+    (2.0, 99)
+    """
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 100))
+    return ordered[min(len(ordered), int(rank)) - 1]
+
+
+def _parse_only(files: Sequence[SourceFile]) -> float:
+    started = time.perf_counter()
+    for file in files:
+        parse_only(file.text)
+    return time.perf_counter() - started
+
+
+def _timed(work: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = work()
+    return time.perf_counter() - started, result
+
+
+def _probe_file(files: Sequence[SourceFile]) -> str:
+    """A file of median size: the one the incremental rebuild finds changed."""
+    ordered = sorted(files, key=lambda f: (len(f.text), f.path))
+    return ordered[len(ordered) // 2].path
+
+
+def _query_latencies(graph: KnowledgeGraph, count: int, seed: int) -> tuple[list[float], int]:
+    questions = make_questions(graph, count, seed=seed)
+    if not questions:
+        return [], 0
+    retriever = Retriever(graph)
+    retriever.retrieve(questions[0])  # warm-up: first-use costs are not query latency
+    latencies: list[float] = []
+    answered = 0
+    for question in questions:
+        started = time.perf_counter()
+        result = retriever.retrieve(question)
+        latencies.append(time.perf_counter() - started)
+        answered += bool(result.documents)
+    return latencies, answered
+
+
+def _peak_rss_mb() -> float:
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0.0
+    scale = 1024 * 1024 if sys.platform == "darwin" else 1024
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, workers) / scale
+
+
+def _round(value: float, digits: int = 4) -> float:
+    return round(float(value), digits)

@@ -1,0 +1,51 @@
+"""``sgkr bench``: build, rebuild, load and query figures of a code base (see :mod:`sgkr.bench`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..bench import DEFAULT_QUERIES, run_bench
+from .build import _positive
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``bench`` command."""
+    p = sub.add_parser("bench", help="measure build, rebuild, load and query speed",
+                       description="Measure parse-only, cold build, incremental rebuild, "
+                                   "graph.json save/load, query latency and peak memory on "
+                                   "the Python sources under PATH (which is only read).")
+    p.add_argument("path", metavar="PATH", help="a Python file or folder")
+    p.add_argument("--queries", type=int, default=DEFAULT_QUERIES, metavar="N",
+                   help="generated questions to time (default: %(default)s)")
+    p.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                   help="processes that parse files (default: all cores)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="leave out files or folders matching GLOB (repeatable)")
+    p.add_argument("--max-files", type=_positive, default=None, metavar="N",
+                   help="use only N files spread over the sorted paths (growth curves)")
+    p.add_argument("--no-infer-tags", action="store_true",
+                   help="do not infer I/O tags (no questions can then be generated)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the question generator")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=run)
+
+
+def _log(line: str) -> None:
+    if sys.stderr.isatty():
+        print(f"bench: {line}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark and print its figures."""
+    report = run_bench(args.path, queries=args.queries, jobs=args.jobs, exclude=args.exclude,
+                       max_files=args.max_files, infer=not args.no_infer_tags, seed=args.seed,
+                       log=_log)
+    if args.json:
+        print(json.dumps(report.to_dict(), sort_keys=True))
+    else:
+        print(report.summary())
+    return 0

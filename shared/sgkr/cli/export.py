@@ -1,0 +1,73 @@
+"""``sgkr export``: a picture of the graph (HTML, Mermaid, DOT, GraphML), a question highlighted.
+
+Examples
+--------
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sorted(sub.choices)
+['export']
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import InvalidArgumentError
+from ..export import FORMATS, format_for, render_view, subgraph
+from ..graph import KnowledgeGraph
+from ..retriever import Retriever
+from .query import add_retrieval_options, retrieval_options
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``export`` command."""
+    p = sub.add_parser(
+        "export", help="draw the graph: interactive HTML, Mermaid, DOT or GraphML",
+        description="Draw the graph, or a neighbourhood of it, with the functions and paths "
+                    "retrieved for a question highlighted.")
+    p.add_argument("graph", help="graph.json made by sgkr build")
+    p.add_argument("--format", "-f", choices=FORMATS, default=None,
+                   help="default: from the --output suffix (.html .mmd .dot .gv .graphml), "
+                        "else html")
+    p.add_argument("--query", "-q", metavar="QUESTION",
+                   help="highlight what this question retrieves; fade the rest")
+    p.add_argument("--around", action="append", default=[], metavar="NAME",
+                   help="only the neighbourhood of this function or tag (repeatable)")
+    p.add_argument("--depth", type=int, default=1, metavar="N",
+                   help="neighbourhood radius in edges, for --around and --focus (default 1)")
+    p.add_argument("--focus", action="store_true",
+                   help="only what --query highlights, and its neighbours within --depth")
+    p.add_argument("--output", "-o", metavar="FILE", default="-",
+                   help="the file to write (default: standard output)")
+    add_retrieval_options(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the graph, retrieve if asked, draw, write."""
+    if args.query is not None and not args.query.strip():
+        raise InvalidArgumentError("--query: the question is empty")
+    if args.focus and args.query is None:
+        raise InvalidArgumentError("--focus needs --query")
+    if args.depth < 0:
+        raise InvalidArgumentError(f"--depth must be at least 0, got {args.depth}")
+    fmt = args.format or (format_for(args.output) if args.output != "-" else None) or "html"
+    graph = KnowledgeGraph.load(args.graph)
+    result = None
+    if args.query is not None:
+        result = Retriever(graph, **retrieval_options(args)).retrieve(args.query)
+    view = subgraph(graph, result, around=args.around, depth=args.depth, focus=args.focus)
+    text = render_view(view, fmt)
+    if args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    with open(args.output, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    marked = sum(1 for n in view.nodes if n.role is not None)
+    print(f"wrote {args.output} ({fmt}): {len(view.nodes)} nodes, {len(view.edges)} edges"
+          + (f", {marked} highlighted" if result is not None else ""), file=sys.stderr)
+    return 0

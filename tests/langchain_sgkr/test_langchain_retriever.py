@@ -1,0 +1,248 @@
+"""SGKRRetriever: the same results as sgkr.Retriever, as Documents; strict arguments."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from pydantic import ValidationError
+
+from langchain_sgkr import SGKRRetriever
+from sgkr import GraphFormatError, InvalidArgumentError, Retriever, RetrieverOptions, build_graph
+
+ROOT = Path(__file__).resolve().parents[2]
+PAYMENTS = ROOT / "examples" / "payments"
+CASE_STUDY = "What is the most expensive MCC for a transaction of 5 euros, in general?"
+NO_TAG = "How do I read a json file?"
+METADATA_KEYS = {"name", "qualnames", "file", "start_line", "end_line", "matched_tags", "path",
+                 "score"}
+
+
+@pytest.fixture
+def retriever(payments_graph: Any) -> SGKRRetriever:
+    return SGKRRetriever(graph=payments_graph)
+
+
+def test_documents_are_the_core_results_converted(payments_graph: Any) -> None:
+    docs = SGKRRetriever(graph=payments_graph, k=6).invoke(CASE_STUDY)
+    expected = Retriever(payments_graph, k=6).retrieve(CASE_STUDY).documents
+    assert len(docs) == len(expected) == 6
+    for doc, record in zip(docs, expected, strict=True):
+        assert isinstance(doc, Document)
+        assert doc.id == record.id
+        assert doc.page_content == f"{record.knowledge}\n\n{record.code}"
+        assert METADATA_KEYS <= set(doc.metadata)
+        assert doc.metadata["name"] == record.name
+        assert doc.metadata["qualnames"] == list(record.qualnames)
+        assert doc.metadata["score"] == record.score
+        assert doc.metadata["file"] == record.sources[0].file
+        assert doc.metadata["start_line"] == record.sources[0].start_line
+        assert doc.metadata["end_line"] == record.sources[0].end_line
+        assert doc.metadata["matched_tags"] == list(record.matched_tags)
+        assert doc.metadata["path"] == (list(record.paths[0]) if record.paths else [])
+        json.dumps(doc.metadata)  # plain data, storable in any vector store
+
+
+def test_page_content_is_knowledge_then_code(retriever: SGKRRetriever, payments_graph: Any) -> None:
+    doc = retriever.invoke(CASE_STUDY)[0]
+    node = payments_graph.function(doc.id)
+    assert node.knowledge and doc.page_content.startswith(node.knowledge)
+    assert doc.page_content == node.text
+
+
+def test_k_defaults_to_four_and_is_honoured_per_call(retriever: SGKRRetriever) -> None:
+    assert retriever.k == 4
+    assert len(retriever.invoke(CASE_STUDY)) == 4
+    two = retriever.invoke(CASE_STUDY, k=2)
+    assert [d.id for d in two] == [d.id for d in retriever.invoke(CASE_STUDY)][:2]
+    assert len(retriever.invoke(CASE_STUDY, k=6)) == 6
+    assert retriever.k == 4  # a per-call k changes nothing for the next call
+
+
+def test_options_are_passed_to_the_core(payments_graph: Any) -> None:
+    options = {"max_depth": 4, "reverse_calls": False, "callees": 0, "partial": "nearest",
+               "scripts": 0}
+    docs = SGKRRetriever(graph=payments_graph, k=8, **options).invoke(CASE_STUDY)
+    expected = Retriever(payments_graph, k=8, **options).retrieve(CASE_STUDY).documents
+    assert [(d.id, d.metadata["score"]) for d in docs] == [(r.id, r.score) for r in expected]
+    assert [d.id for d in docs] != [
+        d.id for d in SGKRRetriever(graph=payments_graph, k=8).invoke(CASE_STUDY)]
+
+
+def test_options_can_be_given_per_call(retriever: SGKRRetriever, payments_graph: Any) -> None:
+    docs = retriever.invoke(CASE_STUDY, k=8, callees=0, reverse_calls=False)
+    expected = Retriever(payments_graph, callees=0, reverse_calls=False).retrieve(CASE_STUDY, 8)
+    assert [d.id for d in docs] == [r.id for r in expected.documents]
+
+
+def test_without_knowledge_a_document_is_code_only(payments_graph: Any) -> None:
+    doc = SGKRRetriever(graph=payments_graph, include_knowledge=False).invoke(CASE_STUDY)[0]
+    assert doc.page_content == payments_graph.function(doc.id).code
+
+
+def test_every_core_option_is_a_field() -> None:
+    fields = SGKRRetriever.model_fields
+    for option in dataclasses.fields(RetrieverOptions):
+        assert option.name in fields, f"SGKRRetriever lacks the core option {option.name}"
+        if option.name != "k":  # LangChain's convention: k = 4
+            assert fields[option.name].default == option.default
+
+
+def test_a_question_without_tags_retrieves_nothing(retriever: SGKRRetriever) -> None:
+    assert retriever.invoke(NO_TAG) == []
+
+
+@pytest.mark.parametrize("bad", [
+    {"kk": 3},                      # misspelt field
+    {"top_k": 3},                   # another framework's name
+    {"k": 0}, {"k": "3"}, {"k": True}, {"k": 2.5},
+    {"max_depth": 0}, {"callees": -1}, {"scripts": -1},
+    {"partial": "all"}, {"reverse_calls": "yes"}, {"include_knowledge": 1},
+    {"tag_extractor": "mcc"}, {"fallback": 3},
+])
+def test_a_bad_field_is_an_error_naming_it(payments_graph: Any, bad: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError) as info:
+        SGKRRetriever(graph=payments_graph, **bad)
+    assert info.value.errors()[0]["loc"] == (next(iter(bad)),)
+
+
+def test_graph_is_required_and_must_be_a_graph() -> None:
+    with pytest.raises(ValidationError, match="graph"):
+        SGKRRetriever()  # type: ignore[call-arg]
+    with pytest.raises(ValidationError, match="KnowledgeGraph"):
+        SGKRRetriever(graph={"nodes": []})
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"kk": 2}, r"\['kk'\]"),
+    ({"k": 0}, "k must be a positive integer"),
+    ({"max_depth": 0}, "max_depth"),
+    ({"partial": "all"}, "partial"),
+])
+def test_a_bad_call_argument_is_an_error(retriever: SGKRRetriever, kwargs: dict[str, Any],
+                                        match: str) -> None:
+    with pytest.raises(InvalidArgumentError, match=match):
+        retriever.invoke(CASE_STUDY, **kwargs)
+
+
+def test_an_empty_question_is_an_error(retriever: SGKRRetriever) -> None:
+    with pytest.raises(InvalidArgumentError, match="question"):
+        retriever.invoke("  ")
+
+
+def test_langchain_call_arguments_are_accepted(retriever: SGKRRetriever) -> None:
+    assert len(retriever.invoke(CASE_STUDY, verbose=False, k=1)) == 1
+
+
+def test_assigning_a_field_reconfigures_the_retriever(retriever: SGKRRetriever) -> None:
+    retriever.k = 2
+    assert len(retriever.invoke(CASE_STUDY)) == 2
+    with pytest.raises(ValidationError):
+        retriever.k = 0
+    assert retriever.k == 2 and retriever.core.k == 2
+    retriever.include_knowledge = False
+    doc = retriever.invoke(CASE_STUDY)[0]
+    assert doc.page_content == retriever.graph.function(doc.id).code
+
+
+async def test_ainvoke_matches_invoke(retriever: SGKRRetriever) -> None:
+    sync = retriever.invoke(CASE_STUDY, k=5)
+    assert await retriever.ainvoke(CASE_STUDY, k=5) == sync
+    assert len(sync) == 5
+    with pytest.raises(InvalidArgumentError):
+        await retriever.ainvoke(CASE_STUDY, kk=5)
+
+
+def test_batch(retriever: SGKRRetriever) -> None:
+    first, second = retriever.batch([CASE_STUDY, NO_TAG])
+    assert [d.id for d in first] == [d.id for d in retriever.invoke(CASE_STUDY)]
+    assert second == []
+
+
+def test_tag_extractor_is_used(payments_graph: Any) -> None:
+    asked: list[str] = []
+
+    def extractor(question: str) -> list[str]:
+        asked.append(question)
+        return ["mcc", "transaction value"]  # labels, as an LLM extractor would answer
+
+    docs = SGKRRetriever(graph=payments_graph, tag_extractor=extractor).invoke(NO_TAG)
+    expected = Retriever(payments_graph, tag_extractor=extractor, k=4).retrieve(NO_TAG)
+    assert asked[0] == NO_TAG
+    assert docs and [d.id for d in docs] == [r.id for r in expected.documents]
+    assert {"mcc", "transaction value"} & set(docs[0].metadata["matched_tags"])
+
+
+def test_fallback_answers_a_question_without_tags(payments_graph: Any) -> None:
+    ids = sorted(f.id for f in payments_graph.functions())[:3]
+    retriever = SGKRRetriever(graph=payments_graph, fallback=lambda q, k: ids[:k])
+    assert [d.id for d in retriever.invoke(NO_TAG, k=2)] == ids[:2]
+
+
+def test_from_graph_file(payments_graph: Any, tmp_path: Path) -> None:
+    path = tmp_path / "graph.json"
+    payments_graph.save(path)
+    retriever = SGKRRetriever.from_graph_file(path, k=3, callees=0)
+    assert (retriever.k, retriever.callees) == (3, 0)
+    assert [d.id for d in retriever.invoke(CASE_STUDY)] == [
+        r.id for r in Retriever(payments_graph, k=3, callees=0).retrieve(CASE_STUDY).documents]
+    with pytest.raises(ValidationError, match="kk"):
+        SGKRRetriever.from_graph_file(path, kk=3)
+
+
+def test_from_graph_file_refuses_a_second_graph(payments_graph: Any, tmp_path: Path) -> None:
+    path = tmp_path / "graph.json"
+    payments_graph.save(path)
+    with pytest.raises(InvalidArgumentError, match="graph"):
+        SGKRRetriever.from_graph_file(path, graph=payments_graph)
+    with pytest.raises(InvalidArgumentError, match="path"):
+        SGKRRetriever.from_graph_file(None)  # type: ignore[arg-type]
+
+
+def test_from_graph_file_refuses_a_bad_file(tmp_path: Path) -> None:
+    path = tmp_path / "graph.json"
+    path.write_text('{"schema_version": 999}', encoding="utf-8")
+    with pytest.raises(GraphFormatError):
+        SGKRRetriever.from_graph_file(path)
+
+
+def test_from_sources_builds_the_graph(payments_graph: Any) -> None:
+    retriever = SGKRRetriever.from_sources(
+        [PAYMENTS / "solutions"], knowledge=PAYMENTS / "knowledge.json",
+        examples=PAYMENTS / "examples.jsonl", root=PAYMENTS, k=5)
+    assert retriever.graph.stats() == payments_graph.stats()
+    assert [d.id for d in retriever.invoke(CASE_STUDY)] == [
+        d.id for d in SGKRRetriever(graph=payments_graph, k=5).invoke(CASE_STUDY)]
+
+
+def test_from_sources_passes_build_options() -> None:
+    copies = [("a.py", "def f():\n    return 1\n"), ("b.py", "def f():\n    return 1\n")]
+    merged = SGKRRetriever.from_sources(copies)
+    apart = SGKRRetriever.from_sources(copies, merge="none")
+    assert len(list(merged.graph.functions())) == 1
+    assert len(list(apart.graph.functions())) == 2
+    assert build_graph(copies, merge="none").stats() == apart.graph.stats()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"graph": None}, "graph"),
+    ({"knowlege": "k.json"}, r"\['knowlege'\]"),
+])
+def test_from_sources_refuses_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(InvalidArgumentError, match=match):
+        SGKRRetriever.from_sources([("a.py", "def f():\n    return 1\n")], **kwargs)
+
+
+
+def test_export_draws_the_last_retrieval() -> None:
+    retriever = SGKRRetriever.from_sources(
+        [PAYMENTS / "solutions"], knowledge=PAYMENTS / "knowledge.json",
+        examples=PAYMENTS / "examples.jsonl", root=PAYMENTS, k=3)
+    assert 'role="retrieved"' not in retriever.export("dot")
+    docs = retriever.invoke("What is the fee ID or IDs that apply to account_type = D and aci = F?")
+    drawn = [line for line in retriever.export("dot").splitlines() if 'role="retrieved"' in line]
+    assert sorted(line.split('"')[1] for line in drawn) == sorted(d.id for d in docs)

@@ -1,0 +1,303 @@
+"""llama_index_sgkr.SGKRRetriever: construction, retrieval, persistence, async, events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from llama_index.core.callbacks import CallbackManager, CBEventType, LlamaDebugHandler
+from llama_index.core.callbacks.schema import EventPayload
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
+from llama_index.core.instrumentation.events.retrieval import (
+    RetrievalEndEvent,
+    RetrievalStartEvent,
+)
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+from llama_index_sgkr import GRAPH_FILENAME, OPTIONS_FILENAME, SGKRRetriever
+from sgkr import GraphFormatError, InvalidArgumentError, Retriever
+
+PAYMENTS = Path(__file__).resolve().parents[2] / "examples" / "payments"
+
+
+def ids(hits: list[NodeWithScore]) -> list[str]:
+    return [h.node.node_id for h in hits]
+
+
+def test_class() -> None:
+    names_of_base_classes = [b.__name__ for b in SGKRRetriever.__mro__]
+    assert BaseRetriever.__name__ in names_of_base_classes
+
+
+def test_retrieve_converts_the_core_result(retriever, payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
+    hits = retriever.retrieve(case_question)
+    core = Retriever(payments_graph, k=6).retrieve(case_question)
+    assert len(hits) == 6
+    assert ids(hits) == [d.id for d in core.documents]
+    assert [h.score for h in hits] == [d.score for d in core.documents]
+    assert all(0.0 < (h.score or 0.0) <= 1.0 for h in hits)
+    for hit, doc in zip(hits, core.documents, strict=True):
+        assert isinstance(hit.node, TextNode)
+        assert hit.node.text == doc.text
+        assert hit.node.metadata["name"] == doc.name
+        assert hit.node.metadata["matched_tags"] == list(doc.matched_tags)
+        assert hit.node.metadata["file"] == doc.sources[0].file
+    # the functions on the path carry the tags and the path that reached them
+    top = hits[0].node.metadata
+    assert top["matched_tags"] and top["path"][0].startswith("tag:")
+    assert hits[0].node.node_id in top["path"]
+
+
+def test_query_bundle_and_string_give_the_same(retriever, case_question) -> None:  # type: ignore[no-untyped-def]
+    assert ids(retriever.retrieve(QueryBundle(case_question))) == ids(
+        retriever.retrieve(case_question))
+
+
+@pytest.mark.parametrize("k", [1, 3, 6])
+def test_k_bounds_the_result(payments_graph, case_question, k: int) -> None:  # type: ignore[no-untyped-def]
+    hits = SGKRRetriever.from_defaults(payments_graph, k=k).retrieve(case_question)
+    assert len(hits) == k
+    longer = SGKRRetriever.from_defaults(payments_graph, k=8).retrieve(case_question)
+    assert ids(hits) == ids(longer)[:k]
+
+
+def test_k_larger_than_the_result(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
+    everything = Retriever(payments_graph, k=10_000).retrieve(case_question).documents
+    hits = SGKRRetriever.from_defaults(payments_graph, k=10_000).retrieve(case_question)
+    assert 0 < len(hits) == len(everything) < payments_graph.stats()["functions"]
+    assert len(set(ids(hits))) == len(hits)
+
+
+def test_similarity_top_k_is_k(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
+    r = SGKRRetriever.from_defaults(payments_graph, similarity_top_k=2)
+    assert r.similarity_top_k == r.options.k == 2
+    assert len(r.retrieve(case_question)) == 2
+    r.similarity_top_k = 4
+    assert r.options.k == 4 and len(r.retrieve(case_question)) == 4
+    with pytest.raises(InvalidArgumentError, match="k must be"):
+        r.similarity_top_k = 0
+
+
+def test_no_tags_retrieve_nothing(retriever, no_tag_question) -> None:  # type: ignore[no-untyped-def]
+    assert retriever.retrieve(no_tag_question) == []
+    assert retriever.retrieve("What is the capital of France?") == []
+
+
+def test_empty_question_is_an_error(retriever) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="question"):
+        retriever.retrieve("  ")
+
+
+def test_options_pass_through(payments_graph) -> None:  # type: ignore[no-untyped-def]
+    r = SGKRRetriever.from_defaults(payments_graph, k=3, max_depth=4, callees=0,
+                                    partial="nearest", reverse_calls=False,
+                                    include_knowledge=False)
+    given = {"k": 3, "max_depth": 4, "callees": 0, "partial": "nearest",
+             "reverse_calls": False, "include_knowledge": False}
+    assert {key: r.options.to_dict()[key] for key in given} == given
+    assert r.options == Retriever(payments_graph, **given).options
+    assert r.graph is payments_graph and r.sgkr_retriever.graph is payments_graph
+
+
+def test_include_knowledge_false_gives_code_only(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
+    hits = SGKRRetriever.from_defaults(payments_graph, include_knowledge=False).retrieve(
+        case_question)
+    assert hits
+    for hit in hits:
+        assert hit.node.text == payments_graph.function(hit.node.node_id).code
+
+
+@pytest.fixture(scope="module")
+def built() -> SGKRRetriever:
+    """A retriever built from the payments sources by from_defaults (a second build)."""
+    return SGKRRetriever.from_defaults(
+        sources=[PAYMENTS / "solutions"], knowledge=PAYMENTS / "knowledge.json",
+        examples=PAYMENTS / "examples.jsonl", root=PAYMENTS, k=6)
+
+
+def test_three_ways_to_build_agree(built, payments_graph, case_question, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "graph.json"
+    payments_graph.save(path)
+    loaded = SGKRRetriever.from_defaults(graph_path=path, k=6)
+    given = SGKRRetriever.from_defaults(payments_graph, k=6)
+    expected = [(h.node.node_id, h.score, h.node.text) for h in given.retrieve(case_question)]
+    for r in (built, loaded):
+        assert [(h.node.node_id, h.score, h.node.text)
+                for h in r.retrieve(case_question)] == expected
+
+
+def test_ids_are_stable_across_two_builds(built, payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
+    first, second = built, SGKRRetriever.from_defaults(payments_graph, k=6)
+    assert first.graph is not second.graph
+    assert ids(first.retrieve(case_question)) == ids(second.retrieve(case_question))
+    assert sorted(f.id for f in first.graph.functions()) == sorted(
+        f.id for f in second.graph.functions())
+    assert [h.node.hash for h in first.retrieve(case_question)] == [
+        h.node.hash for h in second.retrieve(case_question)]
+
+
+def test_examples_alone_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    examples = tmp_path / "examples.jsonl"
+    examples.write_text(json.dumps({
+        "id": "1", "question": "What is the average fee?",
+        "code": "def average_fee(rules):\n    return sum(rules) / len(rules)\n",
+        "inputs": [], "outputs": ["average fee"]}) + "\n", encoding="utf-8")
+    r = SGKRRetriever.from_defaults(examples=examples)
+    assert [h.node.metadata["name"] for h in r.retrieve("the average fee?")] == ["average_fee"]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({}, "exactly one of graph, graph_path or sources; got none"),
+    ({"graph_path": "g.json", "sources": ["src"]}, "got graph_path and sources"),
+    ({"graph": "G", "graph_path": "g.json"}, "got graph and graph_path"),
+    ({"graph_path": "g.json", "knowledge": "k.json"},
+     "knowledge: only with sources, not with graph_path"),
+    ({"graph_path": "g.json", "examples": "e.jsonl", "merge": "name"},
+     "examples, merge: only with sources, not with graph_path"),
+    ({"graph": "graph.json"}, "graph must be a KnowledgeGraph, got str"),
+    ({"graph": "G", "k": 3, "similarity_top_k": 3}, "k or similarity_top_k, not both"),
+    ({"graph": "G", "top_k": 3}, "unknown retriever option.*top_k"),
+    ({"graph": "G", "k": 0}, "k must be an integer of at least 1"),
+    ({"graph": "G", "partial": "all"}, "partial must be one of"),
+])
+def test_bad_combinations_name_the_problem(payments_graph, kwargs, message) -> None:  # type: ignore[no-untyped-def]
+    if kwargs.get("graph") == "G":
+        kwargs = {**kwargs, "graph": payments_graph}
+    with pytest.raises(ValueError, match=message):
+        SGKRRetriever.from_defaults(**kwargs)
+
+
+def test_constructor_wants_an_sgkr_retriever(payments_graph) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InvalidArgumentError, match="sgkr.Retriever, got KnowledgeGraph"):
+        SGKRRetriever(payments_graph)
+    r = SGKRRetriever(Retriever(payments_graph, k=2))
+    assert r.similarity_top_k == 2
+
+
+# -- persistence -------------------------------------------------------------------------
+
+
+def test_persist_round_trip(payments_graph, case_question, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    r = SGKRRetriever.from_defaults(payments_graph, k=5, callees=1, partial="nearest",
+                                    max_paths=40)
+    r.persist(tmp_path / "store")
+    files = sorted(p.name for p in (tmp_path / "store").iterdir())
+    assert files == sorted([GRAPH_FILENAME, OPTIONS_FILENAME])
+    for name in files:  # JSON, nothing pickled
+        json.loads((tmp_path / "store" / name).read_text(encoding="utf-8"))
+    back = SGKRRetriever.from_persist_dir(tmp_path / "store")
+    assert back.options == r.options
+    assert back.graph.to_dict() == payments_graph.to_dict()
+    before, after = r.retrieve(case_question), back.retrieve(case_question)
+    assert [(h.node.node_id, h.score, h.node.text, h.node.metadata) for h in after] == [
+        (h.node.node_id, h.score, h.node.text, h.node.metadata) for h in before]
+    assert SGKRRetriever.from_persist_dir(str(tmp_path / "store"), k=2).options.k == 2
+
+
+def test_persist_into_an_existing_folder_overwrites(payments_graph, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    SGKRRetriever.from_defaults(payments_graph, k=5).persist(tmp_path)
+    SGKRRetriever.from_defaults(payments_graph, k=7).persist(tmp_path)
+    assert SGKRRetriever.from_persist_dir(tmp_path).options.k == 7
+
+
+@pytest.mark.parametrize(("options_text", "message"), [
+    (None, "sgkr_retriever.json: cannot read"),
+    ("{not json", "not a valid JSON options file"),
+    ('{"schema_version": 2, "options": {}}', "unsupported schema_version 2"),
+    ('{"schema_version": 1}', "an 'options' object"),
+    ('{"schema_version": 1, "options": {"top_k": 3}}', "unknown retriever option"),
+    ('{"schema_version": 1, "options": {"k": -1}}', "k must be an integer"),
+])
+def test_bad_persist_dir_names_the_file(payments_graph, tmp_path, options_text,  # type: ignore[no-untyped-def]
+                                        message) -> None:
+    SGKRRetriever.from_defaults(payments_graph).persist(tmp_path)
+    options = tmp_path / OPTIONS_FILENAME
+    if options_text is None:
+        options.unlink()
+    else:
+        options.write_text(options_text, encoding="utf-8")
+    with pytest.raises(GraphFormatError, match=message) as info:
+        SGKRRetriever.from_persist_dir(tmp_path)
+    assert str(options) in str(info.value)
+
+
+def test_missing_or_broken_graph_is_refused(payments_graph, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    SGKRRetriever.from_defaults(payments_graph).persist(tmp_path)
+    graph = tmp_path / GRAPH_FILENAME
+    graph.write_text(graph.read_text(encoding="utf-8")[:200], encoding="utf-8")
+    with pytest.raises(GraphFormatError, match="graph.json"):
+        SGKRRetriever.from_persist_dir(tmp_path)
+    graph.unlink()
+    with pytest.raises(GraphFormatError, match="graph.json"):
+        SGKRRetriever.from_persist_dir(tmp_path)
+
+
+def test_persist_wants_a_path(retriever) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InvalidArgumentError, match="persist_dir"):
+        retriever.persist(None)
+
+
+# -- async, callbacks and instrumentation --------------------------------------------------
+
+
+async def test_async_matches_sync(retriever, case_question, no_tag_question) -> None:  # type: ignore[no-untyped-def]
+    sync = retriever.retrieve(case_question)
+    first, second, empty = await asyncio.gather(
+        retriever.aretrieve(case_question), retriever.aretrieve(QueryBundle(case_question)),
+        retriever.aretrieve(no_tag_question))
+    expected = [(h.node.node_id, h.score) for h in sync]
+    assert [(h.node.node_id, h.score) for h in first] == expected
+    assert [(h.node.node_id, h.score) for h in second] == expected
+    assert empty == []
+
+
+def test_callback_events_fire(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
+    debug = LlamaDebugHandler()
+    r = SGKRRetriever.from_defaults(payments_graph, k=4,
+                                    callback_manager=CallbackManager([debug]))
+    hits = r.retrieve(case_question)
+    pairs = debug.get_event_pairs(CBEventType.RETRIEVE)
+    assert len(pairs) == 1
+    start, end = pairs[0]
+    assert start.payload[EventPayload.QUERY_STR] == case_question
+    assert ids(end.payload[EventPayload.NODES]) == ids(hits)
+
+
+class _Recorder(BaseEventHandler):
+    events: list[BaseEvent] = []
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "Recorder"
+
+    def handle(self, event: BaseEvent, **kwargs: object) -> None:
+        self.events.append(event)
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+def test_instrumentation_events_fire(retriever, case_question, use_async: bool) -> None:  # type: ignore[no-untyped-def]
+    recorder = _Recorder(events=[])
+    root = get_dispatcher()
+    root.add_event_handler(recorder)
+    try:
+        if use_async:
+            hits = asyncio.run(retriever.aretrieve(case_question))
+        else:
+            hits = retriever.retrieve(case_question)
+    finally:
+        root.event_handlers.remove(recorder)
+    kinds = [type(e) for e in recorder.events]
+    assert RetrievalStartEvent in kinds and RetrievalEndEvent in kinds
+    end = next(e for e in recorder.events if isinstance(e, RetrievalEndEvent))
+    assert ids(end.nodes) == ids(hits)
+
+
+def test_verbose_prints_the_tags(payments_graph, case_question, capsys) -> None:  # type: ignore[no-untyped-def]
+    SGKRRetriever.from_defaults(payments_graph, k=2, verbose=True).retrieve(case_question)
+    out = capsys.readouterr().out
+    assert "SGKR: inputs [" in out and "2 functions (paths)" in out

@@ -1,0 +1,98 @@
+"""``sgkr bench``: it runs, reports every figure, and leaves the measured sources alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sgkr import build_graph
+from sgkr.bench import make_questions, percentile, run_bench
+from sgkr.cli import main
+from sgkr.errors import InvalidArgumentError, SourceError
+
+REQUIRED = ("files", "lines", "functions", "call_edges", "parse_only_s", "build_s",
+            "build_over_parse", "incremental_s", "load_s", "query_p50_ms", "query_p99_ms",
+            "peak_rss_mb")
+
+
+def _code(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(3):
+        (root / f"m{i}.py").write_text(
+            f"def compute_total_fee_{i}(amount, rate):\n    return scale_{i}(amount) * rate\n"
+            f"def scale_{i}(amount):\n    return amount / 100\n", encoding="utf-8")
+    return root
+
+
+def test_run_bench_reports_every_figure_and_leaves_sources_untouched(tmp_path: Path) -> None:
+    src = _code(tmp_path)
+    before = {p.name: p.read_bytes() for p in src.iterdir()}
+    report = run_bench(src, queries=20, jobs=1)
+    assert {p.name: p.read_bytes() for p in src.iterdir()} == before
+    assert (report.files, report.lines, report.functions, report.call_edges) == (3, 12, 6, 3)
+    assert report.queries == 20 and report.answered == 20
+    assert report.incremental_parsed == 1
+    assert report.graph_bytes > 0 and report.peak_rss_mb > 0
+    assert 0 < report.query_p50_ms <= report.query_p99_ms <= report.query_max_ms
+    assert all(v >= 0 for v in (report.parse_only_s, report.build_s, report.load_s))
+    assert "rebuild, 1 file changed" in report.summary()
+
+
+def test_cli_bench_json_has_the_required_keys(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    src = _code(tmp_path / "src")
+    code = main(["bench", str(src), "--queries", "5", "--jobs", "2", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert set(REQUIRED) <= set(data)
+    assert data["files"] == 3 and data["queries"] == 5
+
+
+def test_max_files_and_no_questions_without_tags(tmp_path: Path) -> None:
+    report = run_bench(_code(tmp_path), queries=4, jobs=1, max_files=2, infer=False)
+    assert report.files == 2
+    assert (report.queries, report.query_p99_ms) == (0, 0.0)
+
+
+def test_bad_input_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(InvalidArgumentError, match="queries"):
+        run_bench(tmp_path, queries=-1)
+    with pytest.raises(SourceError, match="no Python"):
+        run_bench(tmp_path)
+    assert main(["bench", str(tmp_path / "missing")]) == 3
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_questions_name_input_and_output_tags() -> None:
+    graph = build_graph([("m.py", "def average_fee(amount, rate):\n    return amount * rate\n")],
+                        infer=True)
+    questions = make_questions(graph, 3, seed=1)
+    assert len(questions) == 3
+    assert all("average fee" in q and "amount" in q and "rate" in q for q in questions)
+    assert make_questions(build_graph([("m.py", "x = 1\n")]), 3) == []
+
+
+def test_percentile_nearest_rank() -> None:
+    assert percentile([], 99) == 0.0
+    assert percentile([5.0], 99) == 5.0
+    assert percentile([float(i) for i in range(1, 1001)], 99) == 990.0
+
+
+def test_cli_build_uses_jobs_and_a_cache_next_to_the_output(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = _code(tmp_path / "src")
+    out = tmp_path / "out" / "graph.json"
+    assert main(["build", str(src), "-o", str(out), "--jobs", "2", "--quiet"]) == 0
+    assert len(list((tmp_path / "out" / ".sgkr-cache").glob("*/*.json"))) == 3
+    other = tmp_path / "c2"
+    assert main(["build", str(src), "-o", str(out), "--cache", str(other), "--quiet"]) == 0
+    assert len(list(other.glob("*/*.json"))) == 3
+    plain = tmp_path / "plain" / "graph.json"
+    assert main(["build", str(src), "-o", str(plain), "--no-cache", "--quiet"]) == 0
+    assert not (tmp_path / "plain" / ".sgkr-cache").exists()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["build", str(src), "--jobs", "0"])
+    assert exit_info.value.code == 2
+    assert "positive integer" in capsys.readouterr().err
