@@ -100,7 +100,8 @@ def graph_documents(graph: KnowledgeGraph, *, include_knowledge: bool = True) ->
     graph
         The knowledge–code graph.
     include_knowledge
-        Put each function's knowledge before its code (off: code only).
+        Put each function's knowledge before its code (off: code only, less
+        the docstring that carried the knowledge).
 
     Raises
     ------

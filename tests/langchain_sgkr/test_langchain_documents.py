@@ -18,6 +18,7 @@ from langchain_sgkr import (
     to_documents,
 )
 from sgkr import InvalidArgumentError, RetrievedFunction, Retriever, SourceSpan
+from sgkr.text import without_docstring
 
 RECORD = RetrievedFunction(
     id="fn:calculate_fee", name="calculate_fee", qualnames=("a.calculate_fee", "b.calculate_fee"),
@@ -83,7 +84,10 @@ def test_graph_documents_match_retrieved_ones(payments_graph: Any) -> None:
 
 def test_graph_documents_code_only(payments_graph: Any) -> None:
     docs = graph_documents(payments_graph, include_knowledge=False)
-    assert all(d.page_content == payments_graph.function(d.id).code for d in docs)
+    for doc in docs:
+        node = payments_graph.function(doc.id)
+        assert doc.page_content == without_docstring(node.code, node.knowledge)
+        assert not node.knowledge or node.knowledge not in doc.page_content
 
 
 def test_graph_documents_validate_input(payments_graph: Any) -> None:
