@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from langchain_sgkr import SGKRRetriever
 from sgkr import GraphFormatError, InvalidArgumentError, Retriever, RetrieverOptions, build_graph
+from sgkr.text import without_docstring
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYMENTS = ROOT / "examples" / "payments"
@@ -80,8 +81,9 @@ def test_options_can_be_given_per_call(retriever: SGKRRetriever, payments_graph:
 
 
 def test_without_knowledge_a_document_is_code_only(payments_graph: Any) -> None:
-    doc = SGKRRetriever(graph=payments_graph, include_knowledge=False).invoke(CASE_STUDY)[0]
-    assert doc.page_content == payments_graph.function(doc.id).code
+    for doc in SGKRRetriever(graph=payments_graph, include_knowledge=False).invoke(CASE_STUDY):
+        node = payments_graph.function(doc.id)
+        assert doc.page_content == without_docstring(node.code, node.knowledge)
 
 
 def test_every_core_option_is_a_field() -> None:
@@ -146,7 +148,8 @@ def test_assigning_a_field_reconfigures_the_retriever(retriever: SGKRRetriever) 
     assert retriever.k == 2 and retriever.core.k == 2
     retriever.include_knowledge = False
     doc = retriever.invoke(CASE_STUDY)[0]
-    assert doc.page_content == retriever.graph.function(doc.id).code
+    node = retriever.graph.function(doc.id)
+    assert doc.page_content == without_docstring(node.code, node.knowledge)
 
 
 async def test_ainvoke_matches_invoke(retriever: SGKRRetriever) -> None:

@@ -21,6 +21,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from llama_index_sgkr import GRAPH_FILENAME, OPTIONS_FILENAME, SGKRRetriever
 from sgkr import GraphFormatError, InvalidArgumentError, Retriever
+from sgkr.text import without_docstring
 
 PAYMENTS = Path(__file__).resolve().parents[2] / "examples" / "payments"
 
@@ -109,7 +110,8 @@ def test_include_knowledge_false_gives_code_only(payments_graph, case_question) 
         case_question)
     assert hits
     for hit in hits:
-        assert hit.node.text == payments_graph.function(hit.node.node_id).code
+        node = payments_graph.function(hit.node.node_id)
+        assert hit.node.text == without_docstring(node.code, node.knowledge)
 
 
 @pytest.fixture(scope="module")
