@@ -31,6 +31,7 @@ from llama_index.core.utils import print_text
 
 from sgkr.build import build_graph
 from sgkr.errors import InvalidArgumentError
+from sgkr.export import render
 from sgkr.graph import KnowledgeGraph
 from sgkr.knowledge import Example, Sidecar
 from sgkr.records import RetrievalResult
@@ -90,6 +91,7 @@ class SGKRRetriever(BaseRetriever):
             raise InvalidArgumentError(
                 f"retriever must be an sgkr.Retriever, got {type(retriever).__name__}")
         self._sgkr = retriever
+        self._last: RetrievalResult | None = None
         super().__init__(callback_manager=callback_manager, object_map=object_map,
                          objects=objects, verbose=verbose)
 
@@ -272,7 +274,22 @@ got graph_path and sources
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self._convert(await self._sgkr.aretrieve(query_bundle.query_str))
 
+    def export(self, format: str = "html", **options: Any) -> str:
+        """The picture of the last retrieval (before any: the whole graph).
+
+        ``format`` and ``options`` are those of :func:`sgkr.export.render`.
+
+        Examples
+        --------
+        >>> from sgkr import build_graph
+        >>> r = SGKRRetriever.from_defaults(build_graph([("m.py", "def f():\\n    return 1\\n")]))
+        >>> r.export("mermaid").splitlines()[0]
+        'flowchart TD'
+        """
+        return render(self.graph, self._last, format, **options)
+
     def _convert(self, result: RetrievalResult) -> list[NodeWithScore]:
+        self._last = result
         if self._verbose:
             how = "fallback" if result.fallback_used else "paths"
             print_text(f"SGKR: inputs {list(result.inputs)}, outputs {list(result.outputs)}, "

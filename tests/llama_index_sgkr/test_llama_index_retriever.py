@@ -303,3 +303,11 @@ def test_verbose_prints_the_tags(payments_graph, case_question, capsys) -> None:
     SGKRRetriever.from_defaults(payments_graph, k=2, verbose=True).retrieve(case_question)
     out = capsys.readouterr().out
     assert "SGKR: inputs [" in out and "2 functions (paths)" in out
+
+
+def test_export_draws_the_last_retrieval(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
+    retriever = SGKRRetriever.from_defaults(payments_graph, k=3)
+    assert 'role="retrieved"' not in retriever.export("dot")
+    hits = retriever.retrieve(case_question)
+    drawn = [line for line in retriever.export("dot").splitlines() if 'role="retrieved"' in line]
+    assert sorted(line.split('"')[1] for line in drawn) == sorted(h.node.node_id for h in hits)
