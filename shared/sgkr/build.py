@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -342,7 +341,3 @@ def _known_tag(graph: KnowledgeGraph, label: str, known: dict[str, str]) -> str:
         found = known[label] = _tag(graph, label)
     return found
 
-
-def edge_counts(graph: KnowledgeGraph) -> Counter[str]:
-    """Call edges by resolution (used by reports)."""
-    return Counter(e.resolution or "" for e in graph.edges() if e.type == "calls")

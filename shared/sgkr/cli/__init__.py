@@ -27,7 +27,7 @@ from ..errors import (
     SGKRError,
     SourceError,
 )
-from . import build, demo, inspect, query
+from . import bench, build, demo, evaluate, export, inspect, query
 
 __all__ = ["main", "EXIT_CODES"]
 
@@ -40,7 +40,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     NodeNotFoundError: 7,
     SGKRError: 1,
 }
-_COMMANDS = (build, query, inspect, demo)
+_COMMANDS = (build, query, inspect, export, demo, evaluate, bench)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,20 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.required = True
     for command in _COMMANDS:
         command.register(sub)
-    _register_optional(sub)
     return parser
-
-
-def _register_optional(sub: argparse._SubParsersAction[_Parser]) -> None:
-    """Commands of other modules of the package, registered when present."""
-    import importlib
-
-    for name in ("export", "evaluate", "bench"):
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ImportError:
-            continue
-        module.register(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
