@@ -97,3 +97,16 @@ def test_bad_arguments_are_refused() -> None:
         extract_module("", "x = 1")
     with pytest.raises(InvalidArgumentError, match="m.py"):
         extract_module("m.py", b"x = 1")  # type: ignore[arg-type]
+
+
+def test_dedent_is_textwrap_dedent() -> None:
+    import random
+    import textwrap
+
+    from sgkr.extract import _dedent
+
+    rng = random.Random(7)
+    pieces = [" ", "\t", "\n", "x", "\r", "\x0c", "    ", "\n    ", "\n\t", "\n  y"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert _dedent(text) == textwrap.dedent(text), repr(text)

@@ -101,3 +101,116 @@ def test_errors() -> None:
         find_paths(g, ["tag:nope"], ["tag:in"])
     with pytest.raises(InvalidArgumentError, match="positive"):
         find_paths(g, ["tag:in"], ["tag:in"], max_depth=0)
+
+
+# -- the shared-tree search is the per-pair search it replaced ------------------------
+
+
+def _reference_paths(graph: KnowledgeGraph, pairs: list[tuple[str, str]], mode: str,
+                     max_depth: int, max_paths: int) -> list[tuple[str, ...]]:
+    """The search as first written: one bidirectional BFS per pair, parents kept eagerly."""
+    g = graph.nx
+
+    def moves(node: str, backward: bool) -> list[str]:
+        if mode == "any":
+            return sorted(set(g.succ[node]) | set(g.pred[node]))
+        succ, pred = (g.pred, g.succ) if backward else (g.succ, g.pred)
+        following = set(succ[node])
+        if mode == "reverse":
+            following.update(n for n, d in pred[node].items() if d["type"] == "calls")
+        return sorted(following)
+
+    def layer(front: list[str], backward: bool, dist: dict[str, int],
+              parents: dict[str, list[str]]) -> list[str]:
+        depth, out = dist[front[0]] + 1, []
+        for node in front:
+            for nxt in moves(node, backward):
+                if nxt not in dist:
+                    dist[nxt], parents[nxt] = depth, [node]
+                    out.append(nxt)
+                elif dist[nxt] == depth:
+                    parents[nxt].append(node)
+        return out
+
+    def walk(start: str, parents: dict[str, list[str]]) -> list[tuple[str, ...]]:
+        out: list[tuple[str, ...]] = []
+        stack = [(start, (start,))]
+        while stack and len(out) < max_paths:
+            node, path = stack.pop()
+            if not parents[node]:
+                out.append(path)
+                continue
+            stack.extend((p, path + (p,)) for p in reversed(parents[node]))
+        return out
+
+    found: set[tuple[str, ...]] = set()
+    for s, t in pairs:
+        fpar: dict[str, list[str]] = {s: []}
+        bpar: dict[str, list[str]] = {t: []}
+        fdist, bdist, ff, bf, meet = {s: 0}, {t: 0}, [s], [t], []
+        while ff and bf and fdist[ff[0]] + bdist[bf[0]] < max_depth:
+            if len(ff) <= len(bf):
+                ff = layer(ff, False, fdist, fpar)
+                meet = [n for n in ff if n in bdist]
+            else:
+                bf = layer(bf, True, bdist, bpar)
+                meet = [n for n in bf if n in fdist]
+            if meet:
+                break
+        if not meet:
+            continue
+        best = min(fdist[n] + bdist[n] for n in meet)
+        paths: list[tuple[str, ...]] = []
+        for middle in sorted(n for n in meet if fdist[n] + bdist[n] == best):
+            for head in walk(middle, fpar):
+                for tail in walk(middle, bpar):
+                    if len(paths) < max_paths:
+                        paths.append(tuple(reversed(head)) + tail[1:])
+        found.update(paths)
+    return sorted(found, key=lambda p: (len(p), p))[:max_paths]
+
+
+def _random_graph(seed: int) -> KnowledgeGraph:
+    """Layers of functions with many equal-length paths, some back calls, tags at all depths."""
+    import random
+
+    rng = random.Random(seed)
+    layers = [[f"f{rng.randrange(10**6)}x{d}{i}" for i in range(7)] for d in range(5)]
+    calls = [(a, b) for upper, lower in zip(layers, layers[1:], strict=False) for a in upper
+             for b in rng.sample(lower, 3)]
+    every = [f for layer in layers for f in layer]
+    calls += [(rng.choice(every), rng.choice(every)) for _ in range(4)]
+    consumes = [(f"t{rng.randrange(3)}", rng.choice(layers[0] + layers[1])) for _ in range(6)]
+    produces = [(rng.choice(layers[-1]), f"t{rng.randrange(3, 6)}") for _ in range(6)]
+    return make([c for c in calls if c[0] != c[1]], consumes, produces)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_search_matches_the_per_pair_reference(seed: int) -> None:
+    from sgkr.search import SearchIndex
+
+    g = _random_graph(seed)
+    index = SearchIndex(g)
+    tags = sorted(t.id for t in g.tags())
+    inputs, outputs = tags[:3], tags[3:]
+    pairs = [(s, t) for s in inputs for t in outputs]
+    for depth, limit in ((8, 32), (4, 4), (6, 2), (8, 1)):
+        for reverse in (True, False):
+            expected = _reference_paths(g, pairs, "reverse" if reverse else "forward",
+                                        depth, limit)
+            assert find_paths(g, inputs, outputs, max_depth=depth, max_paths=limit,
+                              reverse_calls=reverse, index=index) == expected
+        every = [(a, b) for i, a in enumerate(tags) for b in tags[i + 1:]]
+        assert connect_paths(g, tags, max_depth=depth, max_paths=limit,
+                             index=index) == _reference_paths(g, every, "any", depth, limit)
+
+
+def test_search_index_of_another_graph_is_not_used() -> None:
+    from sgkr.search import SearchIndex
+
+    g = make([("a", "b")], [("in", "a")], [("b", "out")])
+    other = SearchIndex(make([("a", "c")], [("in", "a")], [("c", "out")]))
+    assert find_paths(g, ["tag:in"], ["tag:out"], index=other) == [
+        ("tag:in", "fn:a", "fn:b", "tag:out")]
+    with pytest.raises(InvalidArgumentError, match="direction"):
+        other.moves("sideways")

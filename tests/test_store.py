@@ -130,3 +130,36 @@ def test_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         KnowledgeGraph.from_dict(_valid()).save(path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
+
+
+def test_fast_and_careful_loading_make_the_same_graph(payments_graph: KnowledgeGraph) -> None:
+    from sgkr.store import _checked_rows, _fast_rows
+
+    data = payments_graph.to_dict()
+    fast = _fast_rows(data["nodes"], data["edges"])
+    assert fast is not None
+    assert fast == _checked_rows(data["nodes"], data["edges"], "g")
+    assert KnowledgeGraph.from_dict(data).to_dict() == data
+
+
+def test_what_the_fast_pass_declines_still_loads_when_valid() -> None:
+    data = _valid()
+    data["edges"][0]["resolution"] = None  # valid, but not the form SGKR writes
+    data["nodes"][1]["note"] = "extra keys are ignored"
+    graph = KnowledgeGraph.from_dict(data)
+    assert [(e.source, e.target, e.resolution) for e in graph.edges()] == [
+        ("tag:x", "fn:f", None)]
+
+
+def test_saved_file_is_compact_one_item_a_line(tmp_path: Path) -> None:
+    graph = _mini()
+    graph.save(tmp_path / "g.json")
+    text = (tmp_path / "g.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    lines = text.splitlines()
+    assert len(lines) == len(data["nodes"]) + len(data["edges"]) + 5
+    assert json.loads(lines[2].rstrip(",")) == data["nodes"][0]
+    assert ": " not in lines[0] and text.endswith("]}\n")
+    empty = KnowledgeGraph()
+    empty.save(tmp_path / "empty.json")
+    assert KnowledgeGraph.load(tmp_path / "empty.json").to_dict() == empty.to_dict()

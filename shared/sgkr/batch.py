@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from .cache import ExtractCache, cache_key, write_entry
 from .errors import InvalidArgumentError
 from .extract import extract_module
+from .gcpause import paused_gc
 from .records import ModuleExtract
 
 __all__ = ["extract_files", "ExtractStats", "default_jobs", "MIN_PARALLEL_FILES"]
@@ -152,7 +153,8 @@ def _parallel(files: Sequence[tuple[str, str]], keys: list[str | None], todo: li
 def _extract_batch(items: list[tuple[tuple[str, str], str | None]],
                    folder: str | None) -> list[ModuleExtract]:
     """Worker: extract a batch of files and write their cache entries."""
-    return [_extract_one(file, key, folder) for file, key in items]
+    with paused_gc():
+        return [_extract_one(file, key, folder) for file, key in items]
 
 
 def _extract_one(file: tuple[str, str], key: str | None, folder: str | None) -> ModuleExtract:

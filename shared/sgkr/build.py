@@ -24,6 +24,7 @@ from . import __version__
 from .batch import extract_files
 from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
+from .gcpause import paused_gc
 from .graph import KnowledgeGraph, tag_id
 from .knowledge import (
     Example,
@@ -109,6 +110,24 @@ def build_graph(
     InvalidArgumentError
         An unknown merge policy or a wrong argument type.
     """
+    with paused_gc():
+        return _build_graph(sources, knowledge, examples, merge, infer, root, max_file_bytes,
+                            exclude, progress, jobs, cache)
+
+
+def _build_graph(
+    sources: Iterable[SourceInput],
+    knowledge: str | os.PathLike[str] | Sidecar | None,
+    examples: str | os.PathLike[str] | Sequence[Example] | None,
+    merge: str,
+    infer: bool,
+    root: str | os.PathLike[str] | None,
+    max_file_bytes: int,
+    exclude: Sequence[str],
+    progress: Progress | None,
+    jobs: int | None,
+    cache: str | os.PathLike[str] | ExtractCache | None,
+) -> KnowledgeGraph:
     started = time.perf_counter()
     if merge not in MERGE_POLICIES:
         raise InvalidArgumentError(f"merge={merge!r} is not one of {MERGE_POLICIES}")

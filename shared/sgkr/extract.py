@@ -53,7 +53,9 @@ _QUERY = Query(
 _LOCAL = threading.local()
 _MAX_SYNTAX_REPORTS = 3
 _TOP_LEVEL_DEF = re.compile(r"(?:async[ \t]+def|def|class)\b")
-_LEADING = re.compile(r"[ \t]*")
+# The margin of each line holding more than spaces and tabs; lines of only spaces and tabs.
+_INDENTS = re.compile(r"^([ \t]*)(?=[^ \t\n])", re.MULTILINE)
+_BLANK_LINE = re.compile(r"^[ \t]+$", re.MULTILINE)
 
 
 def _parser() -> Parser:
@@ -438,8 +440,10 @@ class _Extractor:
         return self.src[start:end].decode("utf-8", "replace")
 
     def _code(self, node: Node) -> str:
-        column = node.start_point[1]
-        return _dedent(" " * column + self._str(node)).strip("\n")
+        text = self._str(node)
+        if "\n" not in text:  # its own margin is all of its indentation
+            return _dedent(text).strip("\n")
+        return _dedent(" " * node.start_point[1] + text).strip("\n")
 
 
 def _is_string_stmt(node: Node) -> bool:
@@ -471,30 +475,17 @@ def _indent_rest(text: str) -> str:
 
 
 def _dedent(text: str) -> str:
-    """:func:`textwrap.dedent`, in linear time.
+    """:func:`textwrap.dedent`, in linear time, with the line work done by regexes in C.
 
     textwrap compiles a regular expression of the common margin on every call,
-    which costs seconds per call on the margins of deeply nested code.
+    which costs seconds per call on the margins of deeply nested code. Lines
+    of spaces and tabs only are emptied and do not count towards the margin.
     """
-    lines = text.split("\n")
-    widths = [_indent_width(line) for line in lines]
-    margin: str | None = None
-    for line, width in zip(lines, widths, strict=True):
-        if width == len(line):  # blank: ignored, and emptied below
-            continue
-        if margin is None:
-            margin = line[:width]
-        elif width < len(margin) or not line.startswith(margin):
-            margin = os.path.commonprefix([margin, line[:width]])
-    cut = len(margin or "")
-    return "\n".join(line[cut:] if width < len(line) else ""
-                     for line, width in zip(lines, widths, strict=True))
-
-
-def _indent_width(line: str) -> int:
-    """Length of the run of spaces and tabs that starts ``line``."""
-    width = len(line) - len(line.lstrip())
-    if line.count(" ", 0, width) + line.count("\t", 0, width) != width:
-        match = _LEADING.match(line)
-        width = match.end() if match else 0
-    return width
+    indents = _INDENTS.findall(text)
+    text = _BLANK_LINE.sub("", text)
+    if not indents:
+        return text
+    cut = len(os.path.commonprefix(indents))
+    if not cut:
+        return text
+    return re.sub(f"(?m)^[ \t]{{{cut}}}", "", text)

@@ -182,17 +182,20 @@ class KnowledgeGraph:
 
     def stats(self) -> dict[str, Any]:
         """Counts of nodes and edges, by kind and by resolution."""
-        kinds = Counter(f.kind for f in self.functions())
+        # One pass over networkx's plain dicts: this runs after every build.
+        records = [attrs["record"] for attrs in self._g._node.values()]
+        kinds = Counter(r.kind for r in records if isinstance(r, FunctionNode))
         edge_types: Counter[str] = Counter()
         resolutions: Counter[str] = Counter()
-        for _, _, data in self._g.edges(data=True):
-            edge_types[data["type"]] += 1
-            if data["type"] == "calls":
-                resolutions[data.get("resolution", "exact")] += 1
+        for targets in self._g._succ.values():
+            for data in targets.values():
+                edge_types[data["type"]] += 1
+                if data["type"] == "calls":
+                    resolutions[data.get("resolution", "exact")] += 1
         return {
             "functions": sum(kinds.values()),
             "kinds": dict(sorted(kinds.items())),
-            "tags": sum(1 for _ in self.tags()),
+            "tags": sum(1 for r in records if isinstance(r, TagNode)),
             "edges": dict(sorted(edge_types.items())),
             "call_edges": dict(sorted(resolutions.items())),
         }

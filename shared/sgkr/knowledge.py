@@ -328,11 +328,24 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """
     if d.kind == "module":
         return (), ()
-    inputs = [" ".join(words(p)) for p in d.params if p not in _IGNORED_PARAMS]
-    inputs += [" ".join(words(k)) for k in d.subscript_keys]
+    inputs = [_phrase(p) for p in d.params if p not in _IGNORED_PARAMS]
+    inputs += [_phrase(k) for k in d.subscript_keys]
     inputs = [i for i in dict.fromkeys(inputs) if i]
     phrase = "" if d.name.startswith("_") else name_phrase(d.name)
     return tuple(inputs), ((phrase,) if phrase else ())
+
+
+_PHRASES: dict[str, str] = {}
+
+
+def _phrase(name: str) -> str:
+    # The same parameter names recur across a code base: split each one once.
+    found = _PHRASES.get(name)
+    if found is None:
+        found = " ".join(words(name))
+        if len(_PHRASES) < 100_000:
+            _PHRASES[name] = found
+    return found
 
 
 def code_terms(d: Definition) -> list[str]:

@@ -25,7 +25,13 @@ from .context import make_documents
 from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
 from .records import RetrievalResult, TagMatch
-from .search import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS, connect_paths, find_paths
+from .search import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_PATHS,
+    SearchIndex,
+    connect_paths,
+    find_paths,
+)
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
 
 __all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
@@ -134,6 +140,7 @@ class Retriever:
         self.tag_extractor = tag_extractor
         self.fallback = fallback
         self._matcher = VocabularyMatcher(graph)
+        self._index = SearchIndex(graph)
 
     @property
     def k(self) -> int:
@@ -145,7 +152,7 @@ class Retriever:
         clone = Retriever.__new__(Retriever)
         clone.graph, clone.tag_extractor, clone.fallback = (
             self.graph, self.tag_extractor, self.fallback)
-        clone._matcher = self._matcher
+        clone._matcher, clone._index = self._matcher, self._index
         clone.options = replace(self.options, **options)
         return clone
 
@@ -186,10 +193,12 @@ class Retriever:
         inputs, outputs = split_roles(question, matches)
         o = self.options
         paths = find_paths(self.graph, inputs, outputs, max_depth=o.max_depth,
-                           max_paths=o.max_paths, reverse_calls=o.reverse_calls)
+                           max_paths=o.max_paths, reverse_calls=o.reverse_calls,
+                           index=self._index)
         if not paths and o.partial == "connect" and len(matches) > 1:
             paths = connect_paths(self.graph, [m.tag_id for m in matches],
-                                  max_depth=o.max_depth, max_paths=o.max_paths)
+                                  max_depth=o.max_depth, max_paths=o.max_paths,
+                                  index=self._index)
         if not paths and o.partial != "none":
             paths = self._nearest(inputs, outputs)
         ranked = self._rank(paths, limit)
@@ -244,6 +253,10 @@ class Retriever:
             most = max(best.values(), default=1.0)
             score.update({n: floor * _CALLEE_WEIGHT * best[n] / most for n in frontier})
             order += frontier
+        # Callees can be module bodies too: the cap on scripts holds for them as well.
+        modules = [n for n in order if self.graph.function(n).kind == "module"]
+        extra = set(modules[self.options.scripts :])
+        order = [n for n in order if n not in extra]
         return [(n, max(round(score[n], 6), 1e-6)) for n in order[:limit]]
 
     def _fallback(self, question: str, limit: int) -> RetrievalResult:

@@ -29,18 +29,63 @@ Examples
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from itertools import chain, filterfalse
 
 import networkx as nx
 
 from .errors import InvalidArgumentError, NodeNotFoundError
 from .graph import KnowledgeGraph
 
-__all__ = ["find_paths", "connect_paths", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_PATHS"]
+__all__ = ["find_paths", "connect_paths", "SearchIndex", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_PATHS"]
 
 DEFAULT_MAX_DEPTH = 8
 DEFAULT_MAX_PATHS = 32
 Path = tuple[str, ...]
+
+
+class SearchIndex:
+    """The moves of every node of a graph, computed once and shared by many searches.
+
+    A :class:`~sgkr.retriever.Retriever` keeps one, so that each query does
+    plain dict and tuple work. The graph must not change while the index is
+    in use (a retriever only reads it). Safe to share between threads: each
+    table is built whole and then only read.
+
+    Examples
+    --------
+    >>> from sgkr.graph import KnowledgeGraph
+    >>> from sgkr.records import Edge, FunctionNode
+    >>> g = KnowledgeGraph()
+    >>> for n in ("f", "g"):
+    ...     g.add_function(FunctionNode(f"fn:{n}", n, (n,), "", "", (), "function"))
+    >>> g.add_edge(Edge("fn:f", "fn:g", "calls", "exact"))
+    >>> index = SearchIndex(g)
+    >>> index.moves("forward", reverse_calls=False)["fn:f"], index.moves("any")["fn:g"]
+    (('fn:g',), ('fn:f',))
+    """
+
+    def __init__(self, graph: KnowledgeGraph) -> None:
+        if not isinstance(graph, KnowledgeGraph):
+            raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+        self.graph = graph
+        self._tables: dict[tuple[str, bool], Moves] = {}
+        self._lock = threading.Lock()
+
+    def moves(self, direction: str, *, reverse_calls: bool = True) -> Moves:
+        """Sorted next nodes of every node: ``forward``, ``backward`` or ``any`` direction."""
+        if direction not in ("forward", "backward", "any"):
+            raise InvalidArgumentError(f"direction must be forward, backward or any, "
+                                       f"got {direction!r}")
+        key = (direction, reverse_calls and direction != "any")
+        table = self._tables.get(key)
+        if table is None:
+            with self._lock:
+                table = self._tables.get(key)
+                if table is None:
+                    table = self._tables[key] = _table(self.graph.nx, *key)
+        return table
 
 
 def find_paths(
@@ -51,6 +96,7 @@ def find_paths(
     max_depth: int = DEFAULT_MAX_DEPTH,
     max_paths: int = DEFAULT_MAX_PATHS,
     reverse_calls: bool = True,
+    index: SearchIndex | None = None,
 ) -> list[Path]:
     """Shortest dependency paths from any of ``inputs`` to any of ``outputs``.
 
@@ -66,6 +112,8 @@ def find_paths(
         Most paths returned, over all pairs.
     reverse_calls
         Whether a call edge may be walked from callee to caller.
+    index
+        A :class:`SearchIndex` of ``graph`` to reuse (made for this call otherwise).
 
     Returns
     -------
@@ -81,9 +129,10 @@ def find_paths(
         If ``max_depth`` or ``max_paths`` is not positive.
     """
     _check(graph, (*inputs, *outputs), max_depth, max_paths)
-    g = graph.nx
-    forward = _mover(g, reverse_calls, backward=False)
-    backward = _mover(g, reverse_calls, backward=True)
+    if index is None or index.graph is not graph:
+        index = SearchIndex(graph)
+    forward = index.moves("forward", reverse_calls=reverse_calls)
+    backward = index.moves("backward", reverse_calls=reverse_calls)
     pairs = [(s, t) for s in dict.fromkeys(inputs) for t in dict.fromkeys(outputs) if s != t]
     return _all_pairs(forward, backward, pairs, max_depth, max_paths)
 
@@ -94,6 +143,7 @@ def connect_paths(
     *,
     max_depth: int = DEFAULT_MAX_DEPTH,
     max_paths: int = DEFAULT_MAX_PATHS,
+    index: SearchIndex | None = None,
 ) -> list[Path]:
     """Shortest paths joining every pair of ``nodes``, walking every edge either way.
 
@@ -103,16 +153,9 @@ def connect_paths(
     :func:`find_paths`.
     """
     _check(graph, nodes, max_depth, max_paths)
-    g = graph.nx
-
-    memo: dict[str, list[str]] = {}
-
-    def moves(node: str) -> list[str]:
-        found = memo.get(node)
-        if found is None:
-            found = memo[node] = sorted(set(g._succ[node]) | set(g._pred[node]))
-        return found
-
+    if index is None or index.graph is not graph:
+        index = SearchIndex(graph)
+    moves = index.moves("any")
     unique = list(dict.fromkeys(nodes))
     pairs = [(a, b) for i, a in enumerate(unique) for b in unique[i + 1 :]]
     return _all_pairs(moves, moves, pairs, max_depth, max_paths)
@@ -128,49 +171,111 @@ def _check(graph: KnowledgeGraph, nodes: Sequence[str], max_depth: int, max_path
             raise NodeNotFoundError(f"search endpoint {node!r} is not in the graph")
 
 
-Mover = Callable[[str], list[str]]
+Moves = dict[str, tuple[str, ...]]
 
 
-def _all_pairs(forward: Mover, backward: Mover, pairs: Sequence[tuple[str, str]],
+def _table(g: nx.DiGraph, direction: str, reverse_calls: bool) -> Moves:
+    # networkx's plain adjacency dicts: its views cost more than the search itself.
+    if direction == "any":
+        return {node: tuple(sorted(set(g._succ[node]) | set(g._pred[node]))) for node in g._succ}
+    succ, pred = (g._pred, g._succ) if direction == "backward" else (g._succ, g._pred)
+    table: Moves = {}
+    for node, following in succ.items():
+        if reverse_calls:
+            # The reverse of a call edge, seen from the side we walk on.
+            back = [n for n, data in pred[node].items() if data["type"] == "calls"]
+            if back:
+                table[node] = tuple(sorted(set(following).union(back)))
+                continue
+        table[node] = tuple(sorted(following))
+    return table
+
+
+class _Tree:
+    """A layer-complete BFS from ``root``, grown one layer at a time on demand.
+
+    Node ``n`` at depth ``d`` has ``dist[n] == d``; its parents are the nodes
+    of layer ``d - 1`` with a move to it, in layer order (found from the
+    reverse moves ``back`` when a path is read off). Layers list nodes in the
+    order the BFS first reaches them. Growing deeper layers never changes the
+    shallower ones, so one tree serves every pair of a search that starts (or
+    ends) at ``root``.
+    """
+
+    __slots__ = ("moves", "back", "dist", "rank", "layers", "_parents")
+
+    def __init__(self, moves: Moves, back: Moves, root: str) -> None:
+        self.moves, self.back = moves, back
+        self.dist: dict[str, int] = {root: 0}
+        self.rank: dict[str, int] = {root: 0}
+        self.layers: list[list[str]] = [[root]]
+        self._parents: dict[str, list[str]] = {root: []}
+
+    def layer(self, depth: int) -> list[str]:
+        layers, dist = self.layers, self.dist
+        while len(layers) <= depth:
+            front = layers[-1]
+            if not front:
+                return front
+            # First-reached order, computed in C: the concatenated moves of the front,
+            # first occurrences kept, nodes of earlier layers dropped.
+            reached = dict.fromkeys(chain.from_iterable(map(self.moves.__getitem__, front)))
+            layer = list(filterfalse(dist.__contains__, reached))
+            dist.update(dict.fromkeys(layer, len(layers)))
+            self.rank.update(zip(layer, range(len(layer)), strict=True))
+            layers.append(layer)
+        return layers[depth]
+
+    def parents(self, node: str) -> list[str]:
+        found = self._parents.get(node)
+        if found is None:
+            above, back = self.dist[node] - 1, self.back[node]
+            layer = self.layers[above]
+            if len(back) <= len(layer):
+                dist = self.dist
+                found = [p for p in back if dist.get(p) == above]
+            else:
+                found = list(set(layer).intersection(back))
+            found.sort(key=self.rank.__getitem__)
+            self._parents[node] = found
+        return found
+
+
+def _all_pairs(forward: Moves, backward: Moves, pairs: Sequence[tuple[str, str]],
                max_depth: int, max_paths: int) -> list[Path]:
     found: set[Path] = set()
+    trees: dict[tuple[int, str], _Tree] = {}
+
+    def tree(moves: Moves, back: Moves, root: str) -> _Tree:
+        key = (id(moves), root)
+        grown = trees.get(key)
+        if grown is None:
+            grown = trees[key] = _Tree(moves, back, root)
+        return grown
+
     for source, target in pairs:
-        found.update(_pair_paths(forward, backward, source, target, max_depth, max_paths))
+        found.update(_pair_paths(tree(forward, backward, source),
+                                 tree(backward, forward, target), max_depth, max_paths))
     return sorted(found, key=lambda p: (len(p), p))[:max_paths]
 
 
-def _mover(g: nx.DiGraph, reverse_calls: bool, *, backward: bool) -> Mover:
-    # networkx's plain adjacency dicts: its views cost more than the search itself.
-    succ, pred = (g._pred, g._succ) if backward else (g._succ, g._pred)
-    memo: dict[str, list[str]] = {}
-
-    def moves(node: str) -> list[str]:
-        found = memo.get(node)
-        if found is None:
-            following = set(succ[node])
-            if reverse_calls:
-                # The reverse of a call edge, seen from the side we walk on.
-                following.update(n for n, data in pred[node].items() if data["type"] == "calls")
-            found = memo[node] = sorted(following)
-        return found
-
-    return moves
-
-
-def _pair_paths(forward: Mover, backward: Mover, source: str, target: str,
-                max_depth: int, limit: int) -> list[Path]:
-    fpred: dict[str, list[str]] = {source: []}
-    bsucc: dict[str, list[str]] = {target: []}
-    fdist, bdist = {source: 0}, {target: 0}
-    ffront, bfront = [source], [target]
+def _pair_paths(ftree: _Tree, btree: _Tree, max_depth: int, limit: int) -> list[Path]:
+    """Bidirectional BFS: grow the side with the smaller front until the two meet."""
+    fdist, bdist = ftree.dist, btree.dist
+    i = j = 0
+    ffront, bfront = ftree.layers[0], btree.layers[0]
     meet: list[str] = []
-    while ffront and bfront and fdist[ffront[0]] + bdist[bfront[0]] < max_depth:
+    while ffront and bfront and i + j < max_depth:
+        # The trees may already be deeper (grown for other pairs): only layers up to
+        # i and j count here, exactly as if this pair had grown them itself.
         if len(ffront) <= len(bfront):
-            ffront = _layer(ffront, forward, fdist, fpred)
-            meet = [n for n in ffront if n in bdist]
+            i += 1
+            ffront = ftree.layer(i)
+            meet = [n for n in bdist.keys() & ffront if bdist[n] <= j]
         else:
-            bfront = _layer(bfront, backward, bdist, bsucc)
-            meet = [n for n in bfront if n in fdist]
+            j += 1
+            bfront = btree.layer(j)
+            meet = [n for n in fdist.keys() & bfront if fdist[n] <= i]
         if meet:
             break
     if not meet:
@@ -178,40 +283,26 @@ def _pair_paths(forward: Mover, backward: Mover, source: str, target: str,
     best = min(fdist[n] + bdist[n] for n in meet)
     paths: list[Path] = []
     for middle in sorted(n for n in meet if fdist[n] + bdist[n] == best):
-        for head in _walk(middle, fpred, limit):
-            for tail in _walk(middle, bsucc, limit):
+        for head in _walk(middle, ftree.parents, limit):
+            for tail in _walk(middle, btree.parents, limit):
                 paths.append(tuple(reversed(head)) + tail[1:])
                 if len(paths) >= limit:
                     return paths
     return paths
 
 
-def _layer(front: list[str], moves: Mover, dist: dict[str, int],
-           parents: dict[str, list[str]]) -> list[str]:
-    depth = dist[front[0]] + 1
-    layer: list[str] = []
-    for node in front:
-        for nxt in moves(node):
-            if nxt not in dist:
-                dist[nxt] = depth
-                parents[nxt] = [node]
-                layer.append(nxt)
-            elif dist[nxt] == depth:
-                parents[nxt].append(node)
-    return layer
-
-
-def _walk(start: str, parents: dict[str, list[str]], limit: int) -> Iterator[Path]:
+def _walk(start: str, parents: Callable[[str], list[str]], limit: int) -> Iterator[Path]:
     """Paths from ``start`` back along ``parents`` to the BFS root, at most ``limit``."""
     count = 0
     stack: list[tuple[str, Path]] = [(start, (start,))]
     while stack:
         node, path = stack.pop()
-        if not parents[node]:
+        above = parents(node)
+        if not above:
             yield path
             count += 1
             if count >= limit:
                 return
             continue
-        for parent in reversed(parents[node]):
+        for parent in reversed(above):
             stack.append((parent, path + (parent,)))

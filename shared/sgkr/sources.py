@@ -203,6 +203,7 @@ def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Pat
         return
     top = start.resolve()
     seen = {top}
+    files_seen: set[Path] = set()
     stack = [(top, _relative(top, base))]
     while stack:
         folder, rel_folder = stack.pop()
@@ -225,18 +226,22 @@ def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Pat
                 if _excluded(rel + "/", exclude):
                     continue
                 path = Path(entry.path)
-                if entry.is_symlink():
-                    real = path.resolve()
-                    if real in seen or real in top.parents or top not in (real, *real.parents):
-                        yield path, Problem(rel, "symlink to a folder outside or in a loop")
-                        continue
-                    seen.add(real)
+                real = path.resolve()
+                if entry.is_symlink() and (
+                        real in seen or real in top.parents or top not in (real, *real.parents)):
+                    yield path, Problem(rel, "symlink to a folder outside or in a loop")
+                    continue
+                seen.add(real)
                 subdirs.append((path, rel))
             elif entry.name.endswith(".py") and not _excluded(rel, exclude):
                 if entry.is_symlink() and not os.path.exists(entry.path):
                     yield Path(entry.path), Problem(rel, "broken symlink")
                     continue
-                yield Path(entry.path), rel
+                # A file reached twice (through a symlinked folder) is read once.
+                real = Path(entry.path).resolve()
+                if real not in files_seen:
+                    files_seen.add(real)
+                    yield Path(entry.path), rel
         stack.extend(reversed(subdirs))
 
 

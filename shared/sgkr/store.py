@@ -29,7 +29,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import networkx as nx
+
 from .errors import GraphFormatError
+from .gcpause import paused_gc
 from .records import Edge, FunctionNode, SourceSpan, TagNode
 
 if TYPE_CHECKING:
@@ -46,22 +49,32 @@ _EDGE_TYPES = ("calls", "consumes", "produces")
 
 def graph_to_dict(graph: KnowledgeGraph) -> dict[str, Any]:
     """The JSON document of ``graph``, nodes and edges sorted for stable output."""
+    g = graph.nx
     nodes: list[dict[str, Any]] = []
-    for f in graph.functions():
-        nodes.append({
-            "id": f.id, "type": "function", "name": f.name, "kind": f.kind,
-            "qualnames": list(f.qualnames), "sources": [s.to_dict() for s in f.sources],
-            "knowledge": f.knowledge, "code": f.code,
-        })
-    for t in graph.tags():
-        nodes.append({"id": t.id, "type": "tag", "label": t.label, "aliases": list(t.aliases)})
-    nodes.sort(key=lambda n: str(n["id"]))
+    for node_id in sorted(g._node):
+        record = g._node[node_id]["record"]
+        if isinstance(record, FunctionNode):
+            nodes.append({
+                "id": record.id, "type": "function", "name": record.name, "kind": record.kind,
+                "qualnames": list(record.qualnames),
+                "sources": [{"file": s.file, "start_line": s.start_line, "end_line": s.end_line}
+                            for s in record.sources],
+                "knowledge": record.knowledge, "code": record.code,
+            })
+        else:
+            nodes.append({"id": record.id, "type": "tag", "label": record.label,
+                          "aliases": list(record.aliases)})
     edges: list[dict[str, Any]] = []
-    for e in graph.edges():
-        item: dict[str, Any] = {"source": e.source, "target": e.target, "type": e.type}
-        if e.resolution is not None:
-            item["resolution"] = e.resolution
-        edges.append(item)
+    succ = g._succ
+    for source in sorted(succ):
+        targets = succ[source]
+        for target in sorted(targets):
+            data = targets[target]
+            item: dict[str, Any] = {"source": source, "target": target, "type": data["type"]}
+            resolution = data.get("resolution")
+            if resolution is not None:
+                item["resolution"] = resolution
+            edges.append(item)
     return {"schema_version": SCHEMA_VERSION, "meta": dict(sorted(graph.meta.items())),
             "nodes": nodes, "edges": edges}
 
@@ -89,55 +102,37 @@ def graph_from_dict(data: Any, *, where: str = "graph") -> KnowledgeGraph:
     if not isinstance(meta, dict):
         raise GraphFormatError(f"{where}: 'meta' must be an object")
     graph = KnowledgeGraph(meta=meta)
-    # Validated first, then added to networkx in two batches: loading stays linear and fast.
-    types: dict[str, str] = {}
-    node_rows: list[tuple[str, dict[str, Any]]] = []
-    for index, raw in enumerate(nodes):
-        at = f"{where}: nodes[{index}]"
-        node = _node(raw, at)
-        if node.id in types:
-            raise GraphFormatError(f"{at}: duplicate node id {node.id!r}")
-        kind = "function" if isinstance(node, FunctionNode) else "tag"
-        types[node.id] = kind
-        node_rows.append((node.id, {"type": kind, "record": node}))
-    edge_rows: list[tuple[str, str, dict[str, str]]] = []
-    pairs: set[tuple[str, str]] = set()
-    for index, raw in enumerate(edges):
-        at = f"{where}: edges[{index}]"
-        edge = _edge(raw, at)
-        for end in (edge.source, edge.target):
-            if end not in types:
-                raise GraphFormatError(f"{at}: refers to missing node {end!r}")
-        if (edge.source, edge.target) in pairs:
-            raise GraphFormatError(f"{at}: duplicate edge {edge.source} -> {edge.target}")
-        pairs.add((edge.source, edge.target))
-        _check_edge_ends(types, edge, at)
-        attrs: dict[str, str] = {"type": edge.type}
-        if edge.resolution is not None:
-            attrs["resolution"] = edge.resolution
-        edge_rows.append((edge.source, edge.target, attrs))
-    graph.nx.add_nodes_from(node_rows)
-    graph.nx.add_edges_from(edge_rows)
+    rows = _fast_rows(nodes, edges)
+    if rows is None:
+        # Something is wrong: the careful pass finds it and names it.
+        rows = _checked_rows(nodes, edges, where)
+    _add_rows(graph.nx, *rows)
     return graph
 
 
 def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
     """Write graph.json atomically: a temporary file in the same folder, then a rename."""
     target = Path(path)
-    text = json.dumps(graph_to_dict(graph), ensure_ascii=False, indent=1)
+    text = _dumps(graph_to_dict(graph))
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; a graph file is not
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-            handle.write("\n")
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def load_graph(path: str | os.PathLike[str], *, max_bytes: int = MAX_GRAPH_BYTES) -> KnowledgeGraph:
@@ -157,6 +152,11 @@ def load_graph(path: str | os.PathLike[str], *, max_bytes: int = MAX_GRAPH_BYTES
         raw = file.read_bytes()
     except OSError as exc:
         raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
+    with paused_gc():
+        return _parse(file, raw)
+
+
+def _parse(file: Path, raw: bytes) -> KnowledgeGraph:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -168,6 +168,171 @@ def load_graph(path: str | os.PathLike[str], *, max_bytes: int = MAX_GRAPH_BYTES
     except RecursionError as exc:
         raise GraphFormatError(f"{file}: JSON nested too deeply") from exc
     return graph_from_dict(data, where=str(file))
+
+
+# -- writing -------------------------------------------------------------------------
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _dumps(doc: dict[str, Any]) -> str:
+    """Compact JSON, one node or edge a line (diffable), through the C encoder.
+
+    ``indent`` would make :mod:`json` fall back to its pure-Python encoder,
+    several times slower on a large graph.
+    """
+    head = {k: v for k, v in doc.items() if k not in ("nodes", "edges")}
+    parts = [_ENCODE(head)[:-1], ',\n"nodes":[\n', ",\n".join(map(_ENCODE, doc["nodes"])),
+             '\n],\n"edges":[\n', ",\n".join(map(_ENCODE, doc["edges"])), "\n]}\n"]
+    if not head:
+        parts[1] = parts[1][1:]
+    return "".join(parts)
+
+
+# -- loading ---------------------------------------------------------------------------
+
+NodeRows = list[tuple[str, dict[str, Any]]]
+EdgeRows = list[tuple[str, str, dict[str, str]]]
+
+
+def _fast_rows(nodes: list[Any], edges: list[Any]) -> tuple[NodeRows, EdgeRows] | None:
+    """Validate and convert in one tight pass; None when anything is off.
+
+    It accepts nothing :func:`_checked_rows` refuses; on None the caller runs
+    that careful pass, which names the first problem.
+    """
+    try:
+        return _fast_rows_unchecked(nodes, edges)
+    except (KeyError, TypeError, _Invalid):
+        return None
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _fast_rows_unchecked(nodes: list[Any], edges: list[Any]) -> tuple[NodeRows, EdgeRows]:
+    # Subscripts raise KeyError / TypeError on a missing key or a non-object item.
+    types: dict[str, str] = {}
+    node_rows: NodeRows = []
+    add_node = node_rows.append
+    for raw in nodes:
+        if type(raw) is not dict:
+            raise _Invalid
+        node_id = raw["id"]
+        kind = raw["type"]
+        if type(node_id) is not str or not node_id or node_id in types:
+            raise _Invalid
+        if kind == "function":
+            name, fkind, qualnames = raw["name"], raw["kind"], raw["qualnames"]
+            sources, knowledge, code = raw["sources"], raw["knowledge"], raw["code"]
+            if (type(name) is not str or not name or type(fkind) is not str
+                    or fkind not in _KINDS or type(qualnames) is not list
+                    or type(sources) is not list or type(knowledge) is not str
+                    or type(code) is not str):
+                raise _Invalid
+            for q in qualnames:
+                if type(q) is not str:
+                    raise _Invalid
+            spans: list[SourceSpan] = []
+            for span in sources:
+                if type(span) is not dict:
+                    raise _Invalid
+                file, start, end = span["file"], span["start_line"], span["end_line"]
+                if (type(file) is not str or type(start) is not int or type(end) is not int
+                        or start < 1 or end < 1):
+                    raise _Invalid
+                spans.append(SourceSpan(file, start, end))
+            record: FunctionNode | TagNode = FunctionNode(
+                node_id, name, tuple(qualnames), code, knowledge, tuple(spans),
+                fkind)  # type: ignore[arg-type]
+        elif kind == "tag":
+            label, aliases = raw["label"], raw["aliases"]
+            if type(label) is not str or not label or type(aliases) is not list:
+                raise _Invalid
+            for a in aliases:
+                if type(a) is not str:
+                    raise _Invalid
+            record = TagNode(node_id, label, tuple(aliases))
+        else:
+            raise _Invalid
+        types[node_id] = kind
+        add_node((node_id, {"type": kind, "record": record}))
+    edge_rows: EdgeRows = []
+    add_edge = edge_rows.append
+    seen: set[tuple[str, str]] = set()
+    add_seen = seen.add
+    for raw in edges:
+        if type(raw) is not dict:
+            raise _Invalid
+        source, target, kind = raw["source"], raw["target"], raw["type"]
+        if type(source) is not str or type(target) is not str:
+            raise _Invalid
+        ends = (types.get(source), types.get(target))
+        if kind == "calls":
+            resolution = raw["resolution"]
+            if ends != _CALL_ENDS or (resolution != "exact" and resolution != "name"):
+                raise _Invalid
+            attrs = {"type": kind, "resolution": resolution}
+        else:
+            if ends != _EDGE_ENDS.get(kind) or (len(raw) != 3 and "resolution" in raw):
+                raise _Invalid
+            attrs = {"type": kind}
+        pair = (source, target)
+        if pair in seen:
+            raise _Invalid
+        add_seen(pair)
+        add_edge((source, target, attrs))
+    return node_rows, edge_rows
+
+
+def _add_rows(g: nx.DiGraph, node_rows: NodeRows, edge_rows: EdgeRows) -> None:
+    """Add validated rows (unique nodes, unique edges between them) to an empty graph."""
+    if type(g) is not nx.DiGraph or len(g):
+        g.add_nodes_from(node_rows)
+        g.add_edges_from(edge_rows)
+        return
+    # What add_nodes_from / add_edges_from do for a plain empty DiGraph, without their
+    # per-item checks and attribute-dict copies (half of the load time otherwise).
+    node, succ, pred = g._node, g._succ, g._pred
+    for node_id, attrs in node_rows:
+        node[node_id] = attrs
+        succ[node_id] = {}
+        pred[node_id] = {}
+    for source, target, attrs in edge_rows:
+        succ[source][target] = attrs
+        pred[target][source] = attrs
+
+
+def _checked_rows(nodes: list[Any], edges: list[Any], where: str) -> tuple[NodeRows, EdgeRows]:
+    """Validate item by item, raising a GraphFormatError that names the first problem."""
+    types: dict[str, str] = {}
+    node_rows: NodeRows = []
+    for index, raw in enumerate(nodes):
+        at = f"{where}: nodes[{index}]"
+        node = _node(raw, at)
+        if node.id in types:
+            raise GraphFormatError(f"{at}: duplicate node id {node.id!r}")
+        kind = "function" if isinstance(node, FunctionNode) else "tag"
+        types[node.id] = kind
+        node_rows.append((node.id, {"type": kind, "record": node}))
+    edge_rows: EdgeRows = []
+    pairs: set[tuple[str, str]] = set()
+    for index, raw in enumerate(edges):
+        at = f"{where}: edges[{index}]"
+        edge = _edge(raw, at)
+        for end in (edge.source, edge.target):
+            if end not in types:
+                raise GraphFormatError(f"{at}: refers to missing node {end!r}")
+        if (edge.source, edge.target) in pairs:
+            raise GraphFormatError(f"{at}: duplicate edge {edge.source} -> {edge.target}")
+        pairs.add((edge.source, edge.target))
+        _check_edge_ends(types, edge, at)
+        attrs: dict[str, str] = {"type": edge.type}
+        if edge.resolution is not None:
+            attrs["resolution"] = edge.resolution
+        edge_rows.append((edge.source, edge.target, attrs))
+    return node_rows, edge_rows
 
 
 # -- validation ---------------------------------------------------------------------
@@ -237,6 +402,7 @@ def _edge(raw: Any, at: str) -> Edge:
 
 _EDGE_ENDS = {"calls": ("function", "function"), "consumes": ("tag", "function"),
               "produces": ("function", "tag")}
+_CALL_ENDS = _EDGE_ENDS["calls"]
 
 
 def _check_edge_ends(types: dict[str, str], edge: Edge, at: str) -> None:
