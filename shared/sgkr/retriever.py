@@ -192,6 +192,8 @@ class Retriever:
             return self._fallback(question, limit)
         inputs, outputs = split_roles(question, matches)
         o = self.options
+        # Every table this query might need, so the first fallback is not a slow query.
+        self._index.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect")
         paths = find_paths(self.graph, inputs, outputs, max_depth=o.max_depth,
                            max_paths=o.max_paths, reverse_calls=o.reverse_calls,
                            index=self._index)

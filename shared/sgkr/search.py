@@ -87,6 +87,13 @@ class SearchIndex:
                     table = self._tables[key] = _table(self.graph.nx, *key)
         return table
 
+    def prepare(self, *, reverse_calls: bool = True, connect: bool = True) -> None:
+        """Build now the tables a retriever with these options will use (first-use cost)."""
+        self.moves("forward", reverse_calls=reverse_calls)
+        self.moves("backward", reverse_calls=reverse_calls)
+        if connect:
+            self.moves("any")
+
 
 def find_paths(
     graph: KnowledgeGraph,
