@@ -28,3 +28,19 @@ def test_templates() -> None:
     assert fin.index("fee = fixed") < fin.index("def fee(")
     with pytest.raises(InvalidArgumentError, match="'ctx_path'"):
         format_prompt(DABSTEP_PROMPT, RESULT)
+
+
+def test_documents_list_the_paths_and_end_tags_through_each_function() -> None:
+    from sgkr import build_graph
+    from sgkr.context import make_documents
+    from sgkr.records import TagNode
+
+    g = build_graph([("m.py", "def a(x):\n    return b(x)\ndef b(y):\n    return y\n"
+                              "def c(z):\n    return z\n")])
+    for label in ("in", "out"):
+        g.add_tag(TagNode(f"tag:{label}", label))
+    paths = [("tag:in", "fn:m.a", "fn:m.b", "tag:out"), ("fn:m.c", "fn:m.a"), ("fn:m.b", "fn:m.b")]
+    docs = make_documents(g, [("fn:m.b", 1.0), ("fn:m.a", 0.5), ("fn:m.c", 0.2)], paths)
+    assert [d.paths for d in docs] == [
+        (paths[0], paths[2]), (paths[0], paths[1]), (paths[1],)]
+    assert [d.matched_tags for d in docs] == [("in", "out"), ("in", "out"), ()]

@@ -163,3 +163,38 @@ def test_saved_file_is_compact_one_item_a_line(tmp_path: Path) -> None:
     empty = KnowledgeGraph()
     empty.save(tmp_path / "empty.json")
     assert KnowledgeGraph.load(tmp_path / "empty.json").to_dict() == empty.to_dict()
+
+
+@pytest.mark.parametrize("change,message", [
+    ("duplicate edge", "duplicate edge tag:x -> fn:f"),
+    ("number as edge end", "'target' must be a non-empty string"),
+    ("number in qualnames", "'qualnames' must be a list of strings"),
+    ("number in aliases", "'aliases' must be a list of strings"),
+    ("unknown resolution", "needs resolution"),
+])
+def test_what_the_fast_pass_meets_is_refused_by_name(change: str, message: str) -> None:
+    data = _valid()
+    if change == "duplicate edge":
+        data["edges"].append(dict(data["edges"][0]))
+    elif change == "number as edge end":
+        data["edges"][0]["target"] = 7
+    elif change == "number in qualnames":
+        data["nodes"][0]["qualnames"].append(3)
+    elif change == "number in aliases":
+        data["nodes"][1]["aliases"] = ["y", None]
+    else:
+        data["edges"] = [{"source": "fn:f", "target": "fn:f", "type": "calls",
+                          "resolution": "guess"}]
+    with pytest.raises(GraphFormatError, match=message):
+        KnowledgeGraph.from_dict(data)
+
+
+def test_fast_pass_builds_the_graph_through_networkx(payments_graph: KnowledgeGraph) -> None:
+    from sgkr.store import _fast_graph
+
+    data = payments_graph.to_dict()
+    g = _fast_graph(data["nodes"], data["edges"])
+    assert g is not None
+    assert KnowledgeGraph(g, meta=data["meta"]).to_dict() == data
+    data["edges"].append(dict(data["edges"][-1]))
+    assert _fast_graph(data["nodes"], data["edges"]) is None

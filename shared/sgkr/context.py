@@ -41,13 +41,22 @@ def make_documents(
     include_knowledge: bool = True,
 ) -> tuple[RetrievedFunction, ...]:
     """One document per ranked function id, with the tags and paths that reach it."""
+    # One pass over the paths finds the paths through every ranked node, in path order
+    # (a test per node and path would cost paths x documents).
+    through_of: dict[str, list[tuple[str, ...]]] = {node_id: [] for node_id, _ in ranked}
+    for p in paths:
+        for n in dict.fromkeys(p):
+            found = through_of.get(n)
+            if found is not None:
+                found.append(p)
+    labels: dict[str, str | None] = {}
     docs: list[RetrievedFunction] = []
     for node_id, score in ranked:
         f = graph.function(node_id)
-        through = tuple(p for p in paths if node_id in p)
+        through = tuple(through_of[node_id])
         tags = tuple(dict.fromkeys(
-            graph.tag(n).label for p in through for n in (p[0], p[-1])
-            if graph.node_type(n) == "tag"))
+            label for p in through for n in (p[0], p[-1])
+            if (label := _tag_label(graph, n, labels)) is not None))
         docs.append(RetrievedFunction(
             id=f.id, name=f.name, qualnames=f.qualnames,
             knowledge=f.knowledge if include_knowledge else "",
@@ -56,6 +65,14 @@ def make_documents(
             matched_tags=tags, paths=through,
         ))
     return tuple(docs)
+
+
+def _tag_label(graph: KnowledgeGraph, node_id: str, seen: dict[str, str | None]) -> str | None:
+    """The label of ``node_id`` if it is a tag, else None; remembered in ``seen``."""
+    if node_id not in seen:
+        seen[node_id] = (graph.tag(node_id).label if graph.node_type(node_id) == "tag"
+                         else None)
+    return seen[node_id]
 
 
 def render_context(result: RetrievalResult) -> dict[str, str]:

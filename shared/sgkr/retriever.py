@@ -228,9 +228,13 @@ class Retriever:
     def _rank(self, paths: Sequence[tuple[str, ...]], limit: int) -> list[tuple[str, float]]:
         weight: dict[str, float] = defaultdict(float)
         first: dict[str, tuple[int, int]] = {}
+        is_function: dict[str, bool] = {}  # a node recurs on many paths: look it up once
         for index, path in enumerate(paths):
             for position, node in enumerate(path):
-                if self.graph.node_type(node) == "function":
+                known = is_function.get(node)
+                if known is None:
+                    known = is_function[node] = self.graph.node_type(node) == "function"
+                if known:
                     weight[node] += 1.0 / len(path)
                     first.setdefault(node, (index, position))
         order = sorted(weight, key=lambda n: (-weight[n], first[n], n))

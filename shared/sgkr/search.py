@@ -290,8 +290,11 @@ def _pair_paths(ftree: _Tree, btree: _Tree, max_depth: int, limit: int) -> list[
     best = min(fdist[n] + bdist[n] for n in meet)
     paths: list[Path] = []
     for middle in sorted(n for n in meet if fdist[n] + bdist[n] == best):
+        tails: list[Path] | None = None
         for head in _walk(middle, ftree.parents, limit):
-            for tail in _walk(middle, btree.parents, limit):
+            if tails is None:  # the same walk for every head: walk it once
+                tails = list(_walk(middle, btree.parents, limit))
+            for tail in tails:
                 paths.append(tuple(reversed(head)) + tail[1:])
                 if len(paths) >= limit:
                     return paths
