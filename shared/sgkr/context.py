@@ -22,7 +22,6 @@ from collections.abc import Mapping, Sequence
 from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
 from .records import RetrievalResult, RetrievedFunction
-from .text import without_docstring
 
 __all__ = [
     "make_documents",
@@ -60,7 +59,7 @@ def make_documents(
         docs.append(RetrievedFunction(
             id=f.id, name=f.name, qualnames=f.qualnames,
             knowledge=f.knowledge if include_knowledge else "",
-            code=without_docstring(f.code, f.knowledge),
+            code=f.shown_code,
             sources=f.sources, kind=f.kind, score=score,
             matched_tags=tags, paths=through,
         ))

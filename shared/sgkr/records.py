@@ -160,11 +160,14 @@ class FunctionNode:
     kind: FunctionKind
 
     @property
+    def shown_code(self) -> str:
+        """The code as a model is shown it: less a docstring that the knowledge repeats."""
+        return without_docstring(self.code, self.knowledge) if self.knowledge else self.code
+
+    @property
     def text(self) -> str:
-        """Knowledge first, then the code (less a docstring the knowledge repeats)."""
-        if not self.knowledge:
-            return self.code
-        return f"{self.knowledge}\n\n{without_docstring(self.code, self.knowledge)}"
+        """Knowledge first, then :attr:`shown_code`."""
+        return f"{self.knowledge}\n\n{self.shown_code}" if self.knowledge else self.code
 
 
 @dataclass(frozen=True)

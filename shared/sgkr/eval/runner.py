@@ -28,7 +28,6 @@ from typing import Any, Literal, get_args
 from ..errors import InvalidArgumentError
 from ..graph import KnowledgeGraph
 from ..retriever import Retriever, RetrieverOptions
-from ..text import without_docstring
 from .baselines import (
     BM25Retriever,
     DenseRetriever,
@@ -258,8 +257,7 @@ def _run(spec: RetrieverSpec, folds: Sequence[tuple[KnowledgeGraph, Question]], 
         nodes = [graph.function(i) for i in ids]
         names = [f.name for f in nodes]
         # Without knowledge a document is the code less the docstring that carried it.
-        tokens = sum(count_tokens(
-            f.text if with_knowledge else without_docstring(f.code, f.knowledge)) for f in nodes)
+        tokens = sum(count_tokens(f.text if with_knowledge else f.shown_code) for f in nodes)
         score = score_question(question.gold, names)
         out.append(QuestionRecord(spec.name, question.id, question.level, question.gold,
                                   tuple(names), score.recall, score.precision,
