@@ -27,6 +27,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -335,17 +336,10 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(inputs), ((phrase,) if phrase else ())
 
 
-_PHRASES: dict[str, str] = {}
-
-
+@functools.lru_cache(maxsize=65_536)
 def _phrase(name: str) -> str:
     # The same parameter names recur across a code base: split each one once.
-    found = _PHRASES.get(name)
-    if found is None:
-        found = " ".join(words(name))
-        if len(_PHRASES) < 100_000:
-            _PHRASES[name] = found
-    return found
+    return " ".join(words(name))
 
 
 def code_terms(d: Definition) -> list[str]:
