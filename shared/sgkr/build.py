@@ -326,21 +326,15 @@ def _entries(defs: Sequence[Definition]) -> list[Definition]:
 
 def _add_calls(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
                qual_to_id: dict[str, str]) -> None:
-    # The edges KnowledgeGraph.add_edge would make (exact wins), added in one batch.
-    calls: dict[tuple[str, str], str] = {}
-    for caller, callee, how in resolve_calls(modules):
-        key = (qual_to_id[caller], qual_to_id[callee])
-        if calls.get(key) != "exact":
-            calls[key] = how
-    graph.nx.add_edges_from((source, target, {"type": "calls", "resolution": how})
-                            for (source, target), how in calls.items())
+    graph.add_edges(Edge(qual_to_id[caller], qual_to_id[callee], "calls", how)
+                    for caller, callee, how in resolve_calls(modules))
 
 
 def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
            qual_to_id: dict[str, str]) -> None:
     tagged = {n for t in graph.tags() for n in (*graph.consumers(t.id), *graph.producers(t.id))}
     known: dict[str, str] = {}
-    edges: list[tuple[str, str, dict[str, str]]] = []
+    edges: list[Edge] = []
     for module in modules:
         for d in module.definitions:
             node_id = qual_to_id[d.qualname]
@@ -348,10 +342,10 @@ def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
                 continue
             inputs, outputs = infer_tags(d)
             for label in inputs:
-                edges.append((_known_tag(graph, label, known), node_id, {"type": "consumes"}))
+                edges.append(Edge(_known_tag(graph, label, known), node_id, "consumes"))
             for label in outputs:
-                edges.append((node_id, _known_tag(graph, label, known), {"type": "produces"}))
-    graph.nx.add_edges_from(edges)
+                edges.append(Edge(node_id, _known_tag(graph, label, known), "produces"))
+    graph.add_edges(edges)
 
 
 def _known_tag(graph: KnowledgeGraph, label: str, known: dict[str, str]) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import networkx as nx
@@ -82,16 +82,25 @@ class KnowledgeGraph:
 
     def add_edge(self, edge: Edge) -> None:
         """Add an edge between existing nodes; an ``exact`` call wins over a ``name`` one."""
-        for end in (edge.source, edge.target):
-            if end not in self._g:
-                raise NodeNotFoundError(f"edge {edge.source} -> {edge.target}: no node {end!r}")
-        old = self._g.get_edge_data(edge.source, edge.target)
-        if old is not None and old.get("resolution") == "exact":
-            return
-        attrs: dict[str, str] = {"type": edge.type}
-        if edge.resolution is not None:
-            attrs["resolution"] = edge.resolution
-        self._g.add_edge(edge.source, edge.target, **attrs)
+        self.add_edges([edge])
+
+    def add_edges(self, edges: Iterable[Edge]) -> None:
+        """Add many edges as :meth:`add_edge` would one by one, in one batch (builds use it)."""
+        batch: dict[tuple[str, str], dict[str, str]] = {}
+        for edge in edges:
+            for end in (edge.source, edge.target):
+                if end not in self._g:
+                    raise NodeNotFoundError(
+                        f"edge {edge.source} -> {edge.target}: no node {end!r}")
+            key = (edge.source, edge.target)
+            old = batch.get(key) or self._g.get_edge_data(*key)
+            if old is not None and old.get("resolution") == "exact":
+                continue
+            attrs: dict[str, str] = {"type": edge.type}
+            if edge.resolution is not None:
+                attrs["resolution"] = edge.resolution
+            batch[key] = attrs
+        self._g.add_edges_from((s, t, attrs) for (s, t), attrs in batch.items())
 
     # -- reading ---------------------------------------------------------------
 
