@@ -237,10 +237,23 @@ class Retriever:
                 if known:
                     weight[node] += 1.0 / len(path)
                     first.setdefault(node, (index, position))
-        order = sorted(weight, key=lambda n: (-weight[n], first[n], n))
-        scripts = [n for n in order if self.graph.function(n).kind == "module"]
-        dropped = set(scripts[self.options.scripts :])
-        order = [n for n in order if n not in dropped]
+        dropped: set[str] = set()
+        scripts_left = self.options.scripts
+
+        def admit(nodes: list[str]) -> list[str]:
+            """``nodes`` less the module bodies over the ``scripts`` cap (those go to dropped)."""
+            nonlocal scripts_left
+            kept: list[str] = []
+            for node in nodes:
+                if self.graph.function(node).kind == "module":
+                    if scripts_left == 0:
+                        dropped.add(node)
+                        continue
+                    scripts_left -= 1
+                kept.append(node)
+            return kept
+
+        order = admit(sorted(weight, key=lambda n: (-weight[n], first[n], n)))
         top = max(weight.values(), default=1.0)
         score = {n: weight[n] / top for n in order}
         frontier = order
@@ -255,14 +268,10 @@ class Retriever:
                 for callee in self.graph.callees(node):
                     if callee not in score and callee not in dropped:
                         best[callee] = max(best.get(callee, 0.0), score[node])
-            frontier = sorted(best, key=lambda n: (-best[n], n))
-            most = max(best.values(), default=1.0)
+            frontier = admit(sorted(best, key=lambda n: (-best[n], n)))
+            most = max((best[n] for n in frontier), default=1.0)
             score.update({n: floor * _CALLEE_WEIGHT * best[n] / most for n in frontier})
             order += frontier
-        # Callees can be module bodies too: the cap on scripts holds for them as well.
-        modules = [n for n in order if self.graph.function(n).kind == "module"]
-        extra = set(modules[self.options.scripts :])
-        order = [n for n in order if n not in extra]
         return [(n, max(round(score[n], 6), 1e-6)) for n in order[:limit]]
 
     def _fallback(self, question: str, limit: int) -> RetrievalResult:
