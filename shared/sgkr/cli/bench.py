@@ -7,7 +7,7 @@ import json
 import sys
 
 from ..bench import DEFAULT_QUERIES, run_bench
-from .build import _positive
+from .build import positive_int
 
 __all__ = ["register", "run"]
 
@@ -21,11 +21,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("path", metavar="PATH", help="a Python file or folder")
     p.add_argument("--queries", type=int, default=DEFAULT_QUERIES, metavar="N",
                    help="generated questions to time (default: %(default)s)")
-    p.add_argument("--jobs", type=_positive, default=None, metavar="N",
+    p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                    help="processes that parse files (default: all cores)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="leave out files or folders matching GLOB (repeatable)")
-    p.add_argument("--max-files", type=_positive, default=None, metavar="N",
+    p.add_argument("--max-files", type=positive_int, default=None, metavar="N",
                    help="use only N files spread over the sorted paths (growth curves)")
     p.add_argument("--no-infer-tags", action="store_true",
                    help="do not infer I/O tags (no questions can then be generated)")

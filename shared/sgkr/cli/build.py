@@ -10,7 +10,7 @@ from ..cache import default_cache_dir
 from ..merge import MERGE_POLICIES
 from ..sources import DEFAULT_MAX_FILE_BYTES
 
-__all__ = ["register", "run", "progress_printer"]
+__all__ = ["register", "run", "progress_printer", "positive_int"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
                    help="skip larger files (default: %(default)s)")
     p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
-    p.add_argument("--jobs", type=_positive, default=None, metavar="N",
+    p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                    help="processes that parse files (default: all cores; small builds: 1)")
     p.add_argument("--cache", metavar="DIR", default=None,
                    help="content-hash cache of parsed files (default: .sgkr-cache next to "
@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--jobs``, ``--max-files``)."""
     try:
         value = int(text)
     except ValueError:
