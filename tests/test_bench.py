@@ -13,8 +13,8 @@ from sgkr.cli import main
 from sgkr.errors import InvalidArgumentError, SourceError
 
 REQUIRED = ("files", "lines", "functions", "call_edges", "parse_only_s", "build_s",
-            "build_over_parse", "incremental_s", "load_s", "query_p50_ms", "query_p99_ms",
-            "peak_rss_mb")
+            "build_over_parse", "incremental_s", "cached_rebuild_s", "load_s", "query_p50_ms",
+            "query_p99_ms", "peak_rss_mb")
 
 
 def _code(root: Path) -> Path:
@@ -37,7 +37,9 @@ def test_run_bench_reports_every_figure_and_leaves_sources_untouched(tmp_path: P
     assert report.graph_bytes > 0 and report.peak_rss_mb > 0
     assert 0 < report.query_p50_ms <= report.query_p99_ms <= report.query_max_ms
     assert all(v >= 0 for v in (report.parse_only_s, report.build_s, report.load_s))
-    assert "rebuild, 1 file changed" in report.summary()
+    assert report.cached_rebuild_s >= 0 and report.cached_rebuild_over_build >= 0
+    assert "update, 1 file changed" in report.summary()
+    assert "new build from the cache" in report.summary()
 
 
 def test_cli_bench_json_has_the_required_keys(tmp_path: Path,

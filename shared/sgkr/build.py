@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
@@ -38,8 +39,17 @@ from .knowledge import (
     mentions_phrase,
 )
 from .merge import MERGE_POLICIES, merge_groups
-from .records import BuildReport, Definition, Edge, FunctionNode, ModuleExtract, Problem, TagNode
-from .resolve import resolve_calls
+from .records import (
+    BuildReport,
+    Definition,
+    Edge,
+    FunctionNode,
+    ModuleExtract,
+    Problem,
+    Resolution,
+    TagNode,
+)
+from .resolve import CallResolver, flatten
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, common_root, read_sources
 from .text import fold
 
@@ -115,7 +125,34 @@ def build_graph(
                             exclude, progress, jobs, cache)
 
 
-def _build_graph(
+@dataclass(frozen=True)
+class _Plan:
+    """The validated arguments of a build."""
+
+    inputs: list[SourceInput]
+    base: Path
+    sidecar: Sidecar | None
+    examples: list[Example]
+    merge: str
+    infer: bool
+    max_file_bytes: int
+    exclude: tuple[str, ...]
+    where: str
+
+
+@dataclass
+class _Assembly:
+    """A graph and what an incremental rebuild needs to patch it."""
+
+    graph: KnowledgeGraph
+    modules: list[ModuleExtract]
+    qual_to_id: dict[str, str]
+    resolver: CallResolver
+    calls: dict[str, dict[str, Resolution]]
+    problems: list[Problem]
+
+
+def _plan(
     sources: Iterable[SourceInput],
     knowledge: str | os.PathLike[str] | Sidecar | None,
     examples: str | os.PathLike[str] | Sequence[Example] | None,
@@ -124,11 +161,7 @@ def _build_graph(
     root: str | os.PathLike[str] | None,
     max_file_bytes: int,
     exclude: Sequence[str],
-    progress: Progress | None,
-    jobs: int | None,
-    cache: str | os.PathLike[str] | ExtractCache | None,
-) -> KnowledgeGraph:
-    started = time.perf_counter()
+) -> _Plan:
     if merge not in MERGE_POLICIES:
         raise InvalidArgumentError(f"merge={merge!r} is not one of {MERGE_POLICIES}")
     if isinstance(sources, (str, os.PathLike)):
@@ -153,37 +186,69 @@ def _build_graph(
     inputs: list[SourceInput] = list(source_list)
     inputs += [e.source_file for e in example_list if e.source_file is not None]
     inputs += [(e.path, e.code) for e in example_list if e.source_file is None]
-    files, problems = read_sources(inputs, root=base, max_file_bytes=max_file_bytes,
-                                   exclude=exclude)
-    if not files:
-        where = ", ".join(str(s) for s in source_list) or "the examples"
-        raise SourceError(f"found no Python source to read in {where}")
+    where = ", ".join(str(s) for s in source_list) or "the examples"
+    return _Plan(inputs, base, sidecar, example_list, merge, infer, max_file_bytes,
+                 tuple(exclude), where)
 
+
+def _build_graph(
+    sources: Iterable[SourceInput],
+    knowledge: str | os.PathLike[str] | Sidecar | None,
+    examples: str | os.PathLike[str] | Sequence[Example] | None,
+    merge: str,
+    infer: bool,
+    root: str | os.PathLike[str] | None,
+    max_file_bytes: int,
+    exclude: Sequence[str],
+    progress: Progress | None,
+    jobs: int | None,
+    cache: str | os.PathLike[str] | ExtractCache | None,
+) -> KnowledgeGraph:
+    started = time.perf_counter()
+    plan = _plan(sources, knowledge, examples, merge, infer, root, max_file_bytes, exclude)
+    files, problems = read_sources(plan.inputs, root=plan.base,
+                                   max_file_bytes=plan.max_file_bytes, exclude=plan.exclude)
+    if not files:
+        raise SourceError(f"found no Python source to read in {plan.where}")
     modules, _ = extract_files([(f.path, f.text) for f in files], jobs=jobs, cache=cache,
                                progress=progress)
+    return _assemble(plan, modules, problems, started).graph
+
+
+def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
+              started: float) -> _Assembly:
+    """Make the graph of extracted files: nodes, calls, knowledge tags and the report."""
+    problems = list(read_problems)
     for module in modules:
         problems.extend(module.problems)
-    graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": merge,
-                                 "infer_tags": infer})
-    qual_to_id = _add_functions(graph, modules, merge, sidecar)
-    _add_calls(graph, modules, qual_to_id)
+    graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
+                                 "infer_tags": plan.infer})
+    qual_to_id = _add_functions(graph, modules, plan.merge, plan.sidecar)
+    resolver = CallResolver(modules)
+    calls = resolver.resolve_modules(modules)
+    _add_calls(graph, calls, qual_to_id)
     by_path = {m.path: m for m in modules}
-    example_paths = {e.id: _relative(e, base) for e in example_list}
-    _add_sidecar_tags(graph, sidecar, problems)
-    for example in example_list:
+    example_paths = {e.id: _relative(e, plan.base) for e in plan.examples}
+    _add_sidecar_tags(graph, plan.sidecar, problems)
+    for example in plan.examples:
         solution = by_path.get(example_paths[example.id])
         if solution is None:
             problems.append(Problem(example.path, f"example {example.id}: solution not read",
                                     kind="knowledge"))
             continue
         _attach_example(graph, example, solution, qual_to_id, problems)
-    if infer:
+    if plan.infer:
         _infer(graph, modules, qual_to_id)
+    graph.report = _report(graph, len(modules), problems, started)
+    return _Assembly(graph, modules, qual_to_id, resolver, calls, problems)
+
+
+def _report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],
+            started: float) -> BuildReport:
     stats = graph.stats()
-    graph.report = BuildReport(
-        files=len(files), functions=stats["functions"], call_edges=stats["call_edges"],
+    return BuildReport(
+        files=files, functions=stats["functions"], call_edges=stats["call_edges"],
         tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started)
-    return graph
 
 
 def _examples(examples: object) -> list[Example]:
@@ -210,22 +275,28 @@ def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract], merg
     definitions = [d for m in modules for d in m.definitions]
     qual_to_id: dict[str, str] = {}
     for node_id, members in merge_groups(definitions, merge):
-        head = members[0]
-        texts = [_sidecar_text(sidecar, d) for d in members]
-        sidecar_text = next((t for t in texts if t), None)
-        documented = max(members, key=lambda d: len(d.docstring or "") + len(d.comment or ""))
-        graph.add_function(FunctionNode(
-            id=node_id,
-            name=head.name,
-            qualnames=tuple(dict.fromkeys(d.qualname for d in members)),
-            code=head.code,
-            knowledge=knowledge_of(documented, sidecar_text),
-            sources=tuple(d.span for d in members),
-            kind=head.kind,
-        ))
+        graph.add_function(_function_node(node_id, members, sidecar))
         for d in members:
             qual_to_id.setdefault(d.qualname, node_id)
     return qual_to_id
+
+
+def _function_node(node_id: str, members: Sequence[Definition],
+                   sidecar: Sidecar | None) -> FunctionNode:
+    """The node of a merge group: the first member's code, the best-documented knowledge."""
+    head = members[0]
+    texts = [_sidecar_text(sidecar, d) for d in members]
+    sidecar_text = next((t for t in texts if t), None)
+    documented = max(members, key=lambda d: len(d.docstring or "") + len(d.comment or ""))
+    return FunctionNode(
+        id=node_id,
+        name=head.name,
+        qualnames=tuple(dict.fromkeys(d.qualname for d in members)),
+        code=head.code,
+        knowledge=knowledge_of(documented, sidecar_text),
+        sources=tuple(d.span for d in members),
+        kind=head.kind,
+    )
 
 
 def _sidecar_text(sidecar: Sidecar | None, d: Definition) -> str | None:
@@ -324,10 +395,10 @@ def _entries(defs: Sequence[Definition]) -> list[Definition]:
     return [d for d in defs if d.name not in called] or list(defs)
 
 
-def _add_calls(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
+def _add_calls(graph: KnowledgeGraph, calls: dict[str, dict[str, Resolution]],
                qual_to_id: dict[str, str]) -> None:
     graph.add_edges(Edge(qual_to_id[caller], qual_to_id[callee], "calls", how)
-                    for caller, callee, how in resolve_calls(modules))
+                    for caller, callee, how in flatten(calls))
 
 
 def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
@@ -351,6 +422,8 @@ def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
 def _known_tag(graph: KnowledgeGraph, label: str, known: dict[str, str]) -> str:
     found = known.get(label)
     if found is None:
-        found = known[label] = _tag(graph, label)
+        # Folded, so that a tag's label does not depend on which definition
+        # named it first ("lists" and "list" are one tag): rebuilds rely on it.
+        found = known[label] = _tag(graph, " ".join(fold(label)))
     return found
 

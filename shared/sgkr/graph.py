@@ -102,6 +102,14 @@ class KnowledgeGraph:
             batch[key] = attrs
         self._g.add_edges_from((s, t, attrs) for (s, t), attrs in batch.items())
 
+    def remove_nodes(self, node_ids: Iterable[str]) -> None:
+        """Remove nodes and their edges; ids not in the graph are ignored (rebuilds use it)."""
+        self._g.remove_nodes_from(list(node_ids))
+
+    def remove_edges(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Remove edges given as ``(source, target)``; missing ones are ignored."""
+        self._g.remove_edges_from(list(pairs))
+
     # -- reading ---------------------------------------------------------------
 
     @property

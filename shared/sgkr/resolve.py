@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from .records import CallSite, Definition, ModuleExtract, Resolution
 
-__all__ = ["resolve_calls", "CallEdge", "NAME_MATCH_LIMIT"]
+__all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT"]
 
 CallEdge = tuple[str, str, Resolution]
 #: A bare-name call matching more definitions than this is left unresolved.
@@ -52,10 +52,39 @@ def resolve_calls(modules: Sequence[ModuleExtract]) -> list[CallEdge]:
         One entry per distinct caller and callee, ``exact`` preferred over
         ``name``, sorted.
     """
-    return _Resolver(modules).run()
+    return flatten(CallResolver(modules).resolve_modules(modules))
 
 
-class _Resolver:
+def flatten(calls: dict[str, dict[str, Resolution]]) -> list[CallEdge]:
+    """The sorted ``(caller, callee, resolution)`` list of per-caller call maps."""
+    return sorted((a, b, how) for a, targets in calls.items() for b, how in targets.items())
+
+
+class CallResolver:
+    """The look-up tables of one build's modules, to resolve call sites against.
+
+    The tables can be updated module by module (:meth:`replace`), so that an
+    incremental rebuild re-resolves only the callers a change can reach.
+
+    Parameters
+    ----------
+    modules
+        Extracted files of one build, in build order.
+
+    Examples
+    --------
+    >>> from sgkr.extract import extract_module
+    >>> a = extract_module("a.py", "import b\\ndef f():\\n    b.g()\\n")
+    >>> b = extract_module("b.py", "def g():\\n    pass\\n")
+    >>> resolver = CallResolver([a, b])
+    >>> resolver.resolve_modules([a])
+    {'a.f': {'b.g': 'exact'}}
+    >>> resolver.replace([b], [extract_module("b.py", "def h():\\n    pass\\n")])
+    True
+    >>> resolver.resolve_modules([a])
+    {}
+    """
+
     def __init__(self, modules: Sequence[ModuleExtract]) -> None:
         self.defs: dict[str, Definition] = {}
         self.classes: dict[str, tuple[str, ...]] = {}
@@ -65,37 +94,108 @@ class _Resolver:
         self.wildcards: dict[str, list[str]] = defaultdict(list)
         self.functions_by_name: dict[str, list[str]] = defaultdict(list)
         self.callables_by_name: dict[str, list[str]] = defaultdict(list)
-        self.owner_module: dict[str, str] = {}
+        # Which module filled each qualname-keyed entry; keys filled by two modules
+        # depend on build order, so they cannot be updated one module at a time.
+        self.owner: dict[str, str] = {}
+        self.shared: set[str] = set()
+        self.by_module: dict[str, ModuleExtract] = {}
         for module in modules:
-            self.modules.add(module.module)
-            for d in module.definitions:
-                self.defs.setdefault(d.qualname, d)
-                self.owner_module[d.qualname] = module.module
-                if d.kind != "module":
-                    self.callables_by_name[d.name].append(d.qualname)
-                if d.kind == "function":
-                    self.functions_by_name[d.name].append(d.qualname)
-            for c in module.classes:
-                self.classes.setdefault(c.qualname, c.bases)
-                self.class_module[c.qualname] = module.module
-            for b in module.imports:
-                if b.alias == "*":
-                    self.wildcards[b.scope].append(b.target)
-                else:
-                    self.bindings[b.scope].setdefault(b.alias, b.target)
-        self.modules_list = modules
+            self._add(module)
 
-    def run(self) -> list[CallEdge]:
-        edges: dict[tuple[str, str], Resolution] = {}
-        for module in self.modules_list:
+    def _add(self, module: ModuleExtract) -> None:
+        name = module.module
+        if name in self.by_module:
+            self.shared.add(name)
+        self.by_module.setdefault(name, module)
+        self.modules.add(name)
+        owner = self.owner
+        for d in module.definitions:
+            q = d.qualname
+            if owner.setdefault(q, name) != name:
+                self.shared.add(q)
+            self.defs.setdefault(q, d)
+            if d.kind != "module":
+                self.callables_by_name[d.name].append(q)
+                if d.kind == "function":
+                    self.functions_by_name[d.name].append(q)
+        for c in module.classes:
+            if owner.setdefault(c.qualname, name) != name:
+                self.shared.add(c.qualname)
+            self.classes.setdefault(c.qualname, c.bases)
+            self.class_module[c.qualname] = name
+        for b in module.imports:
+            if owner.setdefault(b.scope, name) != name:
+                self.shared.add(b.scope)
+            if b.alias == "*":
+                self.wildcards[b.scope].append(b.target)
+            else:
+                self.bindings[b.scope].setdefault(b.alias, b.target)
+
+    def _remove(self, module: ModuleExtract) -> None:
+        name = module.module
+        del self.by_module[name]
+        self.modules.discard(name)
+        for d in module.definitions:
+            self.owner.pop(d.qualname, None)
+            self.defs.pop(d.qualname, None)
+            if d.kind != "module":
+                _drop(self.callables_by_name, d.name, d.qualname)
+                if d.kind == "function":
+                    _drop(self.functions_by_name, d.name, d.qualname)
+        for c in module.classes:
+            self.owner.pop(c.qualname, None)
+            self.classes.pop(c.qualname, None)
+            self.class_module.pop(c.qualname, None)
+        for b in module.imports:
+            self.owner.pop(b.scope, None)
+            self.bindings.pop(b.scope, None)
+            self.wildcards.pop(b.scope, None)
+
+    def replace(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract]) -> bool:
+        """Swap the tables of ``old`` modules for those of ``new`` ones.
+
+        Returns False, changing nothing, when a module or key is shared with
+        another module of the build (build order would decide between them):
+        the caller then makes a new resolver from all modules.
+        """
+        names = {m.module for m in old}
+        for module in (*old, *new):
+            keys = [module.module, *(d.qualname for d in module.definitions),
+                    *(c.qualname for c in module.classes), *(b.scope for b in module.imports)]
+            if any(k in self.shared or self.owner.get(k, module.module) != module.module
+                   and self.owner.get(k) not in names for k in keys):
+                return False
+            if module in new and module.module in self.by_module and module.module not in names:
+                return False
+        for module in old:
+            self._remove(module)
+        for module in new:
+            self._add(module)
+        return True
+
+    def resolve_modules(self, modules: Iterable[ModuleExtract]) -> dict[str, dict[str, Resolution]]:
+        """Call maps ``{caller: {callee: resolution}}`` of every definition of ``modules``."""
+        calls: dict[str, dict[str, Resolution]] = {}
+        for module in modules:
             for d in module.definitions:
-                for call in d.calls:
-                    targets, how = self._resolve(d, module.module, call)
-                    for target in targets:
-                        key = (d.qualname, target)
-                        if edges.get(key) != "exact":
-                            edges[key] = how
-        return sorted((a, b, r) for (a, b), r in edges.items())
+                self.resolve_definition(d, module.module, calls)
+        return calls
+
+    def resolve_definition(self, d: Definition, module: str,
+                           calls: dict[str, dict[str, Resolution]]) -> None:
+        """Add the callees of ``d`` to ``calls[d.qualname]`` (``exact`` wins over ``name``)."""
+        if not d.calls:
+            return
+        targets_of = calls.get(d.qualname)
+        if targets_of is None:
+            targets_of = calls[d.qualname] = {}
+        for call in d.calls:
+            targets, how = self._resolve(d, module, call)
+            for target in targets:
+                if targets_of.get(target) != "exact":
+                    targets_of[target] = how
+        if not targets_of:
+            del calls[d.qualname]
 
     # -- one call --------------------------------------------------------------
 
@@ -138,7 +238,7 @@ class _Resolver:
         return self._by_name(call.name, self.callables_by_name), "name"
 
     def _by_name(self, name: str, table: dict[str, list[str]]) -> list[str]:
-        found = table.get(name, [])
+        found = table.get(name, ())
         return list(found) if 0 < len(found) <= NAME_MATCH_LIMIT else []
 
     # -- scopes ----------------------------------------------------------------
@@ -268,3 +368,12 @@ class _Resolver:
                 return candidate
             stack.extend(self._bases(current))
         return None
+
+
+def _drop(table: dict[str, list[str]], name: str, qualname: str) -> None:
+    found = table.get(name)
+    if found is not None:
+        if qualname in found:
+            found.remove(qualname)
+        if not found:
+            del table[name]

@@ -18,7 +18,7 @@ import codecs
 import fnmatch
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +32,8 @@ __all__ = [
     "common_root",
     "module_name",
     "decode_source",
+    "list_sources",
+    "read_source",
     "DEFAULT_MAX_FILE_BYTES",
 ]
 
@@ -159,22 +161,63 @@ def read_sources(
             raise InvalidArgumentError(f"unknown source {item!r}: give a path or (path, text)")
     base = Path(root).resolve() if root is not None else common_root([p.resolve() for p in disk])
     files: dict[str, SourceFile] = {}
-    problems: list[Problem] = []
     for name, content in memory:
         files[name.replace("\\", "/")] = SourceFile(name.replace("\\", "/"), content)
-    for path in disk:
-        for found, where in _walk(path, base, exclude):
+    found, problems = list_sources(disk, base, exclude=exclude, skip=files)
+    for path, rel in found:
+        text, problem = read_source(path, rel, max_file_bytes)
+        if problem is not None:
+            problems.append(problem)
+        elif text is not None:
+            files[rel] = SourceFile(rel, text)
+    return [files[k] for k in sorted(files)], problems
+
+
+def list_sources(
+    paths: Sequence[Path],
+    base: Path,
+    *,
+    exclude: Sequence[str] = (),
+    skip: Container[str] = (),
+) -> tuple[list[tuple[Path, str]], list[Problem]]:
+    """The Python files under ``paths``, without reading them.
+
+    Parameters
+    ----------
+    paths
+        Existing files and folders.
+    base
+        The resolved folder relative paths are taken from.
+    exclude
+        Glob patterns, as in :func:`read_sources`.
+    skip
+        Relative paths to leave out (files given in memory).
+
+    Returns
+    -------
+    files, problems
+        ``(path, relative path)`` of each file, each once, in walk order, and
+        the folders and links skipped, with reasons.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "m.py").write_text("x = 1\\n")
+    >>> [rel for _, rel in list_sources([folder], folder.resolve())[0]]
+    ['m.py']
+    """
+    found: list[tuple[Path, str]] = []
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for path in paths:
+        for item, where in _walk(path, base, exclude):
             if isinstance(where, Problem):
                 problems.append(where)
-                continue
-            if where in files:
-                continue
-            text, problem = _read(found, where, max_file_bytes)
-            if problem is not None:
-                problems.append(problem)
-            elif text is not None:
-                files[where] = SourceFile(where, text)
-    return [files[k] for k in sorted(files)], problems
+            elif where not in skip and where not in seen:
+                seen.add(where)
+                found.append((item, where))
+    return found, problems
 
 
 def _excluded(rel: str, patterns: Sequence[str]) -> bool:
@@ -204,16 +247,17 @@ def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Pat
     top = start.resolve()
     seen = {top}
     files_seen: set[Path] = set()
-    stack = [(top, _relative(top, base))]
+    # (folder, its real path, relative path): a real path is resolved only through links.
+    stack = [(top, top, _relative(top, base))]
     while stack:
-        folder, rel_folder = stack.pop()
+        folder, real_folder, rel_folder = stack.pop()
         prefix = "" if rel_folder in ("", ".") else rel_folder + "/"
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
             yield folder, Problem(rel_folder, f"folder not readable: {exc.strerror}")
             continue
-        subdirs: list[tuple[Path, str]] = []
+        subdirs: list[tuple[Path, Path, str]] = []
         for entry in entries:
             rel = prefix + entry.name
             try:
@@ -226,26 +270,40 @@ def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Pat
                 if _excluded(rel + "/", exclude):
                     continue
                 path = Path(entry.path)
-                real = path.resolve()
-                if entry.is_symlink() and (
+                link = entry.is_symlink()
+                real = path.resolve() if link else real_folder / entry.name
+                if link and (
                         real in seen or real in top.parents or top not in (real, *real.parents)):
                     yield path, Problem(rel, "symlink to a folder outside or in a loop")
                     continue
                 seen.add(real)
-                subdirs.append((path, rel))
+                subdirs.append((path, real, rel))
             elif entry.name.endswith(".py") and not _excluded(rel, exclude):
-                if entry.is_symlink() and not os.path.exists(entry.path):
+                link = entry.is_symlink()
+                if link and not os.path.exists(entry.path):
                     yield Path(entry.path), Problem(rel, "broken symlink")
                     continue
                 # A file reached twice (through a symlinked folder) is read once.
-                real = Path(entry.path).resolve()
+                real = Path(entry.path).resolve() if link else real_folder / entry.name
                 if real not in files_seen:
                     files_seen.add(real)
                     yield Path(entry.path), rel
         stack.extend(reversed(subdirs))
 
 
-def _read(path: Path, rel: str, limit: int) -> tuple[str | None, Problem | None]:
+def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                ) -> tuple[str | None, Problem | None]:
+    """Read and decode one file: its text, or the problem that makes it skipped.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> empty = Path(tempfile.mkdtemp()) / "e.py"
+    >>> _ = empty.write_text("")
+    >>> read_source(empty, "e.py")
+    (None, Problem(file='e.py', reason='empty file', kind='skipped', line=None))
+    """
+    limit = max_file_bytes
     try:
         size = path.stat().st_size
         if size > limit:

@@ -1,0 +1,636 @@
+"""Incremental rebuilds: a build kept in memory and patched when source files change.
+
+:class:`GraphBuilder` makes the graph :func:`~sgkr.build.build_graph` makes,
+and keeps what it needs to update it. :meth:`GraphBuilder.update` looks at
+the files again (one ``stat`` each; a file is read only when its size,
+modification time or inode changed), extracts only the files whose text
+changed, and patches the graph in place:
+
+- calls are resolved again only in changed modules, in modules importing
+  from them (directly or through re-exports), and in modules calling a bare
+  name whose matches changed;
+- only definitions sharing a name with a changed definition are merged again;
+- only nodes that changed get their call edges and tags again.
+
+The patched graph equals a fresh build of the same files. When a change
+cannot be patched (the build has examples, or two files fill the same
+module or qualified name, so that build order decides), the graph is
+assembled again from the extractions in memory: no file is parsed again.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "fees.py").write_text("def fee(amount):\\n    return rate() * amount\\n"
+...                                     "def rate():\\n    return 0.2\\n")
+>>> builder = GraphBuilder(folder)
+>>> [(e.source, e.target) for e in builder.build().edges()]
+[('fn:fees.fee', 'fn:fees.rate')]
+>>> _ = (folder / "rates.py").write_text("def rate():\\n    return 0.3\\n")
+>>> _ = (folder / "fees.py").write_text("from rates import rate\\n"
+...                                     "def fee(amount):\\n    return rate() * amount\\n")
+>>> [(e.source, e.target) for e in builder.update().edges()]
+[('fn:fees.fee', 'fn:rates.rate')]
+>>> builder.last_update.changed, builder.last_update.added, builder.last_update.patched
+(('fees.py',), ('rates.py',), True)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .batch import extract_files
+from .build import (
+    DEFAULT_MERGE,
+    _add_calls,
+    _assemble,
+    _Assembly,
+    _function_node,
+    _known_tag,
+    _link,
+    _plan,
+    _report,
+    _tag,
+)
+from .cache import ExtractCache
+from .errors import InvalidArgumentError, SourceError
+from .gcpause import paused_gc
+from .graph import KnowledgeGraph, tag_id
+from .knowledge import Example, Sidecar, infer_tags
+from .merge import merge_groups
+from .records import (
+    BuildReport,
+    Definition,
+    Edge,
+    FunctionNode,
+    ModuleExtract,
+    Problem,
+    Resolution,
+    TagNode,
+)
+from .resolve import NAME_MATCH_LIMIT, CallResolver
+from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, list_sources, read_source
+
+__all__ = ["GraphBuilder", "UpdateReport"]
+
+# A file modified this recently may change again within the clock's resolution
+# without its stamp changing, so its stamp is not trusted next time.
+_RACY_NS = 2_000_000_000
+_Stamp = tuple[int, int, int]
+_Position = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class UpdateReport:
+    """What :meth:`GraphBuilder.update` found and did.
+
+    Attributes
+    ----------
+    changed, added, removed
+        Relative paths of files whose text changed, that appeared, that went.
+    patched
+        True when the graph was patched; False when it was assembled again
+        from the extractions in memory (or nothing changed).
+    resolved_modules
+        Modules whose calls were resolved again.
+    seconds
+        Time taken.
+    """
+
+    changed: tuple[str, ...]
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    patched: bool
+    resolved_modules: int
+    seconds: float
+
+
+@dataclass
+class _Index:
+    """Look-ups a patch needs, made on the first update and kept up to date."""
+
+    defs_by_name: dict[str, dict[_Position, Definition]] = field(default_factory=dict)
+    ids_by_name: dict[str, set[str]] = field(default_factory=dict)
+    quals_by_id: dict[str, set[str]] = field(default_factory=dict)
+    targets: dict[str, frozenset[str]] = field(default_factory=dict)
+    reach: dict[str, frozenset[str]] = field(default_factory=dict)
+    exports: dict[str, frozenset[str]] = field(default_factory=dict)
+    exported: dict[str, frozenset[str]] = field(default_factory=dict)
+    call_names: dict[str, frozenset[str]] = field(default_factory=dict)
+    callers_by_name: dict[str, set[str]] = field(default_factory=dict)
+    sidecar_tags: set[str] = field(default_factory=set)
+    sidecar_missing: dict[str, bool] = field(default_factory=dict)
+
+
+class GraphBuilder:
+    """Builds a graph once, then updates it in place as files change.
+
+    Parameters
+    ----------
+    sources, knowledge, examples, merge, infer, root, max_file_bytes, exclude, jobs, cache
+        As for :func:`~sgkr.build.build_graph`.
+
+    Attributes
+    ----------
+    last_update : UpdateReport or None
+        What the last :meth:`update` did.
+
+    Notes
+    -----
+    :meth:`update` changes the graph :meth:`build` returned. Make a new
+    :class:`~sgkr.retriever.Retriever` after an update: a retriever keeps
+    tables made from the graph as it was.
+    """
+
+    def __init__(
+        self,
+        sources: Iterable[SourceInput] = (),
+        *,
+        knowledge: str | os.PathLike[str] | Sidecar | None = None,
+        examples: str | os.PathLike[str] | Sequence[Example] | None = None,
+        merge: str = DEFAULT_MERGE,
+        infer: bool = False,
+        root: str | os.PathLike[str] | None = None,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        exclude: Sequence[str] = (),
+        jobs: int | None = None,
+        cache: str | os.PathLike[str] | ExtractCache | None = None,
+    ) -> None:
+        self._plan = _plan(sources, knowledge, examples, merge, infer, root, max_file_bytes,
+                           exclude)
+        self._jobs = jobs
+        self._cache = cache
+        self._state: _Assembly | None = None
+        self._index: _Index | None = None
+        self._texts: dict[str, str] = {}
+        self._read: dict[str, tuple[_Stamp, str | Problem]] = {}
+        self._read_problems: list[Problem] = []
+        self.last_update: UpdateReport | None = None
+
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """The graph of the last :meth:`build` or :meth:`update`."""
+        if self._state is None:
+            raise InvalidArgumentError("GraphBuilder: call build() before reading the graph")
+        return self._state.graph
+
+    def build(self) -> KnowledgeGraph:
+        """Read, extract and assemble every file (as :func:`~sgkr.build.build_graph` does).
+
+        Raises
+        ------
+        SourceError
+            A source path went missing, or no Python source was found.
+        """
+        with paused_gc():
+            started = time.perf_counter()
+            texts, problems = self._scan()
+            modules, _ = extract_files(sorted(texts.items()), jobs=self._jobs, cache=self._cache)
+            self._state = _assemble(self._plan, modules, problems, started)
+            self._texts = texts
+            self._read_problems = problems
+            self._index = None
+            return self._state.graph
+
+    def update(self) -> KnowledgeGraph:
+        """Bring the graph up to date with the files, re-extracting only changed ones.
+
+        Returns
+        -------
+        KnowledgeGraph
+            The same graph object as before, changed in place (see Notes).
+
+        Raises
+        ------
+        SourceError
+            A source path went missing, or no Python source is left.
+        """
+        if self._state is None:
+            return self.build()
+        with paused_gc():
+            return self._update()
+
+    # -- reading -----------------------------------------------------------------
+
+    def _scan(self) -> tuple[dict[str, str], list[Problem]]:
+        plan = self._plan
+        texts: dict[str, str] = {}
+        disk: list[Path] = []
+        for item in plan.inputs:
+            if isinstance(item, tuple):
+                texts[item[0].replace("\\", "/")] = item[1]
+            else:
+                path = Path(item)
+                if not path.exists():
+                    raise SourceError(f"source path does not exist: {path}")
+                disk.append(path)
+        found, problems = list_sources(disk, plan.base, exclude=plan.exclude, skip=texts)
+        now = time.time_ns()
+        read: dict[str, tuple[_Stamp, str | Problem]] = {}
+        for path, rel in found:
+            try:
+                st = os.stat(path)
+                stamp: _Stamp | None = (st.st_size, st.st_mtime_ns, st.st_ino)
+            except OSError:
+                stamp = None
+            known = self._read.get(rel)
+            if stamp is not None and known is not None and known[0] == stamp:
+                outcome = known[1]
+            else:
+                text, problem = read_source(path, rel, plan.max_file_bytes)
+                outcome = problem if problem is not None else text or ""
+                if stamp is not None and now - stamp[1] < _RACY_NS:
+                    stamp = None
+            if stamp is not None:
+                read[rel] = (stamp, outcome)
+            if isinstance(outcome, Problem):
+                problems.append(outcome)
+            else:
+                texts[rel] = outcome
+        self._read = read
+        if not texts:
+            raise SourceError(f"found no Python source to read in {plan.where}")
+        return texts, problems
+
+    # -- updating ----------------------------------------------------------------
+
+    def _update(self) -> KnowledgeGraph:
+        started = time.perf_counter()
+        state = self._state
+        assert state is not None
+        texts, problems = self._scan()
+        old = self._texts
+        changed = tuple(p for p in sorted(texts) if p in old and texts[p] != old[p])
+        added = tuple(p for p in sorted(texts) if p not in old)
+        removed = tuple(p for p in sorted(old) if p not in texts)
+        self._texts = texts
+        if not (changed or added or removed):
+            if problems != self._read_problems:
+                state.problems = [*problems, *state.problems[len(self._read_problems):]]
+                state.graph.report = _report(state.graph, len(state.modules), state.problems,
+                                             started)
+                self._read_problems = problems
+            self.last_update = UpdateReport((), (), (), False, 0, time.perf_counter() - started)
+            return state.graph
+        fresh, _ = extract_files([(p, texts[p]) for p in (*changed, *added)],
+                                 jobs=self._jobs, cache=self._cache)
+        by_path = {m.path: m for m in state.modules}
+        old_mods = [by_path[p] for p in (*changed, *removed)]
+        for module in fresh:
+            by_path[module.path] = module
+        for path in removed:
+            del by_path[path]
+        modules = [by_path[p] for p in sorted(by_path)]
+        self._read_problems = problems
+        try:
+            resolved = self._patch(state, old_mods, fresh, modules, problems, started)
+        except KeyError:  # a change the patch rules did not foresee: assemble instead
+            resolved = None
+        if resolved is None:
+            self._state = _assemble(self._plan, modules, problems, started)
+            self._index = None
+        self.last_update = UpdateReport(changed, added, removed, resolved is not None,
+                                        resolved if resolved is not None else len(modules),
+                                        time.perf_counter() - started)
+        return self.graph
+
+    def _patch(self, state: _Assembly, old_mods: list[ModuleExtract],
+               new_mods: list[ModuleExtract], modules: list[ModuleExtract],
+               read_problems: list[Problem], started: float) -> int | None:
+        """Patch the graph; the number of modules resolved again, or None if it cannot."""
+        plan = self._plan
+        if plan.examples:
+            return None
+        index = self._index if self._index is not None else self._make_index(state)
+        resolver = state.resolver
+        names = {d.name for m in (*old_mods, *new_mods) for d in m.definitions
+                 if d.kind != "module"}
+        before = {n: _matches(resolver, n) for n in names}
+        if not resolver.replace(old_mods, new_mods):
+            return None
+        # From here on the resolver has changed: a refusal below must reassemble.
+        self._index = None
+        rematched = {n for n in names if _rematched(before[n], _matches(resolver, n))}
+        _reindex_modules(index, old_mods, new_mods)
+        redo = self._to_resolve(index, resolver, old_mods, new_mods, rematched)
+        new_calls = resolver.resolve_modules(resolver.by_module[n] for n in sorted(redo))
+        graph = state.graph
+
+        # Merge again the definitions that share a name with a changed one.
+        old_module_defs = [d for m in old_mods for d in m.definitions if d.kind == "module"]
+        old_subset = [d for n in names for d in index.defs_by_name.get(n, {}).values()]
+        old_subset += old_module_defs
+        _reindex_defs(index, old_mods, new_mods)
+        subset = [(pos, d) for n in names for pos, d in index.defs_by_name.get(n, {}).items()]
+        subset += [((m.path, i), d) for m in new_mods for i, d in enumerate(m.definitions)
+                   if d.kind == "module"]
+        subset.sort(key=lambda item: item[0])
+        groups = merge_groups([d for _, d in subset], plan.merge)
+        old_ids = {i for n in names for i in index.ids_by_name.get(n, ())}
+        old_ids |= {state.qual_to_id[d.qualname] for d in old_module_defs
+                    if d.qualname in state.qual_to_id}
+        records = {node_id: _function_node(node_id, members, plan.sidecar)
+                   for node_id, members in groups}
+        if any(i in graph and i not in old_ids for i in records):
+            return None  # an id taken by a node of another name: build order decides
+        gone = old_ids - records.keys()
+        if plan.sidecar is not None and any(k in gone or k in records and k not in old_ids
+                                            for k in plan.sidecar.functions):
+            return None
+        new_map: dict[str, str] = {}
+        for node_id, members in groups:
+            for d in members:
+                new_map.setdefault(d.qualname, node_id)
+        quals = {d.qualname for d in old_subset} | new_map.keys()
+        moved = {q for q in quals if state.qual_to_id.get(q) != new_map.get(q)}
+        changed_ids = {i for i, r in records.items() if i not in graph or graph.function(i) != r}
+
+        # Which nodes get their call edges and tags again.
+        call_dirty = set(changed_ids)
+        tag_dirty = set(changed_ids)
+        for q in moved:
+            old_id = state.qual_to_id.get(q)
+            if old_id is not None and old_id in graph:
+                call_dirty.update(s for s in graph.nx.predecessors(old_id)
+                                  if graph.nx.edges[s, old_id]["type"] == "calls")
+                call_dirty.add(old_id)
+                tag_dirty.add(old_id)
+            if q in new_map:
+                call_dirty.add(new_map[q])
+                tag_dirty.add(new_map[q])
+        redone = {d.qualname for n in redo for d in resolver.by_module[n].definitions}
+        redone |= {d.qualname for m in old_mods for d in m.definitions}
+        for q in redone:
+            if state.calls.get(q) != new_calls.get(q):
+                if q in new_calls:
+                    state.calls[q] = new_calls[q]
+                else:
+                    state.calls.pop(q, None)
+                caller = new_map.get(q) or state.qual_to_id.get(q)
+                if caller is not None:
+                    call_dirty.add(caller)
+
+        # Apply: qualified names, nodes, call edges, tags.
+        for q in moved:
+            old_id = state.qual_to_id.pop(q, None)
+            if old_id is not None:
+                index.quals_by_id[old_id].discard(q)
+            if q in new_map:
+                state.qual_to_id[q] = new_map[q]
+                index.quals_by_id.setdefault(new_map[q], set()).add(q)
+        touched_tags = _tags_of(graph, gone | tag_dirty)
+        call_counts = Counter(state.graph.report.call_edges if state.graph.report else {})
+        call_counts.subtract(_call_edges(graph, (call_dirty | gone) & graph.nx.nodes.keys()))
+        functions = (graph.report.functions if graph.report else 0) - len(gone) + sum(
+            1 for i in records if i not in graph)
+        graph.remove_nodes(gone)
+        for node_id in gone:
+            index.quals_by_id.pop(node_id, None)
+        for n in names:
+            index.ids_by_name.pop(n, None)
+        for node_id, record in records.items():
+            if node_id in changed_ids:
+                graph.add_function(record)
+            if record.kind != "module":
+                index.ids_by_name.setdefault(record.name, set()).add(node_id)
+        self._recall(graph, state, index, call_dirty - gone)
+        call_counts.update(_call_edges(graph, call_dirty - gone))
+        relabel = self._retag(graph, state, index, tag_dirty - gone, touched_tags)
+        self._update_sidecar_problems(graph, index, names | {m.module for m in new_mods})
+        self._relabel(graph, index, relabel)
+        state.modules = modules
+        module_problems = [p for m in modules for p in m.problems]
+        sidecar_problems = [Problem("knowledge", f"no function named {k!r} in the sources",
+                                    kind="knowledge")
+                            for k, missing in index.sidecar_missing.items() if missing]
+        state.problems = [*read_problems, *module_problems, *sidecar_problems]
+        graph.report = BuildReport(
+            files=len(modules), functions=functions,
+            call_edges={r: n for r, n in sorted(call_counts.items()) if n},
+            tags=len(graph) - functions, problems=tuple(state.problems),
+            seconds=time.perf_counter() - started)
+        self._index = index
+        return len(redo)
+
+    def _to_resolve(self, index: _Index, resolver: CallResolver, old_mods: list[ModuleExtract],
+                    new_mods: list[ModuleExtract], rematched: set[str]) -> set[str]:
+        """Modules whose calls may resolve differently after the change."""
+        changed = {m.module for m in (*old_mods, *new_mods)}
+        # A module that appeared or went changes what a name bound to it is.
+        appeared = {m.module for m in old_mods} ^ {m.module for m in new_mods}
+        # Modules whose module-level imports pass names of changed modules on
+        # (re-exports): a look-up follows a binding into the module it names a
+        # member of, and stops at a module bound as a whole.
+        exporters = set(changed)
+        grown = True
+        while grown:
+            grown = False
+            for name, parents in index.exports.items():
+                if name not in exporters and (not parents.isdisjoint(exporters)
+                                              or not index.exported[name].isdisjoint(appeared)):
+                    exporters.add(name)
+                    grown = True
+        prefixes = _prefixes(exporters)
+        redo = {m.module for m in new_mods}
+        for name, reach in index.reach.items():
+            if not reach.isdisjoint(exporters) or not index.targets[name].isdisjoint(prefixes):
+                redo.add(name)
+        for name in rematched:
+            redo.update(index.callers_by_name.get(name, ()))
+        return {n for n in redo if n in resolver.by_module}
+
+    def _make_index(self, state: _Assembly) -> _Index:
+        index = _Index()
+        _reindex_modules(index, [], state.modules)
+        _reindex_defs(index, [], state.modules)
+        for node_id, attrs in state.graph.nx.nodes(data=True):
+            record = attrs["record"]
+            if isinstance(record, FunctionNode) and record.kind != "module":
+                index.ids_by_name.setdefault(record.name, set()).add(node_id)
+        for q, node_id in state.qual_to_id.items():
+            index.quals_by_id.setdefault(node_id, set()).add(q)
+        sidecar = self._plan.sidecar
+        if sidecar is not None:
+            index.sidecar_tags = {tag_id(label) for label in sidecar.tags}
+            index.sidecar_missing = {k: not state.graph.find(k) for k in sidecar.functions}
+        return index
+
+    def _recall(self, graph: KnowledgeGraph, state: _Assembly, index: _Index,
+                nodes: set[str]) -> None:
+        """Call edges out of ``nodes`` made again from the call maps."""
+        g = graph.nx
+        graph.remove_edges([(s, t) for s in nodes for t, data in g._succ[s].items()
+                            if data["type"] == "calls"])
+        calls: dict[str, dict[str, Resolution]] = {}
+        qual_to_id = state.qual_to_id
+        for node_id in nodes:
+            for q in index.quals_by_id.get(node_id, ()):
+                if q in state.calls:
+                    calls[q] = state.calls[q]
+        _add_calls(graph, calls, qual_to_id)
+
+    def _retag(self, graph: KnowledgeGraph, state: _Assembly, index: _Index, nodes: set[str],
+               touched: set[str]) -> set[str]:
+        """Tag edges of ``nodes`` made again: sidecar links, else inferred tags.
+
+        Returns the tags linked or unlinked that are still in the graph.
+        """
+        plan = self._plan
+        g = graph.nx
+        graph.remove_edges([(t, n) for n in nodes for t in g._pred[n]
+                            if g._node[t]["type"] == "tag"])
+        graph.remove_edges([(n, t) for n in nodes for t in g._succ[n]
+                            if g._node[t]["type"] == "tag"])
+        edges: list[Edge] = []
+        known: dict[str, str] = {}
+        for node_id in sorted(nodes):
+            record = graph.function(node_id)
+            tagged = False
+            if plan.sidecar is not None:
+                for key, entry in plan.sidecar.functions.items():
+                    if _finds(graph, key, record):
+                        for role, labels in (("input", entry.inputs), ("output", entry.outputs)):
+                            for label in labels:
+                                touched.add(_tag(graph, label))
+                                _link(graph, tag_id(label), node_id, role)
+                                tagged = True
+            if plan.infer and not tagged:
+                for d in self._definitions(state, index, node_id):
+                    inputs, outputs = infer_tags(d)
+                    edges += [Edge(_known_tag(graph, label, known), node_id, "consumes")
+                              for label in inputs]
+                    edges += [Edge(node_id, _known_tag(graph, label, known), "produces")
+                              for label in outputs]
+        graph.add_edges(edges)
+        touched.update(known.values())
+        orphans = {t for t in touched if t in g and not g._pred[t] and not g._succ[t]
+                   and t not in index.sidecar_tags}
+        graph.remove_nodes(orphans)
+        return touched - orphans
+
+    def _relabel(self, graph: KnowledgeGraph, index: _Index, tags: set[str]) -> None:
+        """Give each tag the label a fresh build gives it: the first sidecar entry's naming it
+        (of the functions found), else its folded words."""
+        sidecar = self._plan.sidecar
+        if sidecar is None:
+            return
+        labels: dict[str, str] = {}
+        for key, entry in sidecar.functions.items():
+            if not index.sidecar_missing.get(key, True):
+                for label in (*entry.inputs, *entry.outputs):
+                    labels.setdefault(tag_id(label), label.strip())
+        for t in tags - index.sidecar_tags:
+            if t in graph.nx:
+                label = labels.get(t, t.removeprefix("tag:"))
+                if graph.tag(t).label != label:
+                    graph.nx.nodes[t]["record"] = TagNode(t, label)
+
+    def _definitions(self, state: _Assembly, index: _Index, node_id: str) -> list[Definition]:
+        """Definitions whose qualified name maps to ``node_id``, in build order."""
+        resolver = state.resolver
+        quals = index.quals_by_id.get(node_id, set())
+        owners = sorted({resolver.owner[q] for q in quals if q in resolver.owner})
+        return [d for name in owners for d in resolver.by_module[name].definitions
+                if d.qualname in quals]
+
+    def _update_sidecar_problems(self, graph: KnowledgeGraph, index: _Index,
+                                 names: set[str]) -> None:
+        for key in index.sidecar_missing:
+            if key.rpartition(".")[2] in names or key.startswith(("fn:", "mod:")):
+                index.sidecar_missing[key] = not graph.find(key)
+
+
+def _matches(resolver: CallResolver, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return (tuple(sorted(resolver.functions_by_name.get(name, ()))),
+            tuple(sorted(resolver.callables_by_name.get(name, ()))))
+
+
+def _rematched(old: tuple[tuple[str, ...], tuple[str, ...]],
+               new: tuple[tuple[str, ...], tuple[str, ...]]) -> bool:
+    """Whether a bare-name call of this name may now resolve differently."""
+    return any(a != b and (len(a) <= NAME_MATCH_LIMIT or len(b) <= NAME_MATCH_LIMIT)
+               for a, b in zip(old, new, strict=True))
+
+
+def _prefixes(names: set[str]) -> set[str]:
+    """Proper dotted prefixes of ``names`` (``a`` and ``a.b`` for ``a.b.c``)."""
+    found: set[str] = set()
+    for name in names:
+        parts = name.split(".")
+        found.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return found
+
+
+def _dotted(targets: Iterable[str]) -> frozenset[str]:
+    """Every target and each of its dotted prefixes."""
+    found: set[str] = set()
+    for target in targets:
+        parts = target.split(".")
+        found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return frozenset(found)
+
+
+def _reindex_modules(index: _Index, old: Sequence[ModuleExtract],
+                     new: Sequence[ModuleExtract]) -> None:
+    for module in old:
+        for table in (index.targets, index.reach, index.exports, index.exported):
+            table.pop(module.module, None)
+        for call in index.call_names.pop(module.module, ()):
+            index.callers_by_name[call].discard(module.module)
+    for module in new:
+        names = frozenset(c.name for d in module.definitions for c in d.calls)
+        index.call_names[module.module] = names
+        for call in names:
+            index.callers_by_name.setdefault(call, set()).add(module.module)
+        targets = [b.target for b in module.imports]
+        index.targets[module.module] = frozenset(targets)
+        index.reach[module.module] = _dotted(targets)
+        top = [b for b in module.imports if b.scope == module.module]
+        index.exported[module.module] = frozenset(b.target for b in top)
+        # A wildcard's look-ups go into the module it names; a name's, into its parent.
+        index.exports[module.module] = frozenset(
+            _prefixes({b.target for b in top}) | {b.target for b in top if b.alias == "*"})
+
+
+def _reindex_defs(index: _Index, old: Sequence[ModuleExtract],
+                  new: Sequence[ModuleExtract]) -> None:
+    for module in old:
+        for i, d in enumerate(module.definitions):
+            if d.kind != "module":
+                index.defs_by_name[d.name].pop((module.path, i), None)
+                if not index.defs_by_name[d.name]:
+                    del index.defs_by_name[d.name]
+    for module in new:
+        for i, d in enumerate(module.definitions):
+            if d.kind != "module":
+                index.defs_by_name.setdefault(d.name, {})[(module.path, i)] = d
+
+
+def _call_edges(graph: KnowledgeGraph, nodes: Iterable[str]) -> Counter[str]:
+    """Call edges out of ``nodes``, counted by resolution."""
+    succ = graph.nx._succ
+    return Counter(data.get("resolution", "exact") for n in nodes for data in succ[n].values()
+                   if data["type"] == "calls")
+
+
+def _tags_of(graph: KnowledgeGraph, nodes: set[str]) -> set[str]:
+    g = graph.nx
+    found: set[str] = set()
+    for node_id in nodes:
+        if node_id in g:
+            found.update(t for t in g._pred[node_id] if g._node[t]["type"] == "tag")
+            found.update(t for t in g._succ[node_id] if g._node[t]["type"] == "tag")
+    return found
+
+
+def _finds(graph: KnowledgeGraph, key: str, record: FunctionNode) -> bool:
+    """Whether :meth:`KnowledgeGraph.find` of ``key`` includes ``record`` (sidecar links)."""
+    if key in graph.nx and graph.nx.nodes[key]["type"] == "function":
+        return key == record.id
+    suffix = "." + key
+    return record.name == key or any(q == key or q.endswith(suffix) for q in record.qualnames)
