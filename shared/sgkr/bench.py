@@ -173,8 +173,6 @@ def run_bench(
     if not files:
         raise SourceError(f"found no Python source to read in {source}")
 
-    say(f"parse only: {len(files)} files")
-    parse_s = _parse_only(files)
     with tempfile.TemporaryDirectory(prefix="sgkr-bench-") as scratch:
         work = Path(scratch)
         tree = work / "src"
@@ -182,6 +180,10 @@ def run_bench(
             target = tree / file.path
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(base / file.path, target)
+        # Parsing after the copy also lets the copies age past the window in which
+        # an update does not trust a file's modification time.
+        say(f"parse only: {len(files)} files")
+        parse_s = _parse_only(files)
         cache_dir = work / "cache"
         say("cold build")
         builder = GraphBuilder([tree], root=tree, infer=infer, jobs=jobs, cache=cache_dir)

@@ -78,9 +78,10 @@ from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, list_sources, read_sou
 
 __all__ = ["GraphBuilder", "UpdateReport"]
 
-# A file modified this recently may change again within the clock's resolution
-# without its stamp changing, so its stamp is not trusted next time.
-_RACY_NS = 2_000_000_000
+# A file modified this recently may change again within the resolution of its
+# file system's clock without its stamp changing: its stamp is not trusted.
+_RACY_NS = 100_000_000
+_RACY_COARSE_NS = 2_000_000_000
 _Stamp = tuple[int, int, int]
 _Position = tuple[str, int]
 
@@ -114,15 +115,14 @@ class UpdateReport:
 class _Index:
     """Look-ups a patch needs, made on the first update and kept up to date."""
 
-    defs_by_name: dict[str, dict[_Position, Definition]] = field(default_factory=dict)
-    ids_by_name: dict[str, set[str]] = field(default_factory=dict)
-    quals_by_id: dict[str, set[str]] = field(default_factory=dict)
-    targets: dict[str, frozenset[str]] = field(default_factory=dict)
-    reach: dict[str, frozenset[str]] = field(default_factory=dict)
-    exports: dict[str, frozenset[str]] = field(default_factory=dict)
-    exported: dict[str, frozenset[str]] = field(default_factory=dict)
-    call_names: dict[str, frozenset[str]] = field(default_factory=dict)
-    callers_by_name: dict[str, set[str]] = field(default_factory=dict)
+    # Inverted import tables, each from a dotted name to the modules whose imports:
+    # name it or something within it (any scope); name it exactly (any scope);
+    # pass on its members (module level: a name's parent, a wildcard's module);
+    # name it exactly (module level).
+    imports_within: dict[str, set[str]] = field(default_factory=dict)
+    imports_module: dict[str, set[str]] = field(default_factory=dict)
+    passes_member: dict[str, set[str]] = field(default_factory=dict)
+    passes_module: dict[str, set[str]] = field(default_factory=dict)
     sidecar_tags: set[str] = field(default_factory=set)
     sidecar_missing: dict[str, bool] = field(default_factory=dict)
 
@@ -194,7 +194,7 @@ class GraphBuilder:
             self._state = _assemble(self._plan, modules, problems, started)
             self._texts = texts
             self._read_problems = problems
-            self._index = None
+            self._index = self._make_index(self._state)
             return self._state.graph
 
     def update(self) -> KnowledgeGraph:
@@ -244,7 +244,7 @@ class GraphBuilder:
             else:
                 text, problem = read_source(path, rel, plan.max_file_bytes)
                 outcome = problem if problem is not None else text or ""
-                if stamp is not None and now - stamp[1] < _RACY_NS:
+                if stamp is not None and now - stamp[1] < _racy_window(stamp[1]):
                     stamp = None
             if stamp is not None:
                 read[rel] = (stamp, outcome)
@@ -293,7 +293,7 @@ class GraphBuilder:
             resolved = None
         if resolved is None:
             self._state = _assemble(self._plan, modules, problems, started)
-            self._index = None
+            self._index = self._make_index(self._state)
         self.last_update = UpdateReport(changed, added, removed, resolved is not None,
                                         resolved if resolved is not None else len(modules),
                                         time.perf_counter() - started)
@@ -306,7 +306,8 @@ class GraphBuilder:
         plan = self._plan
         if plan.examples:
             return None
-        index = self._index if self._index is not None else self._make_index(state)
+        index = self._index
+        assert index is not None
         resolver = state.resolver
         names = {d.name for m in (*old_mods, *new_mods) for d in m.definitions
                  if d.kind != "module"}
@@ -323,15 +324,16 @@ class GraphBuilder:
 
         # Merge again the definitions that share a name with a changed one.
         old_module_defs = [d for m in old_mods for d in m.definitions if d.kind == "module"]
-        old_subset = [d for n in names for d in index.defs_by_name.get(n, {}).values()]
-        old_subset += old_module_defs
-        _reindex_defs(index, old_mods, new_mods)
-        subset = [(pos, d) for n in names for pos, d in index.defs_by_name.get(n, {}).items()]
-        subset += [((m.path, i), d) for m in new_mods for i, d in enumerate(m.definitions)
-                   if d.kind == "module"]
-        subset.sort(key=lambda item: item[0])
-        groups = merge_groups([d for _, d in subset], plan.merge)
-        old_ids = {i for n in names for i in index.ids_by_name.get(n, ())}
+        old_subset = [d for m in state.modules for d in m.definitions
+                      if d.name in names and d.kind != "module"] + old_module_defs
+        fresh = {m.path for m in new_mods}
+        subset = [d for m in modules for d in m.definitions
+                  if d.kind != "module" and d.name in names
+                  or d.kind == "module" and m.path in fresh]
+        groups = merge_groups(subset, plan.merge)
+        old_ids = {node_id for node_id, attrs in graph.nx._node.items()
+                   if attrs["type"] == "function" and attrs["record"].name in names
+                   and attrs["record"].kind != "module"}
         old_ids |= {state.qual_to_id[d.qualname] for d in old_module_defs
                     if d.qualname in state.qual_to_id}
         records = {node_id: _function_node(node_id, members, plan.sidecar)
@@ -377,27 +379,17 @@ class GraphBuilder:
 
         # Apply: qualified names, nodes, call edges, tags.
         for q in moved:
-            old_id = state.qual_to_id.pop(q, None)
-            if old_id is not None:
-                index.quals_by_id[old_id].discard(q)
+            state.qual_to_id.pop(q, None)
             if q in new_map:
                 state.qual_to_id[q] = new_map[q]
-                index.quals_by_id.setdefault(new_map[q], set()).add(q)
         touched_tags = _tags_of(graph, gone | tag_dirty)
         call_counts = Counter(state.graph.report.call_edges if state.graph.report else {})
         call_counts.subtract(_call_edges(graph, (call_dirty | gone) & graph.nx.nodes.keys()))
         functions = (graph.report.functions if graph.report else 0) - len(gone) + sum(
             1 for i in records if i not in graph)
         graph.remove_nodes(gone)
-        for node_id in gone:
-            index.quals_by_id.pop(node_id, None)
-        for n in names:
-            index.ids_by_name.pop(n, None)
-        for node_id, record in records.items():
-            if node_id in changed_ids:
-                graph.add_function(record)
-            if record.kind != "module":
-                index.ids_by_name.setdefault(record.name, set()).add(node_id)
+        for node_id in changed_ids:
+            graph.add_function(records[node_id])
         self._recall(graph, state, index, call_dirty - gone)
         call_counts.update(_call_edges(graph, call_dirty - gone))
         relabel = self._retag(graph, state, index, tag_dirty - gone, touched_tags)
@@ -427,33 +419,25 @@ class GraphBuilder:
         # (re-exports): a look-up follows a binding into the module it names a
         # member of, and stops at a module bound as a whole.
         exporters = set(changed)
-        grown = True
-        while grown:
-            grown = False
-            for name, parents in index.exports.items():
-                if name not in exporters and (not parents.isdisjoint(exporters)
-                                              or not index.exported[name].isdisjoint(appeared)):
-                    exporters.add(name)
-                    grown = True
-        prefixes = _prefixes(exporters)
+        frontier = [*changed, *(m for a in appeared for m in index.passes_module.get(a, ()))]
+        while frontier:
+            name = frontier.pop()
+            exporters.add(name)
+            frontier += [m for m in index.passes_member.get(name, ()) if m not in exporters]
         redo = {m.module for m in new_mods}
-        for name, reach in index.reach.items():
-            if not reach.isdisjoint(exporters) or not index.targets[name].isdisjoint(prefixes):
-                redo.add(name)
-        for name in rematched:
-            redo.update(index.callers_by_name.get(name, ()))
+        for name in exporters:
+            redo.update(index.imports_within.get(name, ()))
+        for name in _prefixes(exporters):
+            redo.update(index.imports_module.get(name, ()))
+        if rematched:
+            redo.update(name for name, module in resolver.by_module.items()
+                        if name not in redo and any(c.name in rematched for d in module.definitions
+                                                    for c in d.calls))
         return {n for n in redo if n in resolver.by_module}
 
     def _make_index(self, state: _Assembly) -> _Index:
         index = _Index()
         _reindex_modules(index, [], state.modules)
-        _reindex_defs(index, [], state.modules)
-        for node_id, attrs in state.graph.nx.nodes(data=True):
-            record = attrs["record"]
-            if isinstance(record, FunctionNode) and record.kind != "module":
-                index.ids_by_name.setdefault(record.name, set()).add(node_id)
-        for q, node_id in state.qual_to_id.items():
-            index.quals_by_id.setdefault(node_id, set()).add(q)
         sidecar = self._plan.sidecar
         if sidecar is not None:
             index.sidecar_tags = {tag_id(label) for label in sidecar.tags}
@@ -469,7 +453,7 @@ class GraphBuilder:
         calls: dict[str, dict[str, Resolution]] = {}
         qual_to_id = state.qual_to_id
         for node_id in nodes:
-            for q in index.quals_by_id.get(node_id, ()):
+            for q in _quals(graph, state, node_id):
                 if q in state.calls:
                     calls[q] = state.calls[q]
         _add_calls(graph, calls, qual_to_id)
@@ -500,7 +484,7 @@ class GraphBuilder:
                                 _link(graph, tag_id(label), node_id, role)
                                 tagged = True
             if plan.infer and not tagged:
-                for d in self._definitions(state, index, node_id):
+                for d in self._definitions(state, node_id):
                     inputs, outputs = infer_tags(d)
                     edges += [Edge(_known_tag(graph, label, known), node_id, "consumes")
                               for label in inputs]
@@ -530,10 +514,11 @@ class GraphBuilder:
                 if graph.tag(t).label != label:
                     graph.nx.nodes[t]["record"] = TagNode(t, label)
 
-    def _definitions(self, state: _Assembly, index: _Index, node_id: str) -> list[Definition]:
+    @staticmethod
+    def _definitions(state: _Assembly, node_id: str) -> list[Definition]:
         """Definitions whose qualified name maps to ``node_id``, in build order."""
         resolver = state.resolver
-        quals = index.quals_by_id.get(node_id, set())
+        quals = set(_quals(state.graph, state, node_id))
         owners = sorted({resolver.owner[q] for q in quals if q in resolver.owner})
         return [d for name in owners for d in resolver.by_module[name].definitions
                 if d.qualname in quals]
@@ -543,6 +528,12 @@ class GraphBuilder:
         for key in index.sidecar_missing:
             if key.rpartition(".")[2] in names or key.startswith(("fn:", "mod:")):
                 index.sidecar_missing[key] = not graph.find(key)
+
+
+def _racy_window(mtime_ns: int) -> int:
+    """How recent a modification time is too recent to trust, in nanoseconds."""
+    # Whole seconds suggest a file system that keeps only seconds (FAT, some network ones).
+    return _RACY_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else _RACY_NS
 
 
 def _matches(resolver: CallResolver, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -566,49 +557,34 @@ def _prefixes(names: set[str]) -> set[str]:
     return found
 
 
-def _dotted(targets: Iterable[str]) -> frozenset[str]:
-    """Every target and each of its dotted prefixes."""
-    found: set[str] = set()
-    for target in targets:
-        parts = target.split(".")
-        found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
-    return frozenset(found)
-
-
 def _reindex_modules(index: _Index, old: Sequence[ModuleExtract],
                      new: Sequence[ModuleExtract]) -> None:
     for module in old:
-        for table in (index.targets, index.reach, index.exports, index.exported):
-            table.pop(module.module, None)
-        for call in index.call_names.pop(module.module, ()):
-            index.callers_by_name[call].discard(module.module)
+        for table, keys in _import_keys(module):
+            for key in keys:
+                table_of = getattr(index, table)[key]
+                table_of.discard(module.module)
     for module in new:
-        names = frozenset(c.name for d in module.definitions for c in d.calls)
-        index.call_names[module.module] = names
-        for call in names:
-            index.callers_by_name.setdefault(call, set()).add(module.module)
-        targets = [b.target for b in module.imports]
-        index.targets[module.module] = frozenset(targets)
-        index.reach[module.module] = _dotted(targets)
-        top = [b for b in module.imports if b.scope == module.module]
-        index.exported[module.module] = frozenset(b.target for b in top)
-        # A wildcard's look-ups go into the module it names; a name's, into its parent.
-        index.exports[module.module] = frozenset(
-            _prefixes({b.target for b in top}) | {b.target for b in top if b.alias == "*"})
+        for table, keys in _import_keys(module):
+            found = getattr(index, table)
+            for key in keys:
+                found.setdefault(key, set()).add(module.module)
 
 
-def _reindex_defs(index: _Index, old: Sequence[ModuleExtract],
-                  new: Sequence[ModuleExtract]) -> None:
-    for module in old:
-        for i, d in enumerate(module.definitions):
-            if d.kind != "module":
-                index.defs_by_name[d.name].pop((module.path, i), None)
-                if not index.defs_by_name[d.name]:
-                    del index.defs_by_name[d.name]
-    for module in new:
-        for i, d in enumerate(module.definitions):
-            if d.kind != "module":
-                index.defs_by_name.setdefault(d.name, {})[(module.path, i)] = d
+def _import_keys(module: ModuleExtract) -> list[tuple[str, set[str]]]:
+    """The keys ``module`` has in each inverted import table of :class:`_Index`."""
+    targets = {b.target for b in module.imports}
+    top = [b for b in module.imports if b.scope == module.module]
+    top_targets = {b.target for b in top}
+    return [("imports_within", _prefixes(targets) | targets),
+            ("imports_module", targets),
+            ("passes_member", _prefixes(top_targets) | {b.target for b in top if b.alias == "*"}),
+            ("passes_module", top_targets)]
+
+
+def _quals(graph: KnowledgeGraph, state: _Assembly, node_id: str) -> list[str]:
+    """Qualified names whose definitions' calls and tags belong to ``node_id``."""
+    return [q for q in graph.function(node_id).qualnames if state.qual_to_id.get(q) == node_id]
 
 
 def _call_edges(graph: KnowledgeGraph, nodes: Iterable[str]) -> Counter[str]:
