@@ -26,6 +26,7 @@ from .errors import (
     SourceError,
 )
 from .graph import KnowledgeGraph, tag_id
+from .incremental import GraphBuilder, UpdateReport
 from .records import (
     BuildReport,
     Edge,
@@ -42,6 +43,8 @@ from .retriever import Retriever, RetrieverOptions
 __all__ = [
     "__version__",
     "build_graph",
+    "GraphBuilder",
+    "UpdateReport",
     "KnowledgeGraph",
     "tag_id",
     "Retriever",

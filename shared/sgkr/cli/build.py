@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from collections.abc import Callable
 
 from ..build import DEFAULT_MERGE, build_graph
 from ..cache import default_cache_dir
+from ..incremental import GraphBuilder
 from ..merge import MERGE_POLICIES
 from ..sources import DEFAULT_MAX_FILE_BYTES
 
-__all__ = ["register", "run", "progress_printer", "positive_int"]
+__all__ = ["register", "run", "progress_printer", "positive_int", "positive_float", "watch"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +38,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="content-hash cache of parsed files (default: .sgkr-cache next to "
                         "the output)")
     p.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
+    p.add_argument("--watch", type=positive_float, default=None, metavar="SECONDS",
+                   help="keep running: every SECONDS, update the graph from the files that "
+                        "changed and write it again (Ctrl-C stops)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(run=run)
 
@@ -50,6 +56,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_float(text: str) -> float:
+    """An argparse type: a number greater than 0 (``--watch``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
 def progress_printer(stage: str, done: int, total: int) -> None:
     """Show progress on stderr when it is a terminal."""
     if sys.stderr.isatty():
@@ -58,15 +75,47 @@ def progress_printer(stage: str, done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build and save the graph; print the summary."""
-    graph = build_graph(
-        args.paths, knowledge=args.knowledge, examples=args.examples, merge=args.merge,
+    """Build and save the graph; print the summary (and, with ``--watch``, keep updating)."""
+    options = dict(
+        knowledge=args.knowledge, examples=args.examples, merge=args.merge,
         infer=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
-        progress=progress_printer, jobs=args.jobs,
+        jobs=args.jobs,
         cache=None if args.no_cache else (args.cache or default_cache_dir(args.output)),
     )
+    if args.watch is not None:
+        builder = GraphBuilder(args.paths, **options)
+        graph = builder.build()
+    else:
+        graph = build_graph(args.paths, progress=progress_printer,
+                            **options)
     graph.save(args.output)
     if not args.quiet and graph.report is not None:
         print(graph.report.summary())
         print(f"wrote {args.output}")
+    if args.watch is not None:
+        try:
+            watch(builder, args.output, args.watch, quiet=args.quiet)
+        except KeyboardInterrupt:
+            pass
     return 0
+
+
+def watch(builder: GraphBuilder, output: str, interval: float, *, quiet: bool = False,
+          rounds: int | None = None, sleep: Callable[[float], None] | None = None) -> None:
+    """Every ``interval`` seconds, update ``builder``'s graph and save it when files changed.
+
+    ``rounds`` bounds the number of updates (None: until interrupted).
+    """
+    done = 0
+    while rounds is None or done < rounds:
+        (sleep or time.sleep)(interval)
+        done += 1
+        graph = builder.update()
+        update = builder.last_update
+        if update is None or not (update.changed or update.added or update.removed):
+            continue
+        graph.save(output)
+        if not quiet:
+            print(f"updated in {update.seconds:.3f} s ({len(update.changed)} changed, "
+                  f"{len(update.added)} added, {len(update.removed)} removed); wrote {output}",
+                  flush=True)
