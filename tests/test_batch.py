@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 import pytest
 
-from sgkr import build_graph
-from sgkr.batch import extract_files
-from sgkr.cache import ExtractCache
+from sgkr import batch, build_graph
+from sgkr.batch import extract_files, extracting
+from sgkr.cache import ExtractCache, cache_key
 from sgkr.errors import InvalidArgumentError
+from sgkr.records import ModuleExtract
 from sgkr.sources import read_sources
 
 
@@ -72,3 +74,73 @@ def test_bad_jobs_are_refused(jobs: object) -> None:
         extract_files([("a.py", "x = 1\n")], jobs=jobs)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="jobs"):
         build_graph([("a.py", "x = 1\n")], jobs=jobs)  # type: ignore[arg-type]
+
+
+def _sized(root: Path, count: int = 40) -> list[tuple[str, str]]:
+    # Files of very different sizes: workers take the large ones, the build's process the small.
+    files, _ = read_sources([_project(root, count)])
+    pairs = [(f.path, f.text) for f in files]
+    return [(path, text + "def pad():\n    return 1\n" * (i % 7 * 30)) for i, (path, text)
+            in enumerate(pairs)]
+
+
+def test_this_process_and_workers_share_the_files(tmp_path: Path) -> None:
+    pairs = _sized(tmp_path)
+    serial, _ = extract_files(pairs, jobs=1)
+    for jobs in (2, 3):
+        parallel, stats = extract_files(pairs, jobs=jobs)
+        assert parallel == serial
+        assert (stats.jobs, stats.parsed) == (jobs, len(pairs))
+
+
+def test_extractions_carry_their_derived_knowledge_and_tags(tmp_path: Path) -> None:
+    from sgkr.extract import extract_module
+    from sgkr.knowledge import infer_tags, knowledge_of
+
+    pairs = _sized(tmp_path, 8)
+    for module in extract_files(pairs, jobs=2)[0]:
+        plain = extract_module(module.path, dict(pairs)[module.path])
+        for d, bare in zip(module.definitions, plain.definitions, strict=True):
+            assert bare.knowledge is None and d.knowledge == knowledge_of(bare)
+            assert (d.inferred_inputs, d.inferred_outputs) == infer_tags(bare)
+
+
+def test_cache_entries_are_written_when_the_block_ends(tmp_path: Path) -> None:
+    pairs = _sized(tmp_path / "src")
+    with extracting(pairs, jobs=2, cache=tmp_path / "cache") as (modules, stats):
+        assert len(modules) == stats.parsed == len(pairs)
+    assert len(list((tmp_path / "cache").glob("*/*.json"))) == len(pairs)
+    assert not list((tmp_path / "cache").glob("*/.*.tmp"))
+    warm = ExtractCache(tmp_path / "cache")
+    again, stats = extract_files(pairs, jobs=2, cache=warm)
+    assert (stats.parsed, warm.misses) == (0, 0) and again == modules
+
+
+def test_an_interrupt_in_the_block_stops_the_workers(tmp_path: Path) -> None:
+    pairs = _sized(tmp_path / "src")
+    with pytest.raises(KeyboardInterrupt):
+        with extracting(pairs, jobs=2, cache=tmp_path / "cache"):
+            raise KeyboardInterrupt
+    assert not multiprocessing.active_children()
+    cache = ExtractCache(tmp_path / "cache")
+    keys = [cache_key(path, text) for path, text in pairs]
+    assert all(cache.get(k) is not None for k in keys if cache.entry_path(k).exists())
+
+
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
+                    reason="the failure is planted in this process, which workers must copy")
+def test_a_failure_in_a_worker_is_raised_in_the_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs = _sized(tmp_path)
+    largest = max(pairs, key=lambda pair: len(pair[1]))[0]  # a worker parses it
+    real = batch.extract_module
+
+    def failing(path: str, text: str) -> ModuleExtract:
+        if path == largest:
+            raise ValueError(f"cannot read {path}")
+        return real(path, text)
+
+    monkeypatch.setattr(batch, "extract_module", failing)
+    with pytest.raises(ValueError, match="cannot read"):
+        extract_files(pairs, jobs=2)
+    assert not multiprocessing.active_children()

@@ -146,3 +146,65 @@ def test_an_entry_for_other_bytes_is_never_used(tmp_path: Path) -> None:
 
 def test_default_cache_dir_is_next_to_the_output() -> None:
     assert default_cache_dir(Path("x") / "graph.json") == Path("x") / ".sgkr-cache"
+
+
+def test_derived_fields_round_trip_without_repeating_the_docstring(tmp_path: Path) -> None:
+    from sgkr.knowledge import annotate
+
+    module = annotate(extract_module("pkg/a.py", CODE))
+    run = next(d for d in module.definitions if d.name == "run")
+    assert run.knowledge == "Run it." and run.inferred_inputs == ("x", "key")
+    data = extract_to_json(module)
+    assert json.dumps(data).count("Run it.") == 2  # in the code and as the docstring
+    again = extract_from_json(json.loads(json.dumps(data)))
+    assert again == module
+    assert next(d for d in again.definitions if d.name == "run").knowledge == "Run it."
+    cache = ExtractCache(tmp_path)
+    cache.put(cache_key("pkg/a.py", CODE), module)
+    assert cache.get(cache_key("pkg/a.py", CODE)) == module
+
+
+def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: Path) -> None:
+    from sgkr.knowledge import annotate
+
+    cache = ExtractCache(tmp_path)
+    key = cache_key("a.py", CODE)
+    cache.put(key, annotate(extract_module("a.py", CODE)))
+    entry = cache.entry_path(key)
+    whole = json.loads(entry.read_text(encoding="utf-8"))
+    older = dict(whole, format=1)
+    older["extract"] = dict(whole["extract"], defs=[d[:15] for d in whole["extract"]["defs"]])
+    entry.write_text(json.dumps(older), encoding="utf-8")
+    assert cache.get(key) is None
+    bad = json.loads(json.dumps(whole))
+    bad["extract"]["defs"][1][15] = 7  # neither the docstring's nor the comment's
+    entry.write_text(json.dumps(bad), encoding="utf-8")
+    assert cache.get(key) is None
+    assert cache.misses == 2
+
+
+def test_a_stale_temporary_file_does_not_stop_a_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import itertools
+
+    from sgkr import cache as cache_module
+
+    cache = ExtractCache(tmp_path)
+    key = cache_key("a.py", CODE)
+    entry = cache.entry_path(key)
+    entry.parent.mkdir(parents=True)
+    stale = entry.parent / f".{entry.name}.{os.getpid()}-7.tmp"
+    stale.write_text("left by a crash", encoding="utf-8")
+    monkeypatch.setattr(cache_module, "_SERIAL", itertools.count(7))
+    module = extract_module("a.py", CODE)
+    cache.put(key, module)
+    assert cache.get(key) == module
+    assert stale.read_text(encoding="utf-8") == "left by a crash"
+
+
+def test_surrogates_survive_the_cache(tmp_path: Path) -> None:
+    text = "def f():\n    return '\udcff'\n"
+    module = extract_module("s.py", text)
+    cache = ExtractCache(tmp_path)
+    cache.put(cache_key("s.py", text), module)
+    assert cache.get(cache_key("s.py", text)) == module

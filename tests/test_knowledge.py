@@ -103,3 +103,26 @@ def test_describe_and_infer() -> None:
     assert infer_tags(d) == (("payments", "month", "has fraudulent dispute"),
                              ("monthly fraud rate",))
     assert infer_tags(_definition("_private", params=("x",))) == (("x",), ())
+
+
+def test_annotate_derives_what_knowledge_of_and_infer_tags_compute() -> None:
+    from sgkr.extract import extract_module
+    from sgkr.knowledge import annotate, knowledge_of
+
+    source = ("# In cents.\ndef average_fee(rows, merchant):\n    '''fee = sum / n'''\n"
+              "    return sum(r['eur_amount'] for r in rows)\n"
+              "def plain(x):\n    return x\n\nprint(plain(1))\n")
+    bare = extract_module("m.py", source)
+    annotated = annotate(bare)
+    for d, b in zip(annotated.definitions, bare.definitions, strict=True):
+        assert d.knowledge == knowledge_of(b)
+        assert (d.inferred_inputs, d.inferred_outputs) == infer_tags(b)
+        assert d.qualname == b.qualname and d.code == b.code and d.calls == b.calls
+    fee = annotated.definitions[1]
+    assert fee.knowledge == "In cents.\n\nfee = sum / n"
+    assert fee.inferred_inputs == ("rows", "merchant", "eur amount")
+    # Sidecar text still comes first; without it the derived knowledge is used as it is.
+    assert knowledge_of(fee, "From the manual.").startswith("From the manual.\n\nIn cents.")
+    assert knowledge_of(_definition("f", knowledge="given")) == "given"
+    assert infer_tags(_definition("f", params=("a",), inferred_inputs=("b",),
+                                  inferred_outputs=())) == (("b",), ())

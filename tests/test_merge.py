@@ -51,3 +51,17 @@ def test_qualname_and_none_keep_definitions_apart() -> None:
 def test_unknown_policy() -> None:
     with pytest.raises(InvalidArgumentError, match="'fuzzy'"):
         merge_groups([], "fuzzy")
+
+
+def test_copies_differing_only_in_white_space_are_one_node() -> None:
+    spaced = ("def total(rows):\n    return  sum(\n        rows)\n",
+              "def total(rows):\n\treturn sum(\x0c rows)   \n",
+              "def total(rows):\n    return sum(\u00a0rows)\n")
+    definitions = [d for i, text in enumerate(spaced)
+                   for d in extract_module(f"s{i}.py", text).definitions]
+    groups = merge_groups(definitions, "auto")
+    assert [[d.qualname for d in members] for _, members in groups] == [
+        ["s0.total", "s1.total", "s2.total"]]
+    apart = [d for i, text in enumerate(("def run():\n    a = 1\n", "def run():\n    b = 2\n"))
+             for d in extract_module(f"r{i}.py", text).definitions]
+    assert [node_id for node_id, _ in merge_groups(apart, "auto")] == ["fn:r0.run", "fn:r1.run"]

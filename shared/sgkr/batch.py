@@ -1,9 +1,18 @@
 """Extracting many files: through the content-hash cache, across worker processes.
 
-Files found in the cache are not parsed again; the others are parsed in a
-pool of processes (``jobs``; default: every core), each worker writing its
-own cache entries. Results come back in the order of the files, so a
-parallel build makes exactly the graph a serial one makes.
+Files found in the cache are not parsed again; the others are parsed by
+``jobs`` processes (default: every core): this one and ``jobs - 1`` workers.
+Parsing also derives each definition's knowledge and inferred tags
+(:func:`sgkr.knowledge.annotate`), so that the graph is assembled from
+precomputed values. Workers take batches of the largest files, this process
+the smallest ones, so that it unpickles only the workers' share. Results
+come back in the order of the files: a parallel build makes exactly the
+graph a serial one makes.
+
+Cache entries are written by the workers once every result is handed back
+(this process sends them what it parsed itself): inside :func:`extracting`,
+they are written while the caller goes on with the results (a build
+assembles its graph), and leaving the block waits for them.
 
 Examples
 --------
@@ -14,24 +23,36 @@ Examples
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+import signal
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import cast
 
 from .cache import ExtractCache, cache_key, write_entry
 from .errors import InvalidArgumentError
 from .extract import extract_module
 from .gcpause import paused_gc
+from .knowledge import annotate
 from .records import ModuleExtract
 
-__all__ = ["extract_files", "ExtractStats", "default_jobs", "MIN_PARALLEL_FILES"]
+__all__ = ["extract_files", "extracting", "ExtractStats", "default_jobs", "MIN_PARALLEL_FILES"]
 
 Progress = Callable[[str, int, int], None]
 #: With ``jobs=None`` (automatic), fewer files to parse than this are parsed in-process.
 MIN_PARALLEL_FILES = 64
-# Batches per worker: enough to even out files of very different sizes.
-_BATCHES_PER_JOB = 6
+# A worker's batch is this share of the text left to parse, per process.
+_BATCHES_PER_JOB = 4
+# Batches handed to a worker ahead, so that it never waits for the next one.
+_AHEAD = 2
+# A file to parse: its path, its text and its cache key (None without a cache).
+_Item = tuple[str, str, "str | None"]
 
 
 @dataclass(frozen=True)
@@ -72,8 +93,9 @@ def extract_files(
     files
         Relative paths and decoded texts.
     jobs
-        Worker processes; ``None`` uses every core when there are at least
-        :data:`MIN_PARALLEL_FILES` files to parse, ``1`` parses in-process.
+        Processes that parse, this one included; ``None`` uses every core
+        when there are at least :data:`MIN_PARALLEL_FILES` files to parse,
+        ``1`` parses in this process only.
     cache
         A cache folder (or :class:`~sgkr.cache.ExtractCache`); ``None`` for none.
     progress
@@ -82,12 +104,37 @@ def extract_files(
     Returns
     -------
     modules, stats
-        One extraction per file, in the order given, and how they were obtained.
+        One extraction per file, in the order given, annotated
+        (:func:`sgkr.knowledge.annotate`), and how they were obtained. The
+        cache entries of the parsed files are written when this returns.
 
     Raises
     ------
     InvalidArgumentError
         If ``jobs`` is not a positive integer or ``cache`` is not a folder.
+    """
+    with extracting(files, jobs=jobs, cache=cache, progress=progress) as result:
+        return result
+
+
+@contextmanager
+def extracting(
+    files: Sequence[tuple[str, str]],
+    *,
+    jobs: int | None = None,
+    cache: ExtractCache | str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[tuple[list[ModuleExtract], ExtractStats]]:
+    """:func:`extract_files`, with the workers' cache writes going on inside the block.
+
+    Leaving the block waits for the writes to end (or, on an interrupt, stops
+    them: an entry is written whole or not at all).
+
+    Examples
+    --------
+    >>> with extracting([("a.py", "x = f()\\n")], jobs=1) as (mods, stats):
+    ...     [c.name for c in mods[0].definitions[0].calls]
+    ['f']
     """
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
         raise InvalidArgumentError(f"jobs must be a positive integer or None, got {jobs!r}")
@@ -108,22 +155,35 @@ def extract_files(
     cached = total - len(todo)
     if progress is not None and cached:
         progress("cache", cached, total)
-    workers = _workers(jobs, len(todo))
-    folder = str(store.folder) if store is not None else None
-    if workers <= 1:
-        for done, index in enumerate(todo, 1):
-            results[index] = _extract_one(files[index], keys[index], folder)
-            if progress is not None and (done % 200 == 0 or done == len(todo)):
-                progress("parse", cached + done, total)
-    else:
-        _parallel(files, keys, todo, results, workers, folder, progress, cached)
+    processes = _processes(jobs, len(todo))
+    items: list[_Item] = [(*files[i], keys[i]) for i in todo]
+    pool = _Pool(items, processes - 1, store) if processes > 1 else None
+    try:
+        done = cached
+        for position, module in pool.run() if pool is not None else _serial(items, store):
+            results[todo[position]] = module
+            done += 1
+            if progress is not None and (done % 50 == 0 or done == total):
+                progress("parse", done, total)
+    except BaseException:
+        if pool is not None:
+            pool.close(stop=True)
+        raise
     if store is not None:
         store.writes += len(todo)
     final = [r for r in results if r is not None]
-    return final, ExtractStats(total, len(todo), cached, workers)
+    try:
+        yield final, ExtractStats(total, len(todo), cached, processes)
+    except BaseException as exc:
+        if pool is not None:  # an interrupt stops the writes; an error lets them end
+            pool.close(stop=not isinstance(exc, Exception))
+        raise
+    if pool is not None:
+        pool.close(stop=False)
 
 
-def _workers(jobs: int | None, count: int) -> int:
+def _processes(jobs: int | None, count: int) -> int:
+    """Processes that parse, this one included."""
     if count < 2:
         return 1
     if jobs is None:
@@ -131,39 +191,182 @@ def _workers(jobs: int | None, count: int) -> int:
     return min(jobs, count)
 
 
-def _parallel(files: Sequence[tuple[str, str]], keys: list[str | None], todo: list[int],
-              results: list[ModuleExtract | None], workers: int, folder: str | None,
-              progress: Progress | None, cached: int) -> None:
-    # Largest files first, dealt round-robin, so batches end at about the same time.
-    order = sorted(todo, key=lambda i: -len(files[i][1]))
-    count = min(len(order), workers * _BATCHES_PER_JOB)
-    batches = [order[b::count] for b in range(count)]
-    done = cached
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_extract_batch, [(files[i], keys[i]) for i in batch], folder)
-                   for batch in batches]
-        for batch, future in zip(batches, futures, strict=True):
-            for index, module in zip(batch, future.result(), strict=True):
-                results[index] = module
-            done += len(batch)
-            if progress is not None:
-                progress("parse", done, len(files))
+def _serial(items: list[_Item],
+            store: ExtractCache | None) -> Iterator[tuple[int, ModuleExtract]]:
+    for position, (path, text, key) in enumerate(items):
+        module = annotate(extract_module(path, text))
+        if key is not None and store is not None:
+            _write(store, key, module)
+        yield position, module
 
 
-def _extract_batch(items: list[tuple[tuple[str, str], str | None]],
-                   folder: str | None) -> list[ModuleExtract]:
-    """Worker: extract a batch of files and write their cache entries."""
-    with paused_gc():
-        return [_extract_one(file, key, folder) for file, key in items]
+class _Pool:
+    """This process and ``workers`` worker processes parsing ``items`` together.
 
+    Workers take batches of the largest files, this process takes the
+    smallest files one at a time, and between two files it hands each worker
+    whose batch came back the next one: the processes meet in the middle of
+    the list at about the same time, and this process never unpickles what it
+    parsed itself. The cache entries are all written by the workers, once the
+    results are handed back (this process sends them its own extractions):
+    they are written while the build goes on with the results.
+    """
 
-def _extract_one(file: tuple[str, str], key: str | None, folder: str | None) -> ModuleExtract:
-    path, text = file
-    module = extract_module(path, text)
-    if key is not None and folder is not None:
-        entry = ExtractCache(folder).entry_path(key)
+    def __init__(self, items: list[_Item], workers: int, store: ExtractCache | None) -> None:
+        self.items = items
+        # Largest files first: workers take from the front, this process from the back.
+        self.order = deque(sorted(range(len(items)), key=lambda i: -len(items[i][1])))
+        self.left = sum(len(item[1]) for item in items)
+        self.share = (workers + 1) * _BATCHES_PER_JOB
+        context = multiprocessing.get_context()
+        self.processes: list[BaseProcess] = []
+        self.connections: list[Connection] = []
+        self.given: dict[Connection, deque[list[int]]] = {}
+        # The cache entries of the files this process parses, for the workers to write.
+        self.own: list[tuple[str, ModuleExtract]] | None = [] if store is not None else None
+        folder = str(store.folder) if store is not None else None
         try:
-            write_entry(entry, key, module)
+            for _ in range(workers):
+                ours, theirs = context.Pipe()
+                # Forked workers share ``items`` with this process; spawned ones get a copy.
+                process = context.Process(target=_work, args=(theirs, items, folder),
+                                          daemon=True)
+                process.start()
+                theirs.close()
+                self.processes.append(process)
+                self.connections.append(ours)
+                self.given[ours] = deque()
+        except BaseException:
+            self.close(stop=True)
+            raise
+
+    def run(self) -> Iterator[tuple[int, ModuleExtract]]:
+        """``(position in items, module)`` of every item, in the order they are ready."""
+        for _ in range(_AHEAD):
+            for connection in self.connections:
+                self._give(connection)
+        while self.order:
+            yield from self._collect(timeout=0)
+            if not self.order:  # the workers took the last ones
+                break
+            position = self.order.pop()
+            self.left -= len(self.items[position][1])
+            path, text, key = self.items[position]
+            module = annotate(extract_module(path, text))
+            if self.own is not None and key is not None:
+                self.own.append((key, module))
+            yield position, module
+        while any(self.given.values()):
+            yield from self._collect(timeout=None)
+        for index, connection in enumerate(self.connections):
+            share = self.own[index :: len(self.connections)] if self.own else []
+            if share:
+                connection.send(tuple(share))
+            connection.send(None)  # no more work: write the entries, then exit
+
+    def _give(self, connection: Connection) -> None:
+        """Send a worker its next batch, or the end of work if there is none and it is idle."""
+        if self.order:
+            # A part of what is left, so that batches shrink towards the end and the
+            # processes finish together.
+            quantum = self.left // self.share
+            batch = [self.order.popleft()]
+            size = len(self.items[batch[0]][1])
+            while self.order and size + len(self.items[self.order[0]][1]) <= quantum:
+                size += len(self.items[self.order[0]][1])
+                batch.append(self.order.popleft())
+            self.left -= size
+            connection.send(batch)
+            self.given[connection].append(batch)
+
+    def _collect(self, timeout: float | None) -> Iterator[tuple[int, ModuleExtract]]:
+        busy = [c for c, batches in self.given.items() if batches]
+        for ready in wait(busy, timeout) if busy else ():
+            connection = cast(Connection, ready)
+            batch = self.given[connection].popleft()
+            modules = self._receive(connection)
+            self._give(connection)
+            yield from zip(batch, modules, strict=True)
+
+    def _receive(self, connection: Connection) -> list[ModuleExtract]:
+        try:
+            answer = connection.recv()
+        except EOFError:
+            codes = [p.exitcode for p in self.processes]
+            raise RuntimeError(f"a parsing worker process died (exit codes {codes})") from None
+        if isinstance(answer, BaseException):
+            raise answer
+        modules: list[ModuleExtract] = answer
+        return modules
+
+    def close(self, *, stop: bool) -> None:
+        """Wait for the workers to write their entries and exit; ``stop``: end them now."""
+        for process in self.processes:
+            if stop and process.is_alive():
+                process.terminate()
+        for connection in self.connections:
+            connection.close()
+        for process in self.processes:
+            process.join()
+            process.close()
+        self.processes = []
+        self.connections = []
+        self.given = {}
+
+
+def _work(connection: Connection, items: list[_Item], folder: str | None) -> None:
+    """Worker: parse the batches sent, send back their results, then write cache entries.
+
+    A message is a batch (a list of positions in ``items``), cache entries to
+    write (a tuple of ``(key, module)`` that the build's process parsed), or
+    None: the end.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the build handles an interrupt
+    done: list[tuple[str | None, ModuleExtract]] = []
+    with paused_gc():
+        try:
+            while (message := connection.recv()) is not None:
+                if isinstance(message, tuple):
+                    done.extend(message)
+                    continue
+                try:
+                    modules = [annotate(extract_module(*items[i][:2])) for i in message]
+                except Exception as exc:  # handed to the build, which raises it
+                    _send_error(connection, exc)
+                    return
+                connection.send(modules)
+                done.extend((items[i][2], m) for i, m in zip(message, modules, strict=True))
+        except (EOFError, OSError):  # the build stopped early: nothing waits for us
+            return
+        connection.close()
+        if folder is not None:
+            # Background work now, beside the build assembling its graph: yield the CPU to it.
+            _lower_priority()
+            store = ExtractCache(folder)
+            for key, module in done:
+                if key is not None:
+                    _write(store, key, module)
+
+
+def _lower_priority() -> None:
+    nice = getattr(os, "nice", None)  # not on Windows
+    if nice is not None:
+        try:
+            nice(10)
         except OSError:
-            pass  # a cache that cannot be written only costs speed next time
-    return module
+            pass
+
+
+def _send_error(connection: Connection, exc: Exception) -> None:
+    try:
+        connection.send(exc)
+    except Exception:  # it cannot be pickled: send its story instead
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        connection.send(RuntimeError(f"a parsing worker failed:\n{text}"))
+
+
+def _write(store: ExtractCache, key: str, module: ModuleExtract) -> None:
+    try:
+        write_entry(store.entry_path(key), key, module)
+    except OSError:
+        pass  # a cache that cannot be written only costs speed next time

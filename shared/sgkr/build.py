@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from .batch import extract_files
+from .batch import extracting
 from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
 from .gcpause import paused_gc
@@ -98,9 +98,9 @@ def build_graph(
     progress
         Called as ``progress(stage, done, total)`` during long work.
     jobs
-        Worker processes that parse files; ``None`` (default) uses every core
-        for large builds and parses small ones in-process; ``1`` never starts
-        a process. The graph does not depend on it.
+        Processes that parse files, this one included; ``None`` (default)
+        uses every core for large builds and parses small ones in-process;
+        ``1`` never starts a process. The graph does not depend on it.
     cache
         A folder of per-file extraction results keyed by content hash
         (see :mod:`sgkr.cache`): unchanged files are not parsed again.
@@ -210,9 +210,10 @@ def _build_graph(
                                    max_file_bytes=plan.max_file_bytes, exclude=plan.exclude)
     if not files:
         raise SourceError(f"found no Python source to read in {plan.where}")
-    modules, _ = extract_files([(f.path, f.text) for f in files], jobs=jobs, cache=cache,
-                               progress=progress)
-    return _assemble(plan, modules, problems, started).graph
+    with extracting([(f.path, f.text) for f in files], jobs=jobs, cache=cache,
+                    progress=progress) as (modules, _):
+        # Worker processes write their cache entries while the graph is assembled.
+        return _assemble(plan, modules, problems, started).graph
 
 
 def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
@@ -274,10 +275,11 @@ def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract], merg
                    sidecar: Sidecar | None) -> dict[str, str]:
     definitions = [d for m in modules for d in m.definitions]
     qual_to_id: dict[str, str] = {}
+    setdefault = qual_to_id.setdefault
     for node_id, members in merge_groups(definitions, merge):
         graph.add_function(_function_node(node_id, members, sidecar))
         for d in members:
-            qual_to_id.setdefault(d.qualname, node_id)
+            setdefault(d.qualname, node_id)
     return qual_to_id
 
 
@@ -285,6 +287,9 @@ def _function_node(node_id: str, members: Sequence[Definition],
                    sidecar: Sidecar | None) -> FunctionNode:
     """The node of a merge group: the first member's code, the best-documented knowledge."""
     head = members[0]
+    if sidecar is None and len(members) == 1:  # most nodes: what the general case makes
+        return FunctionNode(node_id, head.name, (head.qualname,), head.code, knowledge_of(head),
+                            (head.span,), head.kind)
     texts = [_sidecar_text(sidecar, d) for d in members]
     sidecar_text = next((t for t in texts if t), None)
     documented = max(members, key=lambda d: len(d.docstring or "") + len(d.comment or ""))
@@ -406,16 +411,20 @@ def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
     tagged = {n for t in graph.tags() for n in (*graph.consumers(t.id), *graph.producers(t.id))}
     known: dict[str, str] = {}
     edges: list[Edge] = []
+    add = edges.append
     for module in modules:
         for d in module.definitions:
             node_id = qual_to_id[d.qualname]
             if node_id in tagged:
                 continue
+            # Tags were inferred where the file was parsed (sgkr.knowledge.annotate).
             inputs, outputs = infer_tags(d)
             for label in inputs:
-                edges.append(Edge(_known_tag(graph, label, known), node_id, "consumes"))
+                add(Edge(known.get(label) or _known_tag(graph, label, known), node_id,
+                         "consumes"))
             for label in outputs:
-                edges.append(Edge(node_id, _known_tag(graph, label, known), "produces"))
+                add(Edge(node_id, known.get(label) or _known_tag(graph, label, known),
+                         "produces"))
     graph.add_edges(edges)
 
 

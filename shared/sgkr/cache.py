@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import tempfile
@@ -55,8 +56,14 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 _KIND = "sgkr-extract"
+# A definition's derived knowledge is most often its docstring or its comment
+# itself: the entry says which instead of repeating the text.
+_SAME_AS_DOCSTRING, _SAME_AS_COMMENT = 0, 1
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+# Temporary files are named by process id and this counter.
+_SERIAL = itertools.count()
 
 
 def cache_key(path: str, text: str, *, module: str | None = None) -> str:
@@ -114,8 +121,11 @@ class ExtractCache:
         self.writes = 0
 
     def entry_path(self, key: str) -> Path:
-        """The file holding the entry of ``key``."""
-        return self.folder / key[:2] / f"{key}.json"
+        """The file holding the entry of ``key``: under one of 16 folders, by its first digit.
+
+        Few folders: making a folder costs as much as writing an entry.
+        """
+        return self.folder / key[:1] / f"{key}.json"
 
     def get(self, key: str) -> ModuleExtract | None:
         """The cached extraction of ``key``, or None when absent or unusable."""
@@ -151,18 +161,45 @@ def read_entry(file: Path, key: str) -> ModuleExtract | None:
 
 def write_entry(file: Path, key: str, module: ModuleExtract) -> None:
     """Write one entry atomically; a crash leaves the old entry or none, never half of one."""
-    payload = json.dumps({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
-                          "key": key, "extract": extract_to_json(module)},
-                         ensure_ascii=False, separators=(",", ":"))
-    file.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
+    write_entry_bytes(file, entry_bytes(key, module))
+
+
+def entry_bytes(key: str, module: ModuleExtract) -> bytes:
+    """The content of the entry of ``module`` under ``key``."""
+    # ASCII JSON: lone surrogates of the source come back from their escapes.
+    return _ENCODER.encode({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
+                            "key": key, "extract": extract_to_json(module)}).encode("ascii")
+
+
+def write_entry_bytes(file: Path, data: bytes) -> None:
+    """Write :func:`entry_bytes` to ``file`` atomically: a temporary file, then a rename."""
+    fd, tmp = _temporary(file)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as handle:
-            handle.write(payload)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.close(fd)
+        fd = -1
         os.replace(tmp, file)
     except BaseException:
+        if fd >= 0:
+            os.close(fd)
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _temporary(file: Path) -> tuple[int, str]:
+    """A new file beside ``file``, named for this process (cheaper than mkstemp's random names)."""
+    tmp = str(file.parent / f".{file.name}.{os.getpid()}-{next(_SERIAL)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    try:
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileNotFoundError:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(tmp, flags, 0o666), tmp
+    except FileExistsError:  # left by a crashed process that had our pid
+        return tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
 
 
 # -- JSON form of an extraction -------------------------------------------------------
@@ -203,23 +240,40 @@ def extract_from_json(data: dict[str, Any]) -> ModuleExtract:
 
 
 def _definition_to_json(d: Definition) -> list[Any]:
+    knowledge: str | int | None = d.knowledge
+    if knowledge is not None:
+        if knowledge == d.docstring:
+            knowledge = _SAME_AS_DOCSTRING
+        elif knowledge == d.comment:
+            knowledge = _SAME_AS_COMMENT
+    inputs, outputs = d.inferred_inputs, d.inferred_outputs
     return [d.qualname, d.name, d.kind, d.code, d.span.file, d.span.start_line,
             d.span.end_line, d.docstring, d.comment, list(d.params), d.signature,
             [[c.kind, c.name, c.receiver, c.line] for c in d.calls],
-            list(d.subscript_keys), d.enclosing_class, d.is_async]
+            list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
+            None if inputs is None else list(inputs), None if outputs is None else list(outputs)]
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
-     calls, keys, enclosing, is_async) = raw
+     calls, keys, enclosing, is_async, knowledge, inputs, outputs) = raw
     if kind not in ("function", "method", "module"):
         raise ValueError(f"unknown definition kind {kind!r}")
+    if type(knowledge) is int:
+        if knowledge not in (_SAME_AS_DOCSTRING, _SAME_AS_COMMENT):
+            raise ValueError(f"unknown knowledge reference {knowledge!r}")
+        knowledge = _str(docstring if knowledge == _SAME_AS_DOCSTRING else comment)
+    elif knowledge is not None:
+        knowledge = _str(knowledge)
     return Definition(
         qualname=_str(qualname), name=_str(name), kind=kind, code=_str(code),
         span=SourceSpan(path if file == path else _str(file), int(start), int(end)),
         docstring=docstring, comment=comment, params=tuple(params), signature=signature,
         calls=tuple(CallSite(k, n, r, ln) for k, n, r, ln in calls),
         subscript_keys=tuple(keys), enclosing_class=enclosing, is_async=bool(is_async),
+        knowledge=knowledge,
+        inferred_inputs=None if inputs is None else tuple(map(_str, inputs)),
+        inferred_outputs=None if outputs is None else tuple(map(_str, outputs)),
     )
 
 

@@ -50,12 +50,17 @@ _QUERY = Query(
     (subscript subscript: (string (string_content) @key))
     """,
 )
+# The patterns' indices, in the order of the query's text.
+_DEF, _CLASS, _CALL_PLAIN, _CALL_ATTR, _IMPORT, _IMPORT_FROM, _KEY = range(7)
 _LOCAL = threading.local()
 _MAX_SYNTAX_REPORTS = 3
 _TOP_LEVEL_DEF = re.compile(r"(?:async[ \t]+def|def|class)\b")
 # The margin of each line holding more than spaces and tabs; lines of only spaces and tabs.
 _INDENTS = re.compile(r"^([ \t]*)(?=[^ \t\n])", re.MULTILINE)
 _BLANK_LINE = re.compile(r"^[ \t]+$", re.MULTILINE)
+# Compiled once per margin width: the widths met in real code are few.
+_SHORT_OF: dict[int, re.Pattern[str]] = {}
+_CUT: dict[int, re.Pattern[str]] = {}
 
 
 def _parser() -> Parser:
@@ -74,7 +79,7 @@ def parse_only(text: str) -> bool:
     return bool(_parser().parse(text.encode("utf-8", "surrogatepass")).root_node.has_error)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Scope:
     start: int
     end: int
@@ -123,6 +128,8 @@ class _Extractor:
         self.path = path
         self.text = text
         self.src = text.encode("utf-8", "surrogatepass")
+        # Byte offsets are character offsets in ASCII text: slice the str, decode nothing.
+        self.ascii = len(self.src) == len(text)
         self.module = module
         self.is_package = path.rsplit("/", 1)[-1] == "__init__.py"
         self._lines: list[str] | None = None
@@ -175,28 +182,30 @@ class _Extractor:
     def _extract(self, root: Node) -> ModuleExtract:
         scopes: list[_Scope] = []
         items: list[tuple[int, str, object]] = []
-        for _, caps in QueryCursor(_QUERY).matches(root):
-            if "def" in caps:
-                node = caps["def"][0]
-                scopes.append(_Scope(node.start_byte, node.end_byte,
-                                     self._str(caps["def.name"][0]), node, False))
-            elif "class" in caps:
-                node = caps["class"][0]
-                scopes.append(_Scope(node.start_byte, node.end_byte,
-                                     self._str(caps["class.name"][0]), node, True))
-            elif "call.plain" in caps:
+        text, ascii_text, string = self.text, self.ascii, self._str
+        for pattern, caps in QueryCursor(_QUERY).matches(root):
+            if pattern == _CALL_PLAIN:
                 node = caps["call.plain"][0]
-                items.append((node.start_byte, "call", CallSite(
-                    "plain", self._str(node), None, node.start_point[0] + 1)))
-            elif "call.attr" in caps:
-                items.append((caps["call.obj"][0].start_byte, "call",
-                              self._attribute_call(caps["call.obj"][0], caps["call.attr"][0])))
-            elif "import" in caps:
+                start = node.start_byte
+                name = text[start : node.end_byte] if ascii_text else string(node)
+                items.append((start, "call", CallSite(
+                    "plain", name, None, node.start_point[0] + 1)))
+            elif pattern == _CALL_ATTR:
+                obj = caps["call.obj"][0]
+                items.append((obj.start_byte, "call",
+                              self._attribute_call(obj, caps["call.attr"][0])))
+            elif pattern == _DEF or pattern == _CLASS:
+                is_class = pattern == _CLASS
+                node = caps["class" if is_class else "def"][0]
+                name_node = caps["class.name" if is_class else "def.name"][0]
+                scopes.append(_Scope(node.start_byte, node.end_byte, string(name_node), node,
+                                     is_class))
+            elif pattern == _KEY:
+                node = caps["key"][0]
+                items.append((node.start_byte, "key", string(node)))
+            else:
                 node = caps["import"][0]
                 items.append((node.start_byte, "import", node))
-            elif "key" in caps:
-                node = caps["key"][0]
-                items.append((node.start_byte, "key", self._str(node)))
         scopes.sort(key=lambda s: (s.start, -s.end))
         self._nest(scopes)
         imports = self._assign(scopes, items)
@@ -256,9 +265,10 @@ class _Extractor:
 
     def _definition(self, scope: _Scope) -> Definition:
         node = scope.node
-        outer = node.parent if node.parent is not None and (
-            node.parent.type == "decorated_definition") else node
-        code = self._code(outer)
+        parent = node.parent
+        outer = parent if parent is not None and parent.type == "decorated_definition" else node
+        first_row, column = outer.start_point
+        code = _dedent_at(self._str(outer), column)
         body = node.child_by_field_name("body")
         signature = self._str_range(node.start_byte, body.start_byte if body else node.end_byte)
         enclosing = scope.parent.qualname if scope.parent and scope.parent.is_class else None
@@ -268,15 +278,15 @@ class _Extractor:
             name=scope.name,
             kind=kind,
             code=code,
-            span=SourceSpan(self.path, outer.start_point[0] + 1, node.end_point[0] + 1),
+            span=SourceSpan(self.path, first_row + 1, node.end_point[0] + 1),
             docstring=self._docstring(body),
-            comment=self._comment_above(outer.start_point[0]),
+            comment=self._comment_above(first_row),
             params=self._params(node.child_by_field_name("parameters")),
             signature=signature.rstrip().rstrip(":").strip(),
             calls=tuple(scope.calls),
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
             enclosing_class=enclosing,
-            is_async=any(c.type == "async" for c in node.children[:2]),
+            is_async=_is_async(node),
         )
 
     def _module_definition(self, root: Node, scope: _Scope) -> Definition | None:
@@ -288,7 +298,7 @@ class _Extractor:
             if kind == "comment":
                 continue
             if index == 0 and kind == "expression_statement" and _is_string_stmt(child):
-                docstring = _clean_docstring(self._str(child.named_children[0]))
+                docstring = _clean_docstring(self._str(child.named_child(0)))
                 continue
             if kind in ("function_definition", "class_definition", "decorated_definition"):
                 continue
@@ -314,14 +324,15 @@ class _Extractor:
     def _attribute_call(self, obj: Node, attr: Node) -> CallSite:
         line = attr.start_point[0] + 1
         name = self._str(attr)
-        if obj.type == "call":
+        kind = obj.type
+        if kind == "call":
             func = obj.child_by_field_name("function")
             if func is not None and func.type == "identifier" and self._str(func) == "super":
                 return CallSite("super", name, None, line)
             return CallSite("attribute", name, None, line)
-        if obj.type in ("identifier", "attribute"):
+        if kind == "identifier" or kind == "attribute":
             receiver = self._str(obj)
-            if all(part.isidentifier() for part in receiver.split(".")):
+            if all(map(str.isidentifier, receiver.split("."))):
                 return CallSite("attribute", name, receiver, line)
         return CallSite("attribute", name, None, line)
 
@@ -392,16 +403,18 @@ class _Extractor:
         return tuple(names)
 
     def _docstring(self, body: Node | None) -> str | None:
-        if body is None or not body.named_children:
+        if body is None or not body.named_child_count:
             return None
-        first = body.named_children[0]
-        if first.type == "expression_statement" and _is_string_stmt(first):
-            return _clean_docstring(self._str(first.named_children[0]))
+        first = body.named_child(0)
+        if first is not None and first.type == "expression_statement" and _is_string_stmt(first):
+            return _clean_docstring(self._str(first.named_child(0)))
         return None
 
     def _comment_above(self, row: int) -> str | None:
         if self._lines is None:
             self._lines = self.text.splitlines()
+        if not 0 < row <= len(self._lines) or not self._lines[row - 1].lstrip().startswith("#"):
+            return None
         lines: list[str] = []
         index = row - 1
         while index >= 0 and index < len(self._lines):
@@ -434,21 +447,33 @@ class _Extractor:
     def _str(self, node: Node | None) -> str:
         if node is None:
             return ""
+        if self.ascii:
+            return self.text[node.start_byte : node.end_byte]
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def _str_range(self, start: int, end: int) -> str:
+        if self.ascii:
+            return self.text[start:end]
         return self.src[start:end].decode("utf-8", "replace")
 
     def _code(self, node: Node) -> str:
-        text = self._str(node)
-        if "\n" not in text:  # its own margin is all of its indentation
-            return _dedent(text).strip("\n")
-        return _dedent(" " * node.start_point[1] + text).strip("\n")
+        return _dedent_at(self._str(node), node.start_point[1])
+
+
+def _is_async(node: Node) -> bool:
+    # The keyword is the first child (or the second, after what error recovery kept).
+    for index in range(min(2, node.child_count)):
+        child = node.child(index)
+        if child is not None and child.type == "async":
+            return True
+    return False
 
 
 def _is_string_stmt(node: Node) -> bool:
-    return len(node.named_children) == 1 and node.named_children[0].type in (
-        "string", "concatenated_string")
+    if node.named_child_count != 1:
+        return False
+    only = node.named_child(0)
+    return only is not None and only.type in ("string", "concatenated_string")
 
 
 def _clean_docstring(literal: str) -> str | None:
@@ -461,7 +486,9 @@ def _clean_docstring(literal: str) -> str | None:
         if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
             text = text[len(quote) : -len(quote)]
             break
-    cleaned = _dedent(_indent_rest(text)).strip()
+    # After _indent_rest no margin is common to all lines and no line is only
+    # spaces: dedenting again would change nothing.
+    cleaned = _indent_rest(text).strip()
     return cleaned or None
 
 
@@ -472,6 +499,44 @@ def _indent_rest(text: str) -> str:
         return text.strip()
     rest = _dedent("\n".join(lines[1:]))
     return lines[0].strip() + "\n" + rest
+
+
+def _dedent_at(text: str, column: int) -> str:
+    """The code of a node cut out at ``column`` of its first line, dedented, blank-trimmed.
+
+    The same as ``_dedent(" " * column + text).strip("\\n")`` (for one line,
+    without the margin), but when every line of the node keeps the margin of its
+    first line, as the lines of a definition nearly always do, the margin is
+    removed with one ``str.replace`` after one regex scan that finds no line
+    short of it.
+    """
+    if not text or text[0] in " \t\n":
+        return _dedent(" " * column + text if "\n" in text else text).strip("\n")
+    if "\n" not in text:  # one line, starting with code: nothing to dedent or trim
+        return text
+    if column:
+        if _short_of(column).search(text):
+            return _dedent(" " * column + text).strip("\n")
+        text = text.replace("\n" + " " * column, "\n")
+    if " \n" in text or "\t\n" in text or text[-1] in " \t":
+        text = _BLANK_LINE.sub("", text)
+    return text.strip("\n")
+
+
+def _short_of(column: int) -> re.Pattern[str]:
+    """A line that is not blank and does not start with ``column`` spaces."""
+    pattern = _SHORT_OF.get(column)
+    if pattern is None:
+        pattern = _SHORT_OF[column] = re.compile(f"\n(?! {{{column}}})(?![ \t]*(?:\n|\\Z))")
+    return pattern
+
+
+def _cut(width: int) -> re.Pattern[str]:
+    """The first ``width`` spaces or tabs of every line."""
+    pattern = _CUT.get(width)
+    if pattern is None:
+        pattern = _CUT[width] = re.compile(f"^[ \t]{{{width}}}", re.MULTILINE)
+    return pattern
 
 
 def _dedent(text: str) -> str:
@@ -488,4 +553,4 @@ def _dedent(text: str) -> str:
     cut = len(os.path.commonprefix(indents))
     if not cut:
         return text
-    return re.sub(f"(?m)^[ \t]{{{cut}}}", "", text)
+    return _cut(cut).sub("", text)

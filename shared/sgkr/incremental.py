@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .batch import extract_files
+from .batch import extract_files, extracting
 from .build import (
     DEFAULT_MERGE,
     _add_calls,
@@ -190,8 +190,10 @@ class GraphBuilder:
         with paused_gc():
             started = time.perf_counter()
             texts, problems = self._scan()
-            modules, _ = extract_files(sorted(texts.items()), jobs=self._jobs, cache=self._cache)
-            self._state = _assemble(self._plan, modules, problems, started)
+            with extracting(sorted(texts.items()), jobs=self._jobs,
+                            cache=self._cache) as (modules, _):
+                # Worker processes write their cache entries while the graph is assembled.
+                self._state = _assemble(self._plan, modules, problems, started)
             self._texts = texts
             self._read_problems = problems
             self._index = self._make_index(self._state)

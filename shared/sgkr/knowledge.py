@@ -32,12 +32,12 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import KnowledgeFormatError
-from .records import Definition
+from .records import Definition, ModuleExtract
 from .sources import decode_source
 from .text import fold, name_phrase, words
 
@@ -52,6 +52,7 @@ __all__ = [
     "describe",
     "knowledge_of",
     "infer_tags",
+    "annotate",
     "mentions_phrase",
     "code_terms",
 ]
@@ -304,14 +305,29 @@ def describe(d: Definition) -> str:
         tail = f"; calls {', '.join(called)}" if called else ""
         return f"Module-level code of {d.span.file}{tail}."
     params = [p for p in d.params if p not in _IGNORED_PARAMS]
-    action = " ".join(words(d.name)) or d.name
+    action = _phrase(d.name) or d.name
     owner = f"{d.enclosing_class.rsplit('.', 1)[-1]}." if d.enclosing_class else ""
     source = f" from {', '.join(params)}" if params else ""
     return f"{owner}{d.name}({', '.join(d.params)}): {action}{source}."
 
 
 def knowledge_of(d: Definition, sidecar_text: str | None = None) -> str:
-    """Knowledge of a definition: sidecar text, comment above, docstring; else a description."""
+    """Knowledge of a definition: sidecar text, comment above, docstring; else a description.
+
+    Without sidecar text, the knowledge :func:`annotate` derived is returned when present.
+
+    Examples
+    --------
+    >>> from sgkr.records import Definition, SourceSpan
+    >>> d = Definition("m.fee", "fee", "function", "", SourceSpan("m.py", 1, 2),
+    ...                docstring="fee = rate * amount", comment="In cents.")
+    >>> knowledge_of(d)
+    'In cents.\\n\\nfee = rate * amount'
+    >>> knowledge_of(d, "From the manual.").splitlines()[0]
+    'From the manual.'
+    """
+    if not sidecar_text and d.knowledge is not None:
+        return d.knowledge
     parts = [t for t in (sidecar_text, d.comment, d.docstring) if t]
     return "\n\n".join(dict.fromkeys(parts)) if parts else describe(d)
 
@@ -327,19 +343,52 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     ...            subscript_keys=("card_scheme",)))
     (('merchant', 'card scheme'), ('average fee',))
     """
+    if d.inferred_inputs is not None and d.inferred_outputs is not None:
+        return d.inferred_inputs, d.inferred_outputs
     if d.kind == "module":
         return (), ()
     inputs = [_phrase(p) for p in d.params if p not in _IGNORED_PARAMS]
     inputs += [_phrase(k) for k in d.subscript_keys]
     inputs = [i for i in dict.fromkeys(inputs) if i]
-    phrase = "" if d.name.startswith("_") else name_phrase(d.name)
+    phrase = "" if d.name.startswith("_") else _name_phrase(d.name)
     return tuple(inputs), ((phrase,) if phrase else ())
+
+
+def annotate(module: ModuleExtract) -> ModuleExtract:
+    """The extraction with the knowledge and inferred tags of each definition derived.
+
+    Builds run it where a file is parsed, in the worker processes, so that the
+    graph is assembled from precomputed values (see :class:`~sgkr.records.Definition`).
+
+    Examples
+    --------
+    >>> from sgkr.extract import extract_module
+    >>> m = annotate(extract_module("m.py", "def average_fee(rows):\\n    return 1\\n"))
+    >>> d = m.definitions[0]
+    >>> d.knowledge, d.inferred_inputs, d.inferred_outputs
+    ('average_fee(rows): average fee from rows.', ('rows',), ('average fee',))
+    """
+    return replace(module, definitions=tuple(_annotated(d) for d in module.definitions))
+
+
+def _annotated(d: Definition) -> Definition:
+    inputs, outputs = infer_tags(d)
+    # A copy of the frozen record with the derived fields set. It runs for every
+    # definition of a build, where dataclasses.replace, which calls __init__ with
+    # every field again, costs several times more.
+    copy = object.__new__(Definition)
+    copy.__dict__.update(d.__dict__, knowledge=knowledge_of(d), inferred_inputs=inputs,
+                         inferred_outputs=outputs)
+    return copy
 
 
 @functools.lru_cache(maxsize=65_536)
 def _phrase(name: str) -> str:
-    # The same parameter names recur across a code base: split each one once.
+    # The same parameter and function names recur across a code base: split each one once.
     return " ".join(words(name))
+
+
+_name_phrase = functools.lru_cache(maxsize=65_536)(name_phrase)
 
 
 def code_terms(d: Definition) -> list[str]:

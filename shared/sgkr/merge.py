@@ -32,7 +32,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal, get_args
 
@@ -48,7 +48,6 @@ SIMILARITY = 0.8
 # Pairwise comparison is quadratic: larger same-name groups merge only identical code.
 _PAIRWISE_LIMIT = 64
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\S")
-_SPACE = re.compile(r"\s+")
 
 
 def merge_groups(
@@ -83,11 +82,12 @@ def merge_groups(
     else:
         groups = []
         for same_name in _by_key(functions, _auto_key):
-            groups.extend(_similar(same_name))
+            if len(same_name) == 1:
+                groups.append(same_name)
+            else:
+                groups.extend(_similar(same_name))
     groups.sort(key=lambda g: order[id(g[0])])
-    counts: dict[str, int] = defaultdict(int)
-    for g in groups:
-        counts[g[0].name] += 1
+    counts = Counter(g[0].name for g in groups)
     result: list[tuple[str, list[Definition]]] = []
     used: set[str] = set()
     for group in modules:
@@ -96,7 +96,12 @@ def merge_groups(
         head = group[0]
         by_name = policy == "name" or (policy == "auto" and len(group) > 1
                                        and counts[head.name] == 1)
-        result.append((_unique(f"fn:{head.name if by_name else head.qualname}", used), group))
+        node_id = f"fn:{head.name if by_name else head.qualname}"
+        if node_id in used:
+            node_id = _unique(node_id, used)
+        else:
+            used.add(node_id)
+        result.append((node_id, group))
     result.sort(key=lambda item: order[id(item[1][0])])
     return result
 
@@ -128,7 +133,8 @@ def _similar(same_name: list[Definition]) -> list[list[Definition]]:
         return [same_name]
     exact: dict[str, list[Definition]] = {}
     for d in same_name:
-        exact.setdefault(_SPACE.sub(" ", d.code).strip(), []).append(d)
+        # The code with every run of white space made one space, none at the ends.
+        exact.setdefault(" ".join(d.code.split()), []).append(d)
     buckets = list(exact.values())
     dunder = same_name[0].name.startswith("__") and same_name[0].name.endswith("__")
     if len(buckets) == 1 or len(buckets) > _PAIRWISE_LIMIT or dunder:

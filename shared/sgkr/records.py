@@ -117,7 +117,14 @@ class ClassInfo:
 
 @dataclass(frozen=True)
 class Definition:
-    """A function, method or module body as extracted from one file."""
+    """A function, method or module body as extracted from one file.
+
+    The last three fields are derived from the others where files are
+    extracted for a build (:func:`sgkr.knowledge.annotate`, run by the worker
+    that parsed the file, and cached with it); ``None`` when not derived, in
+    which case :func:`sgkr.knowledge.knowledge_of` and
+    :func:`sgkr.knowledge.infer_tags` compute them when asked.
+    """
 
     qualname: str
     name: str
@@ -132,6 +139,11 @@ class Definition:
     subscript_keys: tuple[str, ...] = ()
     enclosing_class: str | None = None
     is_async: bool = False
+    #: The knowledge of the definition alone: ``knowledge_of(self)``.
+    knowledge: str | None = None
+    #: The I/O tags inferred from its code alone: ``infer_tags(self)``.
+    inferred_inputs: tuple[str, ...] | None = None
+    inferred_outputs: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
