@@ -62,7 +62,7 @@ def test_workers_write_cache_entries(tmp_path: Path) -> None:
     pairs = [(f.path, f.text) for f in files]
     _, stats = extract_files(pairs, jobs=2, cache=tmp_path / "cache")
     assert stats.parsed == 5
-    assert len(list((tmp_path / "cache").glob("*/*.json"))) == 5
+    assert len(ExtractCache(tmp_path / "cache")) == 5
     again, stats = extract_files(pairs, jobs=2, cache=tmp_path / "cache")
     assert (stats.parsed, stats.cached) == (0, 5)
     assert again == extract_files(pairs, jobs=1)[0]
@@ -109,8 +109,7 @@ def test_cache_entries_are_written_when_the_block_ends(tmp_path: Path) -> None:
     pairs = _sized(tmp_path / "src")
     with extracting(pairs, jobs=2, cache=tmp_path / "cache") as (modules, stats):
         assert len(modules) == stats.parsed == len(pairs)
-    assert len(list((tmp_path / "cache").glob("*/*.json"))) == len(pairs)
-    assert not list((tmp_path / "cache").glob("*/.*.tmp"))
+    assert len(ExtractCache(tmp_path / "cache")) == len(pairs)
     warm = ExtractCache(tmp_path / "cache")
     again, stats = extract_files(pairs, jobs=2, cache=warm)
     assert (stats.parsed, warm.misses) == (0, 0) and again == modules
@@ -122,9 +121,11 @@ def test_an_interrupt_in_the_block_stops_the_workers(tmp_path: Path) -> None:
         with extracting(pairs, jobs=2, cache=tmp_path / "cache"):
             raise KeyboardInterrupt
     assert not multiprocessing.active_children()
+    # A worker stopped mid-write leaves its transaction rolled back: whatever
+    # is stored is whole and usable.
     cache = ExtractCache(tmp_path / "cache")
     keys = [cache_key(path, text) for path, text in pairs]
-    assert all(cache.get(k) is not None for k in keys if cache.entry_path(k).exists())
+    assert len(cache.get_many(keys)) == len(cache) <= len(pairs)
 
 
 @pytest.mark.skipif(multiprocessing.get_start_method() != "fork",

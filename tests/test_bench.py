@@ -9,6 +9,7 @@ import pytest
 
 from sgkr import build_graph
 from sgkr.bench import make_questions, percentile, run_bench
+from sgkr.cache import ExtractCache
 from sgkr.cli import main
 from sgkr.errors import InvalidArgumentError, SourceError
 
@@ -87,10 +88,10 @@ def test_cli_build_uses_jobs_and_a_cache_next_to_the_output(
     src = _code(tmp_path / "src")
     out = tmp_path / "out" / "graph.json"
     assert main(["build", str(src), "-o", str(out), "--jobs", "2", "--quiet"]) == 0
-    assert len(list((tmp_path / "out" / ".sgkr-cache").glob("*/*.json"))) == 3
+    assert len(ExtractCache(tmp_path / "out" / ".sgkr-cache")) == 3
     other = tmp_path / "c2"
     assert main(["build", str(src), "-o", str(out), "--cache", str(other), "--quiet"]) == 0
-    assert len(list(other.glob("*/*.json"))) == 3
+    assert len(ExtractCache(other)) == 3
     plain = tmp_path / "plain" / "graph.json"
     assert main(["build", str(src), "-o", str(plain), "--no-cache", "--quiet"]) == 0
     assert not (tmp_path / "plain" / ".sgkr-cache").exists()

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from sgkr import build_graph
+from sgkr import cache as cache_module
 from sgkr.cache import (
+    DATABASE,
     ExtractCache,
     cache_key,
     default_cache_dir,
@@ -18,6 +22,7 @@ from sgkr.cache import (
 )
 from sgkr.errors import InvalidArgumentError
 from sgkr.extract import extract_module
+from sgkr.records import ModuleExtract
 
 CODE = '''"""Module doc."""
 import os
@@ -70,39 +75,85 @@ def test_key_depends_on_path_and_exact_text() -> None:
         cache_key(None, "x")  # type: ignore[arg-type]
 
 
+def _raw(cache: ExtractCache, key: str) -> bytes:
+    with sqlite3.connect(cache.path) as db:
+        row = db.execute("SELECT data FROM entries WHERE key = ?", (key,)).fetchone()
+    assert row is not None
+    return bytes(row[0])
+
+
+def _set_raw(cache: ExtractCache, key: str, data: bytes) -> None:
+    db = sqlite3.connect(cache.path)
+    with db:
+        db.execute("UPDATE entries SET data = ? WHERE key = ?", (data, key))
+    db.close()
+
+
 def test_corrupt_truncated_and_foreign_entries_are_misses(tmp_path: Path) -> None:
     cache = ExtractCache(tmp_path / "c")
     module = extract_module("a.py", CODE)
     key = cache_key("a.py", CODE)
     cache.put(key, module)
-    entry = cache.entry_path(key)
-    whole = entry.read_text(encoding="utf-8")
-    entry.write_text(whole[: len(whole) // 2], encoding="utf-8")
+    whole = _raw(cache, key)
+    _set_raw(cache, key, whole[: len(whole) // 2])
     assert cache.get(key) is None
-    entry.write_text(whole.replace('"version":', '"version_":'), encoding="utf-8")
+    _set_raw(cache, key, whole.replace(b'"version":', b'"version_":'))
     assert cache.get(key) is None
-    entry.write_text(whole, encoding="utf-8")
+    _set_raw(cache, key, whole)
     assert cache.get(cache_key("a.py", CODE + "\n")) is None
     assert cache.get(key) == module
     assert (cache.hits, cache.misses) == (1, 3)
 
 
-def test_a_crash_mid_write_leaves_the_old_entry_and_no_temporary(
+def test_an_error_mid_write_stores_none_of_the_batch(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = ExtractCache(tmp_path)
+    key, other = cache_key("a.py", CODE), cache_key("b.py", CODE)
+    old = extract_module("a.py", CODE)
+    cache.put(key, old)
+    encode = cache_module.entry_bytes
+    calls = iter(range(10))
+
+    def interrupted(k: str, m: ModuleExtract) -> bytes:
+        if next(calls) == 1:
+            raise KeyboardInterrupt
+        return encode(k, m)
+
+    monkeypatch.setattr(cache_module, "entry_bytes", interrupted)
+    new = extract_module("a.py", "def other():\n    pass\n")
+    with pytest.raises(KeyboardInterrupt):
+        cache.put_many([(key, new), (other, new)])
+    monkeypatch.undo()
+    assert cache.get(key) == old and cache.get(other) is None
+    assert len(cache) == 1 and cache.writes == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DATABASE]
+
+
+def test_a_process_killed_mid_write_leaves_the_old_entries(tmp_path: Path) -> None:
     cache = ExtractCache(tmp_path)
     key = cache_key("a.py", CODE)
     old = extract_module("a.py", CODE)
     cache.put(key, old)
-
-    def crash(src: str, dst: str) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(os, "replace", crash)
-    with pytest.raises(KeyboardInterrupt):
-        cache.put(key, extract_module("a.py", "def other():\n    pass\n"))
-    monkeypatch.undo()
-    assert cache.get(key) == old
-    assert [p.name for p in cache.entry_path(key).parent.iterdir()] == [f"{key}.json"]
+    cache.close()
+    # The writer dies (no cleanup, no exit handlers) after its first new row is inserted.
+    script = f"""
+import os
+from sgkr import cache as c
+from sgkr.extract import extract_module
+encode, rows = c.entry_bytes, []
+def dying(k, m):
+    rows.append(k)
+    if len(rows) == 2:
+        os._exit(9)
+    return encode(k, m)
+c.entry_bytes = dying
+new = extract_module("a.py", "def other():\\n    pass\\n")
+c.ExtractCache({str(tmp_path)!r}).put_many([({key!r}, new), ("k2", new)])
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 9, done.stderr
+    again = ExtractCache(tmp_path)
+    assert again.get(key) == old and len(again) == 1
 
 
 def test_folder_that_is_a_file_is_refused(tmp_path: Path) -> None:
@@ -170,36 +221,46 @@ def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: P
     cache = ExtractCache(tmp_path)
     key = cache_key("a.py", CODE)
     cache.put(key, annotate(extract_module("a.py", CODE)))
-    entry = cache.entry_path(key)
-    whole = json.loads(entry.read_text(encoding="utf-8"))
+    whole = json.loads(_raw(cache, key))
     older = dict(whole, format=1)
     older["extract"] = dict(whole["extract"], defs=[d[:15] for d in whole["extract"]["defs"]])
-    entry.write_text(json.dumps(older), encoding="utf-8")
+    _set_raw(cache, key, json.dumps(older).encode())
     assert cache.get(key) is None
     bad = json.loads(json.dumps(whole))
     bad["extract"]["defs"][1][15] = 7  # neither the docstring's nor the comment's
-    entry.write_text(json.dumps(bad), encoding="utf-8")
+    _set_raw(cache, key, json.dumps(bad).encode())
     assert cache.get(key) is None
     assert cache.misses == 2
 
 
-def test_a_stale_temporary_file_does_not_stop_a_write(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import itertools
-
-    from sgkr import cache as cache_module
-
+def test_a_file_that_is_not_a_database_is_a_miss_and_replaced(tmp_path: Path) -> None:
+    (tmp_path / DATABASE).write_bytes(b"left by something else" * 100)
     cache = ExtractCache(tmp_path)
     key = cache_key("a.py", CODE)
-    entry = cache.entry_path(key)
-    entry.parent.mkdir(parents=True)
-    stale = entry.parent / f".{entry.name}.{os.getpid()}-7.tmp"
-    stale.write_text("left by a crash", encoding="utf-8")
-    monkeypatch.setattr(cache_module, "_SERIAL", itertools.count(7))
+    assert cache.get(key) is None and len(cache) == 0
     module = extract_module("a.py", CODE)
     cache.put(key, module)
-    assert cache.get(key) == module
-    assert stale.read_text(encoding="utf-8") == "left by a crash"
+    assert ExtractCache(tmp_path).get(key) == module
+
+
+def test_a_cache_held_by_another_process_only_costs_speed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = _tree(tmp_path / "src", {"a.py": "def f():\n    return g()\ndef g():\n    pass\n"})
+    folder = tmp_path / "cache"
+    build_graph([src], cache=folder, jobs=1)
+    monkeypatch.setattr(cache_module, "_BUSY_TIMEOUT", 0.05)
+    holder = sqlite3.connect(folder / DATABASE, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            ExtractCache(folder).put(cache_key("b.py", CODE), extract_module("b.py", CODE))
+        (src / "a.py").write_text("def f():\n    pass\n")
+        graph = build_graph([src], cache=folder, jobs=1)  # reads miss, the write is skipped
+        assert "fn:a.f" in graph and "fn:a.g" not in graph
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert len(ExtractCache(folder)) == 1
 
 
 def test_surrogates_survive_the_cache(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sqlite3
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -35,7 +36,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import cast
 
-from .cache import ExtractCache, cache_key, write_entry
+from .cache import ExtractCache, cache_key
 from .errors import InvalidArgumentError
 from .extract import extract_module
 from .gcpause import paused_gc
@@ -143,15 +144,18 @@ def extracting(
     results: list[ModuleExtract | None] = [None] * total
     keys: list[str | None] = [None] * total
     todo: list[int] = []
-    for index, (path, text) in enumerate(files):
-        if store is not None:
-            key = cache_key(path, text)
-            keys[index] = key
-            found = store.get(key)
-            if found is not None and found.path == path:
+    if store is not None:
+        keys = [cache_key(path, text) for path, text in files]
+        hits = store.get_many([k for k in keys if k is not None])
+        store.close()  # workers open their own connections: none is carried into them
+        for index, key in enumerate(keys):
+            found = hits.get(key) if key is not None else None
+            if found is not None and found.path == files[index][0]:
                 results[index] = found
-                continue
-        todo.append(index)
+            else:
+                todo.append(index)
+    else:
+        todo = list(range(total))
     cached = total - len(todo)
     if progress is not None and cached:
         progress("cache", cached, total)
@@ -160,7 +164,7 @@ def extracting(
     pool = _Pool(items, processes - 1, store) if processes > 1 else None
     try:
         done = cached
-        for position, module in pool.run() if pool is not None else _serial(items, store):
+        for position, module in pool.run() if pool is not None else _serial(items):
             results[todo[position]] = module
             done += 1
             if progress is not None and (done % 50 == 0 or done == total):
@@ -170,7 +174,10 @@ def extracting(
             pool.close(stop=True)
         raise
     if store is not None:
-        store.writes += len(todo)
+        if pool is None:
+            _store(store, [(key, results[todo[p]]) for p, (_, _, key) in enumerate(items)])
+        else:
+            store.writes += len(todo)  # by the workers
     final = [r for r in results if r is not None]
     try:
         yield final, ExtractStats(total, len(todo), cached, processes)
@@ -191,13 +198,9 @@ def _processes(jobs: int | None, count: int) -> int:
     return min(jobs, count)
 
 
-def _serial(items: list[_Item],
-            store: ExtractCache | None) -> Iterator[tuple[int, ModuleExtract]]:
-    for position, (path, text, key) in enumerate(items):
-        module = annotate(extract_module(path, text))
-        if key is not None and store is not None:
-            _write(store, key, module)
-        yield position, module
+def _serial(items: list[_Item]) -> Iterator[tuple[int, ModuleExtract]]:
+    for position, (path, text, _) in enumerate(items):
+        yield position, annotate(extract_module(path, text))
 
 
 class _Pool:
@@ -342,10 +345,7 @@ def _work(connection: Connection, items: list[_Item], folder: str | None) -> Non
         if folder is not None:
             # Background work now, beside the build assembling its graph: yield the CPU to it.
             _lower_priority()
-            store = ExtractCache(folder)
-            for key, module in done:
-                if key is not None:
-                    _write(store, key, module)
+            _store(ExtractCache(folder), done)
 
 
 def _lower_priority() -> None:
@@ -365,8 +365,11 @@ def _send_error(connection: Connection, exc: Exception) -> None:
         connection.send(RuntimeError(f"a parsing worker failed:\n{text}"))
 
 
-def _write(store: ExtractCache, key: str, module: ModuleExtract) -> None:
+def _store(store: ExtractCache, entries: Sequence[tuple[str | None, ModuleExtract | None]]) -> None:
+    """Write the entries that have a key, in one transaction."""
     try:
-        write_entry(store.entry_path(key), key, module)
-    except OSError:
+        store.put_many([(k, m) for k, m in entries if k is not None and m is not None])
+    except (sqlite3.Error, OSError):
         pass  # a cache that cannot be written only costs speed next time
+    finally:
+        store.close()

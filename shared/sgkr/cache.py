@@ -1,13 +1,19 @@
-"""A content-hash cache of per-file extraction results, stored as JSON files.
+"""A content-hash cache of per-file extraction results, in one SQLite file.
 
 A build looks each source file up by a key made of the cache format, the
 SGKR version, the file's relative path and the exact bytes that are parsed
 (the decoded text, UTF-8 encoded), so an unchanged file is not parsed again,
 and a file that changed while a build was reading it can never be paired
-with the extraction of other bytes. Entries are written to a temporary file
-and renamed into place, so a crash mid-write leaves either the old entry or
-none; an entry that is unreadable, truncated, or written by another version
-is ignored and rewritten. Entries are JSON (never pickle).
+with the extraction of other bytes.
+
+Entries live in ``extract.sqlite`` in the cache folder, one row a key, and
+are written many in one transaction: a crash mid-write leaves the entries as
+they were before it (SQLite's journal rolls the transaction back), and
+processes sharing a folder wait for each other's writes. One file instead of
+one file per entry also keeps a build's writes cheap on file systems where
+creating a file is slow. An entry that is unreadable or written by another
+version is a miss and is rewritten; a file that is not a database is
+replaced. Entries are JSON (never pickle).
 
 Examples
 --------
@@ -20,17 +26,17 @@ Examples
 >>> cache.get(key) is None
 True
 >>> cache.put(key, m)
->>> cache.get(key) == m
-True
+>>> cache.get(key) == m, len(cache)
+(True, 1)
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import os
-import tempfile
+import sqlite3
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +54,7 @@ from .records import (
 
 __all__ = [
     "CACHE_FORMAT",
+    "DATABASE",
     "ExtractCache",
     "cache_key",
     "extract_to_json",
@@ -62,8 +69,12 @@ _KIND = "sgkr-extract"
 # itself: the entry says which instead of repeating the text.
 _SAME_AS_DOCSTRING, _SAME_AS_COMMENT = 0, 1
 _ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
-# Temporary files are named by process id and this counter.
-_SERIAL = itertools.count()
+#: The database file in a cache folder.
+DATABASE = "extract.sqlite"
+# Seconds a writer waits for another process's write to end before giving up.
+_BUSY_TIMEOUT = 30.0
+# Keys per SELECT: under SQLite's smallest limit on query parameters (999).
+_CHUNK = 900
 
 
 def cache_key(path: str, text: str, *, module: str | None = None) -> str:
@@ -97,17 +108,23 @@ def default_cache_dir(output: str | os.PathLike[str]) -> Path:
 
 
 class ExtractCache:
-    """Per-file extraction results under a folder, one JSON file per key.
+    """Per-file extraction results in ``extract.sqlite`` under a folder, keyed by content hash.
 
     Parameters
     ----------
     folder
-        Where entries live (created when the first entry is written).
+        Where the database lives (created with the first write).
 
     Attributes
     ----------
     hits, misses, writes
         Counters of this object's look-ups and writes.
+
+    Notes
+    -----
+    A connection is opened when first needed and kept until :meth:`close`;
+    do not carry an open cache into a forked process (builds close it before
+    they start workers, which open their own).
     """
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
@@ -116,38 +133,120 @@ class ExtractCache:
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
             raise InvalidArgumentError(f"cache folder {self.folder} is a file, not a folder")
+        self.path = self.folder / DATABASE
         self.hits = 0
         self.misses = 0
         self.writes = 0
+        self._db: sqlite3.Connection | None = None
 
-    def entry_path(self, key: str) -> Path:
-        """The file holding the entry of ``key``: under one of 16 folders, by its first digit.
-
-        Few folders: making a folder costs as much as writing an entry.
-        """
-        return self.folder / key[:1] / f"{key}.json"
+    def __len__(self) -> int:
+        """Number of entries stored (usable or not)."""
+        try:
+            db = self._existing()
+            if db is None:
+                return 0
+            return int(db.execute("SELECT count(*) FROM entries").fetchone()[0])
+        except sqlite3.Error:
+            return 0
 
     def get(self, key: str) -> ModuleExtract | None:
         """The cached extraction of ``key``, or None when absent or unusable."""
-        found = read_entry(self.entry_path(key), key)
-        if found is None:
-            self.misses += 1
-        else:
-            self.hits += 1
+        return self.get_many([key]).get(key)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, ModuleExtract]:
+        """The usable cached extractions of ``keys``, by key; the others are misses."""
+        wanted = list(dict.fromkeys(keys))
+        raw = self._select(wanted)
+        found: dict[str, ModuleExtract] = {}
+        for key in wanted:
+            data = raw.get(key)
+            module = None if data is None else _decode(data, key)
+            if module is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+                found[key] = module
         return found
 
     def put(self, key: str, module: ModuleExtract) -> None:
-        """Store ``module`` under ``key`` atomically (temporary file, then rename)."""
-        write_entry(self.entry_path(key), key, module)
-        self.writes += 1
+        """Store ``module`` under ``key`` (see :meth:`put_many`)."""
+        self.put_many([(key, module)])
+
+    def put_many(self, entries: Iterable[tuple[str, ModuleExtract]]) -> None:
+        """Store many entries in one transaction: all of them, or none after a crash.
+
+        Raises
+        ------
+        sqlite3.Error, OSError
+            When the database cannot be written (for example, another process
+            held it for more than 30 s, or the folder is read-only).
+        """
+        pairs = list(entries)
+        try:
+            self._insert(pairs)
+        except sqlite3.DatabaseError as exc:
+            if type(exc) is not sqlite3.DatabaseError:  # locked, read-only, I/O: not damage
+                raise
+            self._remove_damaged_file()  # not a database, or a damaged one: start afresh
+            self._insert(pairs)
+
+    def close(self) -> None:
+        """Close the connection, if one is open (the cache can still be used afterwards)."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _open(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            # Autocommit mode: transactions are begun and ended explicitly.
+            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
+        return self._db
+
+    def _existing(self) -> sqlite3.Connection | None:
+        """The connection, without creating the database when there is none."""
+        return self._db if self._db is not None or not self.path.is_file() else self._open()
+
+    def _select(self, keys: list[str]) -> dict[str, bytes]:
+        rows: dict[str, bytes] = {}
+        try:
+            db = self._existing()
+            if db is None:
+                return rows
+            for start in range(0, len(keys), _CHUNK):
+                chunk = keys[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                for key, data in db.execute(
+                        f"SELECT key, data FROM entries WHERE key IN ({marks})", chunk):
+                    rows[key] = data
+        except sqlite3.Error:
+            return {}  # no table yet, or not a database: every key is a miss
+        return rows
+
+    def _insert(self, pairs: list[tuple[str, ModuleExtract]]) -> None:
+        db = self._open()
+        db.execute("CREATE TABLE IF NOT EXISTS entries "
+                   "(key TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # Encoded as they are inserted: an error or an interrupt midway rolls all back.
+            db.executemany("INSERT OR REPLACE INTO entries (key, data) VALUES (?, ?)",
+                           ((key, entry_bytes(key, module)) for key, module in pairs))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        self.writes += len(pairs)
+
+    def _remove_damaged_file(self) -> None:
+        self.close()
+        for suffix in ("", "-journal"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
 
-def read_entry(file: Path, key: str) -> ModuleExtract | None:
-    """Read one entry; None for a missing, corrupted or foreign file (a cache miss)."""
-    try:
-        raw = file.read_bytes()
-    except OSError:
-        return None
+def _decode(raw: bytes, key: str) -> ModuleExtract | None:
+    """The extraction in one entry; None for a damaged or foreign entry (a cache miss)."""
     try:
         data = json.loads(raw)
         if (not isinstance(data, dict) or data.get("kind") != _KIND
@@ -159,47 +258,11 @@ def read_entry(file: Path, key: str) -> ModuleExtract | None:
         return None
 
 
-def write_entry(file: Path, key: str, module: ModuleExtract) -> None:
-    """Write one entry atomically; a crash leaves the old entry or none, never half of one."""
-    write_entry_bytes(file, entry_bytes(key, module))
-
-
 def entry_bytes(key: str, module: ModuleExtract) -> bytes:
-    """The content of the entry of ``module`` under ``key``."""
-    # ASCII JSON: lone surrogates of the source come back from their escapes.
+    """The stored form of the entry of ``module`` under ``key``: ASCII JSON."""
+    # ASCII: lone surrogates of the source come back from their escapes.
     return _ENCODER.encode({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
                             "key": key, "extract": extract_to_json(module)}).encode("ascii")
-
-
-def write_entry_bytes(file: Path, data: bytes) -> None:
-    """Write :func:`entry_bytes` to ``file`` atomically: a temporary file, then a rename."""
-    fd, tmp = _temporary(file)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, file)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _temporary(file: Path) -> tuple[int, str]:
-    """A new file beside ``file``, named for this process (cheaper than mkstemp's random names)."""
-    tmp = str(file.parent / f".{file.name}.{os.getpid()}-{next(_SERIAL)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    try:
-        try:
-            return os.open(tmp, flags, 0o666), tmp
-        except FileNotFoundError:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            return os.open(tmp, flags, 0o666), tmp
-    except FileExistsError:  # left by a crashed process that had our pid
-        return tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
 
 
 # -- JSON form of an extraction -------------------------------------------------------

@@ -14,7 +14,6 @@ Examples
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from dataclasses import dataclass, field, replace
@@ -550,7 +549,20 @@ def _dedent(text: str) -> str:
     text = _BLANK_LINE.sub("", text)
     if not indents:
         return text
-    cut = len(os.path.commonprefix(indents))
+    cut = _common_length(indents)
     if not cut:
         return text
     return _cut(cut).sub("", text)
+
+
+def _common_length(strings: list[str]) -> int:
+    """The length of the longest common prefix of ``strings`` (not empty).
+
+    :func:`os.path.commonprefix` without its ``os.fspath`` call per string,
+    which costs more than the comparison on long docstrings.
+    """
+    first, last = min(strings), max(strings)
+    for index, char in enumerate(first):
+        if char != last[index]:
+            return index
+    return len(first)
