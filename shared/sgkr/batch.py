@@ -143,19 +143,19 @@ def extracting(
     total = len(files)
     results: list[ModuleExtract | None] = [None] * total
     keys: list[str | None] = [None] * total
-    todo: list[int] = []
+    hits: dict[str, ModuleExtract] = {}
     if store is not None:
-        keys = [cache_key(path, text) for path, text in files]
-        hits = store.get_many([k for k in keys if k is not None])
+        hashed = [cache_key(path, text) for path, text in files]
+        hits = store.get_many(hashed)
         store.close()  # workers open their own connections: none is carried into them
-        for index, key in enumerate(keys):
-            found = hits.get(key) if key is not None else None
-            if found is not None and found.path == files[index][0]:
-                results[index] = found
-            else:
-                todo.append(index)
-    else:
-        todo = list(range(total))
+        keys = list(hashed)
+    todo: list[int] = []
+    for index, key in enumerate(keys):
+        found = hits.get(key) if key is not None else None
+        if found is not None and found.path == files[index][0]:
+            results[index] = found
+        else:
+            todo.append(index)
     cached = total - len(todo)
     if progress is not None and cached:
         progress("cache", cached, total)
