@@ -420,11 +420,9 @@ def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
             # Tags were inferred where the file was parsed (sgkr.knowledge.annotate).
             inputs, outputs = infer_tags(d)
             for label in inputs:
-                add(Edge(known.get(label) or _known_tag(graph, label, known), node_id,
-                         "consumes"))
+                add(Edge(_known_tag(graph, label, known), node_id, "consumes"))
             for label in outputs:
-                add(Edge(node_id, known.get(label) or _known_tag(graph, label, known),
-                         "produces"))
+                add(Edge(node_id, _known_tag(graph, label, known), "produces"))
     graph.add_edges(edges)
 
 
