@@ -9,10 +9,11 @@ the smallest ones, so that it unpickles only the workers' share. Results
 come back in the order of the files: a parallel build makes exactly the
 graph a serial one makes.
 
-Cache entries are written by the workers once every result is handed back
-(this process sends them what it parsed itself): inside :func:`extracting`,
-they are written while the caller goes on with the results (a build
-assembles its graph), and leaving the block waits for them.
+Cache entries are written once every result is handed back: by the workers,
+and by a forked child for what this process parsed (where processes are
+forked; elsewhere the workers are sent those entries). Inside
+:func:`extracting`, they are written while the caller goes on with the
+results (a build assembles its graph), and leaving the block waits for them.
 
 Examples
 --------
@@ -32,6 +33,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import cast
@@ -39,11 +41,13 @@ from typing import cast
 from .cache import ExtractCache, cache_key
 from .errors import InvalidArgumentError
 from .extract import extract_module
+from .forked import Background, can_fork, lower_priority
 from .gcpause import paused_gc
 from .knowledge import annotate
 from .records import ModuleExtract
 
-__all__ = ["extract_files", "extracting", "ExtractStats", "default_jobs", "MIN_PARALLEL_FILES"]
+__all__ = ["extract_files", "extracting", "ExtractStats", "default_jobs", "uses_processes",
+           "MIN_PARALLEL_FILES"]
 
 Progress = Callable[[str, int, int], None]
 #: With ``jobs=None`` (automatic), fewer files to parse than this are parsed in-process.
@@ -78,6 +82,17 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on every platform
         return max(1, os.cpu_count() or 1)
+
+
+def uses_processes(jobs: int | None, count: int) -> bool:
+    """Whether work on ``count`` files is shared with other processes under ``jobs``.
+
+    Examples
+    --------
+    >>> uses_processes(1, 1000), uses_processes(4, 1000), uses_processes(None, 3)
+    (False, True, False)
+    """
+    return _processes(jobs, count) > 1
 
 
 def extract_files(
@@ -210,9 +225,10 @@ class _Pool:
     smallest files one at a time, and between two files it hands each worker
     whose batch came back the next one: the processes meet in the middle of
     the list at about the same time, and this process never unpickles what it
-    parsed itself. The cache entries are all written by the workers, once the
-    results are handed back (this process sends them its own extractions):
-    they are written while the build goes on with the results.
+    parsed itself. The cache entries are written once the results are handed
+    back, while the build goes on with them: by the workers, and by a forked
+    child for this process's own extractions (or, where processes are not
+    forked, by the workers, which are sent them).
     """
 
     def __init__(self, items: list[_Item], workers: int, store: ExtractCache | None) -> None:
@@ -225,9 +241,11 @@ class _Pool:
         self.processes: list[BaseProcess] = []
         self.connections: list[Connection] = []
         self.given: dict[Connection, deque[list[int]]] = {}
-        # The cache entries of the files this process parses, for the workers to write.
+        # The cache entries of the files this process parses, for a forked writer or the workers.
         self.own: list[tuple[str, ModuleExtract]] | None = [] if store is not None else None
         folder = str(store.folder) if store is not None else None
+        self.folder = folder
+        self.writer: Background[None] | None = None
         try:
             for _ in range(workers):
                 ours, theirs = context.Pipe()
@@ -261,8 +279,13 @@ class _Pool:
             yield position, module
         while any(self.given.values()):
             yield from self._collect(timeout=None)
+        own = self.own or []
+        if own and self.folder is not None and can_fork():
+            # A forked child shares them with this process: nothing is pickled.
+            self.writer = Background(partial(_store_in, self.folder, own), low_priority=True)
+            own = []
         for index, connection in enumerate(self.connections):
-            share = self.own[index :: len(self.connections)] if self.own else []
+            share = own[index :: len(self.connections)]
             if share:
                 connection.send(tuple(share))
             connection.send(None)  # no more work: write the entries, then exit
@@ -309,6 +332,12 @@ class _Pool:
                 process.terminate()
         for connection in self.connections:
             connection.close()
+        if self.writer is not None:
+            if stop:
+                self.writer.cancel()
+            else:
+                self.writer.result()
+            self.writer = None
         for process in self.processes:
             process.join()
             process.close()
@@ -344,17 +373,8 @@ def _work(connection: Connection, items: list[_Item], folder: str | None) -> Non
         connection.close()
         if folder is not None:
             # Background work now, beside the build assembling its graph: yield the CPU to it.
-            _lower_priority()
-            _store(ExtractCache(folder), done)
-
-
-def _lower_priority() -> None:
-    nice = getattr(os, "nice", None)  # not on Windows
-    if nice is not None:
-        try:
-            nice(10)
-        except OSError:
-            pass
+            lower_priority()
+            _store_in(folder, done)
 
 
 def _send_error(connection: Connection, exc: Exception) -> None:
@@ -363,6 +383,10 @@ def _send_error(connection: Connection, exc: Exception) -> None:
     except Exception:  # it cannot be pickled: send its story instead
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         connection.send(RuntimeError(f"a parsing worker failed:\n{text}"))
+
+
+def _store_in(folder: str, entries: Sequence[tuple[str | None, ModuleExtract | None]]) -> None:
+    _store(ExtractCache(folder), entries)
 
 
 def _store(store: ExtractCache, entries: Sequence[tuple[str | None, ModuleExtract | None]]) -> None:

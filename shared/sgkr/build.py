@@ -19,12 +19,14 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from . import __version__
-from .batch import extracting
+from .batch import extracting, uses_processes
 from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
+from .forked import Background
 from .gcpause import paused_gc
 from .graph import KnowledgeGraph, tag_id
 from .knowledge import (
@@ -213,20 +215,26 @@ def _build_graph(
     with extracting([(f.path, f.text) for f in files], jobs=jobs, cache=cache,
                     progress=progress) as (modules, _):
         # Worker processes write their cache entries while the graph is assembled.
-        return _assemble(plan, modules, problems, started).graph
+        return _assemble(plan, modules, problems, started, jobs=jobs).graph
 
 
 def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
-              started: float) -> _Assembly:
-    """Make the graph of extracted files: nodes, calls, knowledge tags and the report."""
+              started: float, *, jobs: int | None) -> _Assembly:
+    """Make the graph of extracted files: nodes, calls, knowledge tags and the report.
+
+    Calls are resolved in a forked child (:mod:`sgkr.forked`) while this process
+    makes the function nodes, when ``jobs`` lets the build use other cores.
+    """
     problems = list(read_problems)
     for module in modules:
         problems.extend(module.problems)
     graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
                                  "infer_tags": plan.infer})
-    qual_to_id = _add_functions(graph, modules, plan.merge, plan.sidecar)
     resolver = CallResolver(modules)
-    calls = resolver.resolve_modules(modules)
+    resolving = Background(partial(resolver.resolve_modules, modules),
+                           fork=uses_processes(jobs, len(modules)))
+    qual_to_id = _add_functions(graph, modules, plan.merge, plan.sidecar)
+    calls = resolving.result()
     _add_calls(graph, calls, qual_to_id)
     by_path = {m.path: m for m in modules}
     example_paths = {e.id: _relative(e, plan.base) for e in plan.examples}
@@ -276,10 +284,12 @@ def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract], merg
     definitions = [d for m in modules for d in m.definitions]
     qual_to_id: dict[str, str] = {}
     setdefault = qual_to_id.setdefault
+    nodes: list[FunctionNode] = []
     for node_id, members in merge_groups(definitions, merge):
-        graph.add_function(_function_node(node_id, members, sidecar))
+        nodes.append(_function_node(node_id, members, sidecar))
         for d in members:
             setdefault(d.qualname, node_id)
+    graph.add_functions(nodes)
     return qual_to_id
 
 
@@ -408,7 +418,7 @@ def _add_calls(graph: KnowledgeGraph, calls: dict[str, dict[str, Resolution]],
 
 def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
            qual_to_id: dict[str, str]) -> None:
-    tagged = {n for t in graph.tags() for n in (*graph.consumers(t.id), *graph.producers(t.id))}
+    tagged = graph.tagged_functions()
     known: dict[str, str] = {}
     edges: list[Edge] = []
     add = edges.append

@@ -13,7 +13,9 @@ processes sharing a folder wait for each other's writes. One file instead of
 one file per entry also keeps a build's writes cheap on file systems where
 creating a file is slow. An entry that is unreadable or written by another
 version is a miss and is rewritten; a file that is not a database is
-replaced. Entries are JSON (never pickle).
+replaced. The file is not synced to disk after each write (that would double a
+build's writes): only an operating system crash or a power cut can damage it,
+and then it is replaced too. Entries are JSON (never pickle).
 
 Examples
 --------
@@ -201,6 +203,10 @@ class ExtractCache:
             self.folder.mkdir(parents=True, exist_ok=True)
             # Autocommit mode: transactions are begun and ended explicitly.
             self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
+            # The journal still rolls back a write that a crash cut short; only an
+            # operating system crash or a power cut can damage the file, and a
+            # damaged file is replaced. Syncing to disk would double a build's writes.
+            self._db.execute("PRAGMA synchronous=OFF")
         return self._db
 
     def _existing(self) -> sqlite3.Connection | None:
@@ -225,8 +231,7 @@ class ExtractCache:
 
     def _insert(self, pairs: list[tuple[str, ModuleExtract]]) -> None:
         db = self._open()
-        db.execute("CREATE TABLE IF NOT EXISTS entries "
-                   "(key TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID")
+        db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
         db.execute("BEGIN IMMEDIATE")
         try:
             # Encoded as they are inserted: an error or an interrupt midway rolls all back.

@@ -53,6 +53,8 @@ _QUERY = Query(
 _DEF, _CLASS, _CALL_PLAIN, _CALL_ATTR, _IMPORT, _IMPORT_FROM, _KEY = range(7)
 _LOCAL = threading.local()
 _MAX_SYNTAX_REPORTS = 3
+# First bytes of a string literal: a quote or a prefix letter (a keyword may start so too).
+_STRING_STARTS = frozenset(bytes([c]) for c in b"\"'rRuUbBfF")
 _TOP_LEVEL_DEF = re.compile(r"(?:async[ \t]+def|def|class)\b")
 # The margin of each line holding more than spaces and tabs; lines of only spaces and tabs.
 _INDENTS = re.compile(r"^([ \t]*)(?=[^ \t\n])", re.MULTILINE)
@@ -131,11 +133,13 @@ class _Extractor:
         self.ascii = len(self.src) == len(text)
         self.module = module
         self.is_package = path.rsplit("/", 1)[-1] == "__init__.py"
+        self.has_error = True  # until a parse says otherwise: the careful paths
         self._lines: list[str] | None = None
 
     def run(self) -> ModuleExtract:
         root = _parser().parse(self.src).root_node
-        if not root.has_error:
+        self.has_error = root.has_error
+        if not self.has_error:
             return self._extract(root)
         # Error recovery can swallow the definitions after a broken one; reading
         # each top-level definition on its own keeps them.
@@ -285,7 +289,7 @@ class _Extractor:
             calls=tuple(scope.calls),
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
             enclosing_class=enclosing,
-            is_async=_is_async(node),
+            is_async=self._is_async(node),
         )
 
     def _module_definition(self, root: Node, scope: _Scope) -> Definition | None:
@@ -401,8 +405,24 @@ class _Extractor:
                 names.append(self._str(named))
         return tuple(names)
 
+    def _is_async(self, node: Node) -> bool:
+        if not self.has_error:  # the definition's first token is ``async`` or ``def``
+            return self.src.startswith(b"async", node.start_byte)
+        # The keyword is the first child (or the second, after what error recovery kept).
+        for index in range(min(2, node.child_count)):
+            child = node.child(index)
+            if child is not None and child.type == "async":
+                return True
+        return False
+
     def _docstring(self, body: Node | None) -> str | None:
-        if body is None or not body.named_child_count:
+        if body is None:
+            return None
+        # Most bodies do not open with a string literal: tell from its first byte.
+        if not self.has_error and self.src[body.start_byte : body.start_byte + 1] \
+                not in _STRING_STARTS:
+            return None
+        if not body.named_child_count:
             return None
         first = body.named_child(0)
         if first is not None and first.type == "expression_statement" and _is_string_stmt(first):
@@ -457,15 +477,6 @@ class _Extractor:
 
     def _code(self, node: Node) -> str:
         return _dedent_at(self._str(node), node.start_point[1])
-
-
-def _is_async(node: Node) -> bool:
-    # The keyword is the first child (or the second, after what error recovery kept).
-    for index in range(min(2, node.child_count)):
-        child = node.child(index)
-        if child is not None and child.type == "async":
-            return True
-    return False
 
 
 def _is_string_stmt(node: Node) -> bool:

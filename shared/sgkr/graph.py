@@ -69,7 +69,21 @@ class KnowledgeGraph:
 
     def add_function(self, node: FunctionNode) -> None:
         """Add a function node, replacing one with the same id."""
-        self._g.add_node(node.id, type="function", record=node)
+        self.add_functions([node])
+
+    def add_functions(self, nodes: Iterable[FunctionNode]) -> None:
+        """Add many function nodes as :meth:`add_function` would, in one batch (builds use it)."""
+        # Written into networkx's dicts directly, as add_edges does.
+        attrs, succ, pred = self._g._node, self._g._succ, self._g._pred
+        for node in nodes:
+            node_id = node.id
+            if node_id in succ:
+                attrs[node_id].update(type="function", record=node)
+            else:
+                succ[node_id] = {}
+                pred[node_id] = {}
+                attrs[node_id] = {"type": "function", "record": node}
+        self._g.add_nodes_from(())  # lets networkx drop what it caches about the graph
 
     def add_tag(self, node: TagNode) -> None:
         """Add a tag node, or merge its aliases into the tag of the same id."""
@@ -86,21 +100,24 @@ class KnowledgeGraph:
 
     def add_edges(self, edges: Iterable[Edge]) -> None:
         """Add many edges as :meth:`add_edge` would one by one, in one batch (builds use it)."""
-        batch: dict[tuple[str, str], dict[str, str]] = {}
+        # networkx's own adjacency dicts are read and written directly: a build adds
+        # tens of thousands of edges, and add_edges_from costs as much as the rest.
+        succ, pred = self._g._succ, self._g._pred
+        batch: list[tuple[str, str, dict[str, str]]] = []
         for edge in edges:
-            for end in (edge.source, edge.target):
-                if end not in self._g:
-                    raise NodeNotFoundError(
-                        f"edge {edge.source} -> {edge.target}: no node {end!r}")
-            key = (edge.source, edge.target)
-            old = batch.get(key) or self._g.get_edge_data(*key)
-            if old is not None and old.get("resolution") == "exact":
-                continue
-            attrs: dict[str, str] = {"type": edge.type}
-            if edge.resolution is not None:
-                attrs["resolution"] = edge.resolution
-            batch[key] = attrs
-        self._g.add_edges_from((s, t, attrs) for (s, t), attrs in batch.items())
+            source, target = edge.source, edge.target
+            if source not in succ or target not in succ:
+                end = source if source not in succ else target
+                raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
+            batch.append((source, target, {"type": edge.type} if edge.resolution is None
+                          else {"type": edge.type, "resolution": edge.resolution}))
+        for source, target, attrs in batch:
+            old = succ[source].get(target)
+            if old is None:
+                succ[source][target] = pred[target][source] = attrs
+            elif old.get("resolution") != "exact":
+                old.update(attrs)  # the dict both directions share, updated as networkx does
+        self._g.add_edges_from(())  # lets networkx drop what it caches about the graph
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
         """Remove nodes and their edges; ids not in the graph are ignored (rebuilds use it)."""
@@ -197,18 +214,25 @@ class KnowledgeGraph:
         """Function ids that produce the tag ``tag`` (an id)."""
         return sorted(self._g.predecessors(tag)) if tag in self._g else []
 
+    def tagged_functions(self) -> set[str]:
+        """Ids of the function nodes that consume or produce some tag."""
+        succ, pred = self._g._succ, self._g._pred
+        found: set[str] = set()
+        for node_id, attrs in self._g._node.items():
+            if attrs["type"] == "tag":
+                found.update(succ[node_id])
+                found.update(pred[node_id])
+        return found
+
     def stats(self) -> dict[str, Any]:
         """Counts of nodes and edges, by kind and by resolution."""
         # One pass over networkx's plain dicts: this runs after every build.
         records = [attrs["record"] for attrs in self._g._node.values()]
         kinds = Counter(r.kind for r in records if isinstance(r, FunctionNode))
-        edge_types: Counter[str] = Counter()
-        resolutions: Counter[str] = Counter()
-        for targets in self._g._succ.values():
-            for data in targets.values():
-                edge_types[data["type"]] += 1
-                if data["type"] == "calls":
-                    resolutions[data.get("resolution", "exact")] += 1
+        edges = [data for targets in self._g._succ.values() for data in targets.values()]
+        edge_types = Counter(data["type"] for data in edges)
+        resolutions = Counter(data.get("resolution", "exact") for data in edges
+                              if data["type"] == "calls")
         return {
             "functions": sum(kinds.values()),
             "kinds": dict(sorted(kinds.items())),

@@ -193,7 +193,7 @@ class GraphBuilder:
             with extracting(sorted(texts.items()), jobs=self._jobs,
                             cache=self._cache) as (modules, _):
                 # Worker processes write their cache entries while the graph is assembled.
-                self._state = _assemble(self._plan, modules, problems, started)
+                self._state = _assemble(self._plan, modules, problems, started, jobs=self._jobs)
             self._texts = texts
             self._read_problems = problems
             self._index = self._make_index(self._state)
@@ -294,7 +294,7 @@ class GraphBuilder:
         except KeyError:  # a change the patch rules did not foresee: assemble instead
             resolved = None
         if resolved is None:
-            self._state = _assemble(self._plan, modules, problems, started)
+            self._state = _assemble(self._plan, modules, problems, started, jobs=self._jobs)
             self._index = self._make_index(self._state)
         self.last_update = UpdateReport(changed, added, removed, resolved is not None,
                                         resolved if resolved is not None else len(modules),

@@ -189,8 +189,9 @@ class CallResolver:
         targets_of = calls.get(d.qualname)
         if targets_of is None:
             targets_of = calls[d.qualname] = {}
+        scopes = self._scopes(d, module)
         for call in d.calls:
-            targets, how = self._resolve(d, module, call)
+            targets, how = self._resolve(d, module, scopes, call)
             for target in targets:
                 if targets_of.get(target) != "exact":
                     targets_of[target] = how
@@ -200,10 +201,10 @@ class CallResolver:
     # -- one call --------------------------------------------------------------
 
     def _resolve(
-        self, d: Definition, module: str, call: CallSite
+        self, d: Definition, module: str, scopes: list[str], call: CallSite
     ) -> tuple[list[str], Resolution]:
         if call.kind == "plain":
-            found = self._name_in_scope(d, module, call.name)
+            found = self._name_in_scope(scopes, call.name)
             if found is not None:
                 return found, "exact"
             if call.name in _BUILTINS:
@@ -225,7 +226,7 @@ class CallResolver:
                 return [method], "exact"
         elif receiver is not None:
             head, _, rest = receiver.partition(".")
-            target = self._target_of(d, module, head)
+            target = self._target_of(scopes, head)
             if target is not None:
                 dotted = ".".join(p for p in (target, rest, call.name) if p)
                 found = self._lookup(dotted, 0)
@@ -243,16 +244,19 @@ class CallResolver:
 
     # -- scopes ----------------------------------------------------------------
 
-    def _scopes(self, d: Definition, module: str) -> Iterable[str]:
+    def _scopes(self, d: Definition, module: str) -> list[str]:
+        """The scopes a name used in ``d`` is looked up in, innermost first (not classes)."""
+        scopes: list[str] = []
         qualname = d.qualname
         while qualname and qualname != module:
             if qualname not in self.classes:
-                yield qualname
+                scopes.append(qualname)
             qualname = qualname.rpartition(".")[0]
-        yield module
+        scopes.append(module)
+        return scopes
 
-    def _name_in_scope(self, d: Definition, module: str, name: str) -> list[str] | None:
-        target = self._target_of(d, module, name)
+    def _name_in_scope(self, scopes: list[str], name: str) -> list[str] | None:
+        target = self._target_of(scopes, name)
         if target is None:
             return None
         found = self._lookup(target, 0)
@@ -260,19 +264,22 @@ class CallResolver:
             return []  # bound to something outside the sources: not a node
         return found
 
-    def _target_of(self, d: Definition, module: str, name: str) -> str | None:
-        """The absolute dotted name ``name`` is bound to as seen from ``d``."""
-        for scope in self._scopes(d, module):
+    def _target_of(self, scopes: list[str], name: str) -> str | None:
+        """The absolute dotted name ``name`` is bound to, looked up in ``scopes``."""
+        defs, classes, bindings, wildcards = self.defs, self.classes, self.bindings, self.wildcards
+        for scope in scopes:
             local = f"{scope}.{name}"
-            if local in self.defs and self.defs[local].kind != "module" or local in self.classes:
+            found = defs.get(local)
+            if found is not None and found.kind != "module" or local in classes:
                 return local
-            bound = self.bindings.get(scope, {}).get(name)
+            bound = bindings[scope].get(name) if scope in bindings else None
             if bound is not None:
                 return bound
-            for wildcard in self.wildcards.get(scope, ()):
-                candidate = f"{wildcard}.{name}"
-                if self._lookup(candidate, 0):
-                    return candidate
+            if scope in wildcards:
+                for wildcard in wildcards[scope]:
+                    candidate = f"{wildcard}.{name}"
+                    if self._lookup(candidate, 0):
+                        return candidate
         return None
 
     def _is_internal(self, target: str) -> bool:

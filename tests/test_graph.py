@@ -1,0 +1,62 @@
+"""The graph wrapper: batch additions behave as one-by-one additions."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgkr.errors import NodeNotFoundError
+from sgkr.graph import KnowledgeGraph
+from sgkr.records import Edge, FunctionNode, SourceSpan, TagNode
+
+
+def _fn(name: str, code: str = "") -> FunctionNode:
+    return FunctionNode(f"fn:{name}", name, (f"m.{name}",), code, "", (SourceSpan("m.py", 1, 1),),
+                        "function")
+
+
+@pytest.fixture
+def graph() -> KnowledgeGraph:
+    g = KnowledgeGraph()
+    g.add_functions([_fn("a"), _fn("b"), _fn("c")])
+    g.add_tag(TagNode("tag:fee", "fee"))
+    return g
+
+
+def test_an_exact_call_wins_over_a_name_match_in_any_order(graph: KnowledgeGraph) -> None:
+    graph.add_edges([Edge("fn:a", "fn:b", "calls", "name"), Edge("fn:a", "fn:b", "calls", "exact"),
+                     Edge("fn:a", "fn:c", "calls", "exact")])
+    graph.add_edge(Edge("fn:a", "fn:c", "calls", "name"))
+    assert [(e.target, e.resolution) for e in graph.edges()] == [("fn:b", "exact"),
+                                                                  ("fn:c", "exact")]
+    assert graph.callers("fn:b") == ["fn:a"] and graph.callees("fn:a") == ["fn:b", "fn:c"]
+
+
+def test_an_edge_to_a_missing_node_is_refused_and_none_of_its_batch_added(
+        graph: KnowledgeGraph) -> None:
+    with pytest.raises(NodeNotFoundError, match="no node 'fn:z'"):
+        graph.add_edges([Edge("fn:a", "fn:b", "calls", "exact"), Edge("fn:a", "fn:z", "calls")])
+    assert list(graph.edges()) == []
+
+
+def test_adding_a_function_again_replaces_it_and_keeps_its_edges(graph: KnowledgeGraph) -> None:
+    graph.add_edges([Edge("fn:a", "fn:b", "calls", "exact"), Edge("tag:fee", "fn:a", "consumes")])
+    graph.add_functions([_fn("a", "def a(): ...")])
+    assert graph.function("fn:a").code == "def a(): ..."
+    assert graph.callees("fn:a") == ["fn:b"] and graph.consumers("tag:fee") == ["fn:a"]
+    assert graph.stats()["functions"] == 3
+
+
+def test_tagged_functions_consume_or_produce_a_tag(graph: KnowledgeGraph) -> None:
+    assert graph.tagged_functions() == set()
+    graph.add_edges([Edge("tag:fee", "fn:a", "consumes"), Edge("fn:b", "tag:fee", "produces"),
+                     Edge("fn:c", "fn:a", "calls", "exact")])
+    assert graph.tagged_functions() == {"fn:a", "fn:b"}
+
+
+def test_stats_count_nodes_and_edges_by_kind(graph: KnowledgeGraph) -> None:
+    graph.add_edges([Edge("fn:a", "fn:b", "calls", "exact"), Edge("fn:a", "fn:c", "calls", "name"),
+                     Edge("fn:b", "tag:fee", "produces")])
+    stats = graph.stats()
+    assert (stats["functions"], stats["tags"]) == (3, 1)
+    assert stats["edges"] == {"calls": 2, "produces": 1}
+    assert stats["call_edges"] == {"exact": 1, "name": 1}
