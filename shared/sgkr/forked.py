@@ -24,7 +24,7 @@ import signal
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 __all__ = ["Background", "can_fork", "lower_priority"]
 
@@ -98,7 +98,7 @@ class Background(Generic[T]):
             finally:
                 self._end(stop=False)
             if status == "ok":
-                return value  # type: ignore[no-any-return]
+                return cast(T, value)
         return self._work()
 
     def cancel(self) -> None:
