@@ -243,14 +243,13 @@ class _Pool:
         self.given: dict[Connection, deque[list[int]]] = {}
         # The cache entries of the files this process parses, for a forked writer or the workers.
         self.own: list[tuple[str, ModuleExtract]] | None = [] if store is not None else None
-        folder = str(store.folder) if store is not None else None
-        self.folder = folder
+        self.folder = str(store.folder) if store is not None else None
         self.writer: Background[None] | None = None
         try:
             for _ in range(workers):
                 ours, theirs = context.Pipe()
                 # Forked workers share ``items`` with this process; spawned ones get a copy.
-                process = context.Process(target=_work, args=(theirs, items, folder),
+                process = context.Process(target=_work, args=(theirs, items, self.folder),
                                           daemon=True)
                 process.start()
                 theirs.close()

@@ -233,7 +233,11 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
     resolver = CallResolver(modules)
     resolving = Background(partial(resolver.resolve_modules, modules),
                            fork=uses_processes(jobs, len(modules)))
-    qual_to_id = _add_functions(graph, modules, plan.merge, plan.sidecar)
+    try:
+        qual_to_id = _add_functions(graph, modules, plan.merge, plan.sidecar)
+    except BaseException:
+        resolving.cancel()  # no child is left behind
+        raise
     calls = resolving.result()
     _add_calls(graph, calls, qual_to_id)
     by_path = {m.path: m for m in modules}
