@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from tree_sitter import QueryCursor
 
 from sgkr.extract import (
-    _CALL_ATTR,
-    _CALL_PLAIN,
-    _CLASS,
-    _DEF,
-    _IMPORT,
-    _IMPORT_FROM,
-    _KEY,
     _QUERY,
     _dedent,
     _dedent_at,
@@ -55,18 +49,27 @@ def test_docstring_needs_no_second_dedent() -> None:
         assert _dedent(once).strip() == once.strip(), repr(text)
 
 
-def test_pattern_indices_name_the_captures_they_hold() -> None:
+def test_the_query_captures_what_extraction_reads() -> None:
     source = ("import os\nfrom a import b\nclass C(B):\n    def m(self):\n"
               "        f(x['k'])\n        self.g()\n")
     root = _parser().parse(source.encode()).root_node
-    expected = {_DEF: {"def", "def.name"}, _CLASS: {"class", "class.name"},
-                _CALL_PLAIN: {"call.plain"}, _CALL_ATTR: {"call.obj", "call.attr"},
-                _IMPORT: {"import"}, _IMPORT_FROM: {"import"}, _KEY: {"key"}}
-    seen = set()
-    for pattern, captures in QueryCursor(_QUERY).matches(root):
-        assert set(captures) == expected[pattern]
-        seen.add(pattern)
-    assert seen == set(expected) and _QUERY.pattern_count == len(expected)
+    captures = QueryCursor(_QUERY).captures(root)
+    assert set(captures) == {"def", "def.name", "class", "class.name", "call.plain",
+                             "call.attr", "import", "key"}
+    assert [n.text for n in captures["call.attr"]] == [b"self.g"]
+
+
+@pytest.mark.parametrize("call", [
+    "a.b()", "a.b.c()", "self.rows.append(x)", "None.f()", "True.f()", "a . b()", "a.\\\n  b()",
+    "super().f()", "f().g()", "a.b().c()", "x[0].y()", "'s'.join(p)", "(a).b()", "a.b(c.d()).e()",
+    "print.f()", "_1.__f__()",
+])
+def test_calls_read_off_dotted_text_are_what_the_tree_gives(call: str) -> None:
+    source = f"def f():\n    return {call}\n"
+    fast = extract_module("m.py", source)
+    general = extract_module("m.py", source + "# \u00e9\n")  # not ASCII: read from the tree
+    assert fast.definitions[0].calls == general.definitions[0].calls
+    assert fast.definitions[0].calls
 
 
 def test_ascii_and_non_ascii_files_extract_alike() -> None:

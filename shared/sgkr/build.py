@@ -28,7 +28,7 @@ from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
 from .forked import Background
 from .gcpause import paused_gc
-from .graph import KnowledgeGraph, tag_id
+from .graph import EdgeRow, KnowledgeGraph, tag_id
 from .knowledge import (
     Example,
     Sidecar,
@@ -122,7 +122,7 @@ def build_graph(
     InvalidArgumentError
         An unknown merge policy or a wrong argument type.
     """
-    with paused_gc():
+    with paused_gc(long_lived=True):
         return _build_graph(sources, knowledge, examples, merge, infer, root, max_file_bytes,
                             exclude, progress, jobs, cache)
 
@@ -235,6 +235,10 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
                            fork=uses_processes(jobs, len(modules)))
     try:
         qual_to_id = _add_functions(graph, modules, plan.merge, plan.sidecar)
+        # Without a sidecar or examples no function is tagged otherwise, and the
+        # inferred tags are found while the calls are still being resolved.
+        early = plan.infer and plan.sidecar is None and not plan.examples
+        inferred = _inferred_tags(graph, modules, qual_to_id, set()) if early else None
     except BaseException:
         resolving.cancel()  # no child is left behind
         raise
@@ -251,7 +255,9 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
             continue
         _attach_example(graph, example, solution, qual_to_id, problems)
     if plan.infer:
-        _infer(graph, modules, qual_to_id)
+        if inferred is None:
+            inferred = _inferred_tags(graph, modules, qual_to_id, graph.tagged_functions())
+        graph.add_edge_rows(inferred)
     graph.report = _report(graph, len(modules), problems, started)
     return _Assembly(graph, modules, qual_to_id, resolver, calls, problems)
 
@@ -416,16 +422,16 @@ def _entries(defs: Sequence[Definition]) -> list[Definition]:
 
 def _add_calls(graph: KnowledgeGraph, calls: dict[str, dict[str, Resolution]],
                qual_to_id: dict[str, str]) -> None:
-    graph.add_edges(Edge(qual_to_id[caller], qual_to_id[callee], "calls", how)
-                    for caller, callee, how in flatten(calls))
+    graph.add_edge_rows([(qual_to_id[caller], qual_to_id[callee], "calls", how)
+                         for caller, callee, how in flatten(calls)])
 
 
-def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
-           qual_to_id: dict[str, str]) -> None:
-    tagged = graph.tagged_functions()
+def _inferred_tags(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
+                   qual_to_id: dict[str, str], tagged: set[str]) -> list[EdgeRow]:
+    """The edges of the tags inferred for the functions not ``tagged``; their tags are added."""
     known: dict[str, str] = {}
-    edges: list[Edge] = []
-    add = edges.append
+    rows: list[EdgeRow] = []
+    add = rows.append
     for module in modules:
         for d in module.definitions:
             node_id = qual_to_id[d.qualname]
@@ -434,10 +440,10 @@ def _infer(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
             # Tags were inferred where the file was parsed (sgkr.knowledge.annotate).
             inputs, outputs = infer_tags(d)
             for label in inputs:
-                add(Edge(_known_tag(graph, label, known), node_id, "consumes"))
+                add((_known_tag(graph, label, known), node_id, "consumes", None))
             for label in outputs:
-                add(Edge(node_id, _known_tag(graph, label, known), "produces"))
-    graph.add_edges(edges)
+                add((node_id, _known_tag(graph, label, known), "produces", None))
+    return rows
 
 
 def _known_tag(graph: KnowledgeGraph, label: str, known: dict[str, str]) -> str:
@@ -445,6 +451,10 @@ def _known_tag(graph: KnowledgeGraph, label: str, known: dict[str, str]) -> str:
     if found is None:
         # Folded, so that a tag's label does not depend on which definition
         # named it first ("lists" and "list" are one tag): rebuilds rely on it.
-        found = known[label] = _tag(graph, " ".join(fold(label)))
+        folded = " ".join(fold(label))
+        # A label that is its own folding (most inferred ones) is not folded twice.
+        node_id = "tag:" + folded if folded == label and folded else tag_id(folded)
+        graph.add_tag(TagNode(node_id, folded.strip()))
+        found = known[label] = node_id
     return found
 

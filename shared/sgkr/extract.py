@@ -43,18 +43,22 @@ _QUERY = Query(
     (function_definition name: (identifier) @def.name) @def
     (class_definition name: (identifier) @class.name) @class
     (call function: (identifier) @call.plain)
-    (call function: (attribute object: (_) @call.obj attribute: (identifier) @call.attr))
+    (call function: (attribute attribute: (identifier)) @call.attr)
     (import_statement) @import
     (import_from_statement) @import
     (subscript subscript: (string (string_content) @key))
     """,
 )
-# The patterns' indices, in the order of the query's text.
-_DEF, _CLASS, _CALL_PLAIN, _CALL_ATTR, _IMPORT, _IMPORT_FROM, _KEY = range(7)
+# A called attribute written as plain dotted names (``self.rows.append``): its receiver
+# and name are read off its text. The literals parse as other nodes than names.
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_NOT_RECEIVERS = ("None.", "True.", "False.")
 _LOCAL = threading.local()
 _MAX_SYNTAX_REPORTS = 3
 # First bytes of a string literal: a quote or a prefix letter (a keyword may start so too).
 _STRING_STARTS = frozenset(bytes([c]) for c in b"\"'rRuUbBfF")
+# Line breaks of str.splitlines other than "\n" (in ASCII text).
+_OTHER_BREAKS = "\r\v\f\x1c\x1d\x1e"
 _TOP_LEVEL_DEF = re.compile(r"(?:async[ \t]+def|def|class)\b")
 # The margin of each line holding more than spaces and tabs; lines of only spaces and tabs.
 _INDENTS = re.compile(r"^([ \t]*)(?=[^ \t\n])", re.MULTILINE)
@@ -135,6 +139,8 @@ class _Extractor:
         self.is_package = path.rsplit("/", 1)[-1] == "__init__.py"
         self.has_error = True  # until a parse says otherwise: the careful paths
         self._lines: list[str] | None = None
+        # Whether lines end with "\n" only, and characters are bytes: found when needed.
+        self._plain_lines: bool | None = None
 
     def run(self) -> ModuleExtract:
         root = _parser().parse(self.src).root_node
@@ -183,34 +189,26 @@ class _Extractor:
                              tuple(classes), tuple(imports))
 
     def _extract(self, root: Node) -> ModuleExtract:
-        scopes: list[_Scope] = []
-        items: list[tuple[int, str, object]] = []
-        text, ascii_text, string = self.text, self.ascii, self._str
-        for pattern, caps in QueryCursor(_QUERY).matches(root):
-            if pattern == _CALL_PLAIN:
-                node = caps["call.plain"][0]
-                start = node.start_byte
-                name = text[start : node.end_byte] if ascii_text else string(node)
-                items.append((start, "call", CallSite(
-                    "plain", name, None, node.start_point[0] + 1)))
-            elif pattern == _CALL_ATTR:
-                obj = caps["call.obj"][0]
-                items.append((obj.start_byte, "call",
-                              self._attribute_call(obj, caps["call.attr"][0])))
-            elif pattern == _DEF or pattern == _CLASS:
-                is_class = pattern == _CLASS
-                node = caps["class" if is_class else "def"][0]
-                name_node = caps["class.name" if is_class else "def.name"][0]
-                scopes.append(_Scope(node.start_byte, node.end_byte, string(name_node), node,
-                                     is_class))
-            elif pattern == _KEY:
-                node = caps["key"][0]
-                items.append((node.start_byte, "key", string(node)))
-            else:
-                node = caps["import"][0]
-                items.append((node.start_byte, "import", node))
+        captures = QueryCursor(_QUERY).captures(root)
+        scopes = self._scopes(captures, "def", False) + self._scopes(captures, "class", True)
         scopes.sort(key=lambda s: (s.start, -s.end))
         self._nest(scopes)
+        text, ascii_text, string = self.text, self.ascii, self._str
+        # (start, end, kind, payload): sorted by where they start, then end, so that of
+        # two calls starting together (``f().g()``) the inner one comes first.
+        items: list[tuple[int, int, str, object]] = []
+        add = items.append
+        for node in captures.get("call.plain", ()):
+            start, end = node.start_byte, node.end_byte
+            name = text[start:end] if ascii_text else string(node)
+            add((start, end, "call", CallSite("plain", name, None, node.start_point[0] + 1)))
+        for node in captures.get("call.attr", ()):
+            add((node.start_byte, node.end_byte, "call", self._attribute_call(node)))
+        for node in captures.get("key", ()):
+            add((node.start_byte, node.end_byte, "key", string(node)))
+        for node in captures.get("import", ()):
+            add((node.start_byte, node.end_byte, "import", node))
+        items.sort(key=lambda item: (item[0], item[1]))
         imports = self._assign(scopes, items)
         definitions = [self._definition(s) for s in scopes if not s.is_class]
         module_def = self._module_definition(root, self._module_scope)
@@ -222,6 +220,16 @@ class _Extractor:
         problems = self._syntax_problems(root) if root.has_error else []
         return ModuleExtract(self.path, self.module, self.is_package, tuple(definitions),
                              tuple(classes), tuple(imports), tuple(problems))
+
+    def _scopes(self, captures: dict[str, list[Node]], kind: str, is_class: bool) -> list[_Scope]:
+        """The scopes of the definitions captured as ``kind``, paired with their names."""
+        # Captures are not in source order; a definition's name comes before anything
+        # nested in it, so the definitions and the names sort alike.
+        nodes = sorted(captures.get(kind, ()), key=_start_byte)
+        names = sorted(captures.get(kind + ".name", ()), key=_start_byte)
+        string = self._str
+        return [_Scope(node.start_byte, node.end_byte, string(name), node, is_class)
+                for node, name in zip(nodes, names, strict=True)]
 
     # -- structure -------------------------------------------------------------
 
@@ -236,16 +244,16 @@ class _Extractor:
             stack.append(scope)
 
     def _assign(
-        self, scopes: list[_Scope], items: list[tuple[int, str, object]]
+        self, scopes: list[_Scope], items: list[tuple[int, int, str, object]]
     ) -> list[ImportBinding]:
+        """Give each item (sorted) to its innermost enclosing function; return the imports."""
         self._module_scope = _Scope(0, len(self.src), self.module, None, False)  # type: ignore[arg-type]
         self._module_scope.qualname = self.module
         functions = [s for s in scopes if not s.is_class]
-        items.sort(key=lambda item: item[0])
         stack: list[_Scope] = []
         index = 0
         imports: list[ImportBinding] = []
-        for pos, what, payload in items:
+        for pos, _, what, payload in items:
             while stack and stack[-1].end <= pos:
                 stack.pop()
             while index < len(functions) and functions[index].start <= pos:
@@ -283,7 +291,7 @@ class _Extractor:
             code=code,
             span=SourceSpan(self.path, first_row + 1, node.end_point[0] + 1),
             docstring=self._docstring(body),
-            comment=self._comment_above(first_row),
+            comment=self._comment_above(first_row, outer.start_byte - column),
             params=self._params(node.child_by_field_name("parameters")),
             signature=signature.rstrip().rstrip(":").strip(),
             calls=tuple(scope.calls),
@@ -324,11 +332,20 @@ class _Extractor:
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
         )
 
-    def _attribute_call(self, obj: Node, attr: Node) -> CallSite:
-        line = attr.start_point[0] + 1
+    def _attribute_call(self, function: Node) -> CallSite:
+        """The call site of a called attribute, ``function``."""
+        if self.ascii and not self.has_error:
+            dotted = self.text[function.start_byte : function.end_byte]
+            if _DOTTED.fullmatch(dotted) and not dotted.startswith(_NOT_RECEIVERS):
+                receiver, _, name = dotted.rpartition(".")
+                return CallSite("attribute", name, receiver, function.start_point[0] + 1)
+        obj = function.child_by_field_name("object")
+        attr = function.child_by_field_name("attribute")
+        line = attr.start_point[0] + 1 if attr is not None else function.start_point[0] + 1
         name = self._str(attr)
-        kind = obj.type
+        kind = obj.type if obj is not None else ""
         if kind == "call":
+            assert obj is not None
             func = obj.child_by_field_name("function")
             if func is not None and func.type == "identifier" and self._str(func) == "super":
                 return CallSite("super", name, None, line)
@@ -429,7 +446,16 @@ class _Extractor:
             return _clean_docstring(self._str(first.named_child(0)))
         return None
 
-    def _comment_above(self, row: int) -> str | None:
+    def _comment_above(self, row: int, line_start: int) -> str | None:
+        """The comment lines right above line ``row``, which starts at byte ``line_start``."""
+        if self._plain_lines is None:
+            text = self.text
+            self._plain_lines = self.ascii and not any(c in text for c in _OTHER_BREAKS)
+        if self._plain_lines:
+            # Most definitions have no comment above: the line above tells.
+            above = self.text.rfind("\n", 0, line_start - 1) + 1
+            if not line_start or not self.text[above : line_start - 1].lstrip().startswith("#"):
+                return None
         if self._lines is None:
             self._lines = self.text.splitlines()
         if not 0 < row <= len(self._lines) or not self._lines[row - 1].lstrip().startswith("#"):
@@ -477,6 +503,10 @@ class _Extractor:
 
     def _code(self, node: Node) -> str:
         return _dedent_at(self._str(node), node.start_point[1])
+
+
+def _start_byte(node: Node) -> int:
+    return node.start_byte
 
 
 def _is_string_stmt(node: Node) -> bool:

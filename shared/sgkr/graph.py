@@ -27,10 +27,13 @@ from typing import Any
 import networkx as nx
 
 from .errors import InvalidArgumentError, NodeNotFoundError
-from .records import BuildReport, Edge, FunctionNode, TagNode
+from .records import BuildReport, Edge, EdgeType, FunctionNode, Resolution, TagNode
 from .text import fold
 
-__all__ = ["KnowledgeGraph", "tag_id"]
+__all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
+
+#: An edge as a plain tuple: source, target, type, and resolution (calls only).
+EdgeRow = tuple[str, str, EdgeType, Resolution | None]
 
 
 def tag_id(label: str) -> str:
@@ -99,18 +102,35 @@ class KnowledgeGraph:
         self.add_edges([edge])
 
     def add_edges(self, edges: Iterable[Edge]) -> None:
-        """Add many edges as :meth:`add_edge` would one by one, in one batch (builds use it)."""
+        """Add many edges as :meth:`add_edge` would one by one, in one batch."""
+        self.add_edge_rows((e.source, e.target, e.type, e.resolution) for e in edges)
+
+    def add_edge_rows(self, rows: Iterable[EdgeRow]) -> None:
+        """:meth:`add_edges` for ``(source, target, type, resolution)`` tuples.
+
+        Builds use it: they add tens of thousands of edges, and need no
+        :class:`~sgkr.records.Edge` record for each. A row with a missing node
+        refuses the whole batch.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> g.add_function(FunctionNode("fn:f", "f", ("m.f",), "", "", (), "function"))
+        >>> g.add_edge_rows([("fn:f", "tag:fee", "produces", None)])
+        >>> g.producers("tag:fee")
+        ['fn:f']
+        """
         # networkx's own adjacency dicts are read and written directly: a build adds
         # tens of thousands of edges, and add_edges_from costs as much as the rest.
         succ, pred = self._g._succ, self._g._pred
         batch: list[tuple[str, str, dict[str, str]]] = []
-        for edge in edges:
-            source, target = edge.source, edge.target
+        for source, target, kind, resolution in rows:
             if source not in succ or target not in succ:
                 end = source if source not in succ else target
                 raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
-            batch.append((source, target, {"type": edge.type} if edge.resolution is None
-                          else {"type": edge.type, "resolution": edge.resolution}))
+            batch.append((source, target, {"type": kind} if resolution is None
+                          else {"type": kind, "resolution": resolution}))
         for source, target, attrs in batch:
             old = succ[source].get(target)
             if old is None:

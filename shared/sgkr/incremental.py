@@ -187,7 +187,7 @@ class GraphBuilder:
         SourceError
             A source path went missing, or no Python source was found.
         """
-        with paused_gc():
+        with paused_gc(long_lived=True):
             started = time.perf_counter()
             texts, problems = self._scan()
             with extracting(sorted(texts.items()), jobs=self._jobs,
@@ -196,7 +196,7 @@ class GraphBuilder:
                 self._state = _assemble(self._plan, modules, problems, started, jobs=self._jobs)
             self._texts = texts
             self._read_problems = problems
-            self._index = self._make_index(self._state)
+            self._index = None  # made by the first update that patches
             return self._state.graph
 
     def update(self) -> KnowledgeGraph:
@@ -214,7 +214,7 @@ class GraphBuilder:
         """
         if self._state is None:
             return self.build()
-        with paused_gc():
+        with paused_gc(long_lived=True):
             return self._update()
 
     # -- reading -----------------------------------------------------------------
@@ -295,7 +295,7 @@ class GraphBuilder:
             resolved = None
         if resolved is None:
             self._state = _assemble(self._plan, modules, problems, started, jobs=self._jobs)
-            self._index = self._make_index(self._state)
+            self._index = None
         self.last_update = UpdateReport(changed, added, removed, resolved is not None,
                                         resolved if resolved is not None else len(modules),
                                         time.perf_counter() - started)
@@ -308,8 +308,9 @@ class GraphBuilder:
         plan = self._plan
         if plan.examples:
             return None
+        if self._index is None:
+            self._index = self._make_index(state)
         index = self._index
-        assert index is not None
         resolver = state.resolver
         names = {d.name for m in (*old_mods, *new_mods) for d in m.definitions
                  if d.kind != "module"}

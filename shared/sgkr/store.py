@@ -153,7 +153,7 @@ def load_graph(path: str | os.PathLike[str], *, max_bytes: int = MAX_GRAPH_BYTES
         raw = file.read_bytes()
     except OSError as exc:
         raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
-    with paused_gc():
+    with paused_gc(long_lived=True):
         return _parse(file, raw)
 
 
