@@ -38,6 +38,9 @@ def test_run_bench_reports_every_figure_and_leaves_sources_untouched(tmp_path: P
     assert report.graph_bytes > 0 and report.peak_rss_mb > 0
     assert 0 < report.query_p50_ms <= report.query_p99_ms <= report.query_max_ms
     assert all(v >= 0 for v in (report.parse_only_s, report.build_s, report.load_s))
+    assert len(report.parse_only_runs_s) == len(report.build_runs_s) == report.repeat == 3
+    assert report.build_s == min(report.build_runs_s)
+    assert report.parse_only_s == min(report.parse_only_runs_s)
     assert report.cached_rebuild_s >= 0 and report.cached_rebuild_over_build >= 0
     assert "update, 1 file changed" in report.summary()
     assert "new build from the cache" in report.summary()
@@ -46,11 +49,12 @@ def test_run_bench_reports_every_figure_and_leaves_sources_untouched(tmp_path: P
 def test_cli_bench_json_has_the_required_keys(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     src = _code(tmp_path / "src")
-    code = main(["bench", str(src), "--queries", "5", "--jobs", "2", "--json"])
+    code = main(["bench", str(src), "--queries", "5", "--jobs", "2", "--repeat", "2", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     assert set(REQUIRED) <= set(data)
     assert data["files"] == 3 and data["queries"] == 5
+    assert data["repeat"] == 2 and len(data["build_runs_s"]) == 2
 
 
 def test_max_files_and_no_questions_without_tags(tmp_path: Path) -> None:
@@ -62,6 +66,8 @@ def test_max_files_and_no_questions_without_tags(tmp_path: Path) -> None:
 def test_bad_input_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(InvalidArgumentError, match="queries"):
         run_bench(tmp_path, queries=-1)
+    with pytest.raises(InvalidArgumentError, match="repeat"):
+        run_bench(tmp_path, repeat=0)
     with pytest.raises(SourceError, match="no Python"):
         run_bench(tmp_path)
     assert main(["bench", str(tmp_path / "missing")]) == 3

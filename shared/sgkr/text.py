@@ -21,6 +21,7 @@ _POSSESSIVE = re.compile(r"['\u2019]s\b")
 _ACRONYM_PLURAL = re.compile(r"(?<=[A-Z])s\b")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?")
+_LOWER_WORDS = re.compile(r"[a-z]+(?: [a-z]+)*")
 # Words ending in "s" that are not plurals of anything useful to fold.
 _KEEP_S = frozenset(
     {"is", "has", "was", "this", "its", "less", "class", "gas", "bus", "status", "us", "yes",
@@ -70,7 +71,9 @@ def words(text: str) -> list[str]:
 
 def fold(text: str) -> tuple[str, ...]:
     """Fold text into a tuple of singular lower-case words (see the module doc)."""
-    return tuple(singular(w) for w in words(text))
+    # Lower-case words and single spaces (most tag labels) have nothing to split or undo.
+    found = text.split() if _LOWER_WORDS.fullmatch(text) else words(text)
+    return tuple(singular(w) for w in found)
 
 
 def name_phrase(name: str) -> str:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..bench import DEFAULT_QUERIES, run_bench
+from ..bench import DEFAULT_QUERIES, DEFAULT_REPEAT, run_bench
 from .build import positive_int
 
 __all__ = ["register", "run"]
@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="use only N files spread over the sorted paths (growth curves)")
     p.add_argument("--no-infer-tags", action="store_true",
                    help="do not infer I/O tags (no questions can then be generated)")
+    p.add_argument("--repeat", type=positive_int, default=DEFAULT_REPEAT, metavar="N",
+                   help="runs of the parse-only time and the cold build; the fastest of each "
+                        "is reported (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the question generator")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures."""
     report = run_bench(args.path, queries=args.queries, jobs=args.jobs, exclude=args.exclude,
                        max_files=args.max_files, infer=not args.no_infer_tags, seed=args.seed,
-                       log=_log)
+                       repeat=args.repeat, log=_log)
     if args.json:
         print(json.dumps(report.to_dict(), sort_keys=True))
     else:
