@@ -50,6 +50,7 @@ from .records import (
     Problem,
     Resolution,
     TagNode,
+    bulk_record,
 )
 from .resolve import CallResolver, flatten
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, common_root, read_sources
@@ -308,8 +309,9 @@ def _function_node(node_id: str, members: Sequence[Definition],
     """The node of a merge group: the first member's code, the best-documented knowledge."""
     head = members[0]
     if sidecar is None and len(members) == 1:  # most nodes: what the general case makes
-        return FunctionNode(node_id, head.name, (head.qualname,), head.code, knowledge_of(head),
-                            (head.span,), head.kind)
+        return bulk_record(FunctionNode, {
+            "id": node_id, "name": head.name, "qualnames": (head.qualname,), "code": head.code,
+            "knowledge": knowledge_of(head), "sources": (head.span,), "kind": head.kind})
     texts = [_sidecar_text(sidecar, d) for d in members]
     sidecar_text = next((t for t in texts if t), None)
     documented = max(members, key=lambda d: len(d.docstring or "") + len(d.comment or ""))

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KnowledgeFormatError
-from .records import Definition, ModuleExtract
+from .records import Definition, ModuleExtract, bulk_record
 from .sources import decode_source
 from .text import fold, name_phrase, words
 
@@ -376,10 +376,8 @@ def _annotated(d: Definition) -> Definition:
     # A copy of the frozen record with the derived fields set. It runs for every
     # definition of a build, where dataclasses.replace, which calls __init__ with
     # every field again, costs several times more.
-    copy = object.__new__(Definition)
-    copy.__dict__.update(d.__dict__, knowledge=knowledge_of(d), inferred_inputs=inputs,
-                         inferred_outputs=outputs)
-    return copy
+    return bulk_record(Definition, {**d.__dict__, "knowledge": knowledge_of(d),
+                                    "inferred_inputs": inputs, "inferred_outputs": outputs})
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -190,7 +190,13 @@ class CallResolver:
         if targets_of is None:
             targets_of = calls[d.qualname] = {}
         scopes = self._scopes(d, module)
+        # The same call written again in a definition (its line aside) resolves alike.
+        seen: set[tuple[str, str, str | None]] = set()
         for call in d.calls:
+            key = (call.kind, call.name, call.receiver)
+            if key in seen:
+                continue
+            seen.add(key)
             targets, how = self._resolve(d, module, scopes, call)
             for target in targets:
                 if targets_of.get(target) != "exact":
