@@ -6,6 +6,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -221,16 +222,45 @@ def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: P
     cache = ExtractCache(tmp_path)
     key = cache_key("a.py", CODE)
     cache.put(key, annotate(extract_module("a.py", CODE)))
-    whole = json.loads(_raw(cache, key))
+    head, code = _raw(cache, key).split(b"\0", 1)
+    whole = json.loads(head)
     older = dict(whole, format=1)
     older["extract"] = dict(whole["extract"], defs=[d[:15] for d in whole["extract"]["defs"]])
-    _set_raw(cache, key, json.dumps(older).encode())
+    _set_raw(cache, key, json.dumps(older).encode() + b"\0" + code)
     assert cache.get(key) is None
     bad = json.loads(json.dumps(whole))
     bad["extract"]["defs"][1][15] = 7  # neither the docstring's nor the comment's
-    _set_raw(cache, key, json.dumps(bad).encode())
+    _set_raw(cache, key, json.dumps(bad).encode() + b"\0" + code)
     assert cache.get(key) is None
     assert cache.misses == 2
+
+
+@pytest.mark.parametrize("damage", [
+    lambda head, code: head + b"\0" + code[:-1],  # code cut short
+    lambda head, code: head + b"\0" + code + b"x",  # code left over
+    lambda head, code: head + b"\0" + b"\xff" + code,  # not UTF-8
+    lambda head, code: head + code,  # no separator
+])
+def test_entries_whose_code_does_not_match_its_lengths_are_misses(
+        tmp_path: Path, damage: Callable[[bytes, bytes], bytes]) -> None:
+    cache = ExtractCache(tmp_path)
+    key = cache_key("a.py", CODE)
+    cache.put(key, extract_module("a.py", CODE))
+    head, code = _raw(cache, key).split(b"\0", 1)
+    _set_raw(cache, key, damage(head, code))
+    assert cache.get(key) is None
+
+
+def test_code_is_stored_as_text_and_comes_back_exactly(tmp_path: Path) -> None:
+    text = ('def f():\n    """\u00e9t\u00e9 \U0001f600"""\n    return "\udcff"\n\n'
+            'def g():\n    return 1\n')
+    module = extract_module("a.py", text)
+    cache = ExtractCache(tmp_path)
+    key = cache_key("a.py", text)
+    cache.put(key, module)
+    head, code = _raw(cache, key).split(b"\0", 1)
+    assert b"return 1" in code and b"return 1" not in head
+    assert ExtractCache(tmp_path).get(key) == module
 
 
 def test_a_file_that_is_not_a_database_is_a_miss_and_replaced(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ creating a file is slow. An entry that is unreadable or written by another
 version is a miss and is rewritten; a file that is not a database is
 replaced. The file is not synced to disk after each write (that would double a
 build's writes): only an operating system crash or a power cut can damage it,
-and then it is replaced too. Entries are JSON (never pickle).
+and then it is replaced too. Entries are JSON and text (never pickle).
 
 Examples
 --------
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 _KIND = "sgkr-extract"
 # A definition's derived knowledge is most often its docstring or its comment
 # itself: the entry says which instead of repeating the text.
@@ -253,21 +253,50 @@ class ExtractCache:
 def _decode(raw: bytes, key: str) -> ModuleExtract | None:
     """The extraction in one entry; None for a damaged or foreign entry (a cache miss)."""
     try:
-        data = json.loads(raw)
-        if (not isinstance(data, dict) or data.get("kind") != _KIND
+        head, separator, body = raw.partition(b"\0")
+        data = json.loads(head)
+        if (not separator or not isinstance(data, dict) or data.get("kind") != _KIND
                 or data.get("format") != CACHE_FORMAT or data.get("version") != __version__
                 or data.get("key") != key):
             return None
-        return extract_from_json(data["extract"])
+        extract = data["extract"]
+        _put_code_back(extract["defs"], body.decode("utf-8", "surrogatepass"))
+        return extract_from_json(extract)
     except (ValueError, KeyError, TypeError, IndexError, RecursionError):
         return None
 
 
 def entry_bytes(key: str, module: ModuleExtract) -> bytes:
-    """The stored form of the entry of ``module`` under ``key``: ASCII JSON."""
-    # ASCII: lone surrogates of the source come back from their escapes.
-    return _ENCODER.encode({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
-                            "key": key, "extract": extract_to_json(module)}).encode("ascii")
+    """The stored form of the entry of ``module`` under ``key``.
+
+    ASCII JSON (lone surrogates of the source come back from their escapes),
+    a NUL byte, then the code of the definitions one after another in UTF-8
+    (lone surrogates passed through), the JSON giving the length of each in
+    characters. Code is most of an entry: stored as it is, it is not escaped
+    character by character when written and read.
+    """
+    extract = extract_to_json(module)
+    codes: list[str] = []
+    for raw in extract["defs"]:
+        codes.append(raw[_CODE])
+        raw[_CODE] = len(raw[_CODE])
+    head = _ENCODER.encode({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
+                            "key": key, "extract": extract})
+    return b"".join((head.encode("ascii"), b"\0",
+                     "".join(codes).encode("utf-8", "surrogatepass")))
+
+
+def _put_code_back(defs: list[list[Any]], codes: str) -> None:
+    """Replace the code lengths in the definitions of an entry by the code they measure."""
+    start = 0
+    for raw in defs:
+        length = raw[_CODE]
+        if type(length) is not int or length < 0:
+            raise ValueError(f"code length {length!r} is not a count")
+        raw[_CODE] = codes[start : start + length]
+        start += length
+    if start != len(codes):
+        raise ValueError("the code lengths do not add up to the code stored")
 
 
 # -- JSON form of an extraction -------------------------------------------------------
@@ -305,6 +334,10 @@ def extract_from_json(data: dict[str, Any]) -> ModuleExtract:
         imports=tuple(ImportBinding(_str(s), _str(a), _str(t)) for s, a, t in data["imports"]),
         problems=tuple(Problem(_str(f), _str(r), k, ln) for f, r, k, ln in data["problems"]),
     )
+
+
+# Where a definition's code is in its JSON form.
+_CODE = 3
 
 
 def _definition_to_json(d: Definition) -> list[Any]:
