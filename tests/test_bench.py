@@ -38,9 +38,9 @@ def test_run_bench_reports_every_figure_and_leaves_sources_untouched(tmp_path: P
     assert report.graph_bytes > 0 and report.peak_rss_mb > 0
     assert 0 < report.query_p50_ms <= report.query_p99_ms <= report.query_max_ms
     assert all(v >= 0 for v in (report.parse_only_s, report.build_s, report.load_s))
-    assert len(report.parse_only_runs_s) == len(report.build_runs_s) == report.repeat == 3
-    assert report.build_s == min(report.build_runs_s)
-    assert report.parse_only_s == min(report.parse_only_runs_s)
+    assert len(report.parse_only_runs_s) == len(report.build_runs_s) == report.repeat == 5
+    assert report.build_s == sorted(report.build_runs_s)[2]
+    assert report.parse_only_s == sorted(report.parse_only_runs_s)[2]
     assert report.cached_rebuild_s >= 0 and report.cached_rebuild_over_build >= 0
     assert "update, 1 file changed" in report.summary()
     assert "new build from the cache" in report.summary()

@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-infer-tags", action="store_true",
                    help="do not infer I/O tags (no questions can then be generated)")
     p.add_argument("--repeat", type=positive_int, default=DEFAULT_REPEAT, metavar="N",
-                   help="runs of the parse-only time and the cold build; the fastest of each "
+                   help="runs of the parse-only time and the cold build; the median of each "
                         "is reported (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the question generator")
     p.add_argument("--json", action="store_true", help="print one JSON object")
