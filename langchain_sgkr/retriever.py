@@ -263,15 +263,16 @@ class SGKRRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         core, k = self._for_call(kwargs)
-        self._last = core.retrieve(query, k)
-        return to_documents(self._last.documents)
+        # The local result, not self._last, which a concurrent call may have replaced.
+        result = self._last = core.retrieve(query, k)
+        return to_documents(result.documents)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         core, k = self._for_call(kwargs)
-        self._last = await core.aretrieve(query, k)
-        return to_documents(self._last.documents)
+        result = self._last = await core.aretrieve(query, k)
+        return to_documents(result.documents)
 
     def export(self, format: str = "html", **options: Any) -> str:
         """The picture of the last retrieval (before any: the whole graph).
