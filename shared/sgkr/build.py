@@ -333,8 +333,10 @@ def _sidecar_text(sidecar: Sidecar | None, d: Definition) -> str | None:
     return entry.knowledge if entry else None
 
 
-def _tag(graph: KnowledgeGraph, label: str, aliases: Sequence[str] = ()) -> str:
-    node_id = tag_id(label)
+def _tag(graph: KnowledgeGraph, label: str, aliases: Sequence[str] = (),
+         node_id: str | None = None) -> str:
+    """Add the tag ``label`` (its id given when known); return its id."""
+    node_id = node_id or tag_id(label)
     graph.add_tag(TagNode(node_id, label.strip(), tuple(a for a in aliases if fold(a))))
     return node_id
 
@@ -455,8 +457,7 @@ def _known_tag(graph: KnowledgeGraph, label: str, known: dict[str, str]) -> str:
         # named it first ("lists" and "list" are one tag): rebuilds rely on it.
         folded = " ".join(fold(label))
         # A label that is its own folding (most inferred ones) is not folded twice.
-        node_id = "tag:" + folded if folded == label and folded else tag_id(folded)
-        graph.add_tag(TagNode(node_id, folded.strip()))
-        found = known[label] = node_id
+        known_id = "tag:" + folded if folded == label and folded else None
+        found = known[label] = _tag(graph, folded, node_id=known_id)
     return found
 

@@ -463,8 +463,10 @@ class _Extractor:
             self._plain_lines = self.ascii and not any(c in text for c in _OTHER_BREAKS)
         if self._plain_lines:
             # Most definitions have no comment above: the line above tells.
+            if not line_start:
+                return None
             above = self.text.rfind("\n", 0, line_start - 1) + 1
-            if not line_start or not self.text[above : line_start - 1].lstrip().startswith("#"):
+            if not self.text[above : line_start - 1].lstrip().startswith("#"):
                 return None
         if self._lines is None:
             self._lines = self.text.splitlines()
