@@ -6,7 +6,7 @@ import json
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -106,21 +106,34 @@ def test_corrupt_truncated_and_foreign_entries_are_misses(tmp_path: Path) -> Non
     assert (cache.hits, cache.misses) == (1, 3)
 
 
+@pytest.mark.parametrize("stage", ["encoding", "inserting"])
 def test_an_error_mid_write_stores_none_of_the_batch(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
     cache = ExtractCache(tmp_path)
     key, other = cache_key("a.py", CODE), cache_key("b.py", CODE)
     old = extract_module("a.py", CODE)
     cache.put(key, old)
-    encode = cache_module.entry_bytes
-    calls = iter(range(10))
+    if stage == "encoding":
+        encode = cache_module.entry_bytes
+        calls = iter(range(10))
 
-    def interrupted(k: str, m: ModuleExtract) -> bytes:
-        if next(calls) == 1:
-            raise KeyboardInterrupt
-        return encode(k, m)
+        def interrupted(k: str, m: ModuleExtract) -> bytes:
+            if next(calls) == 1:
+                raise KeyboardInterrupt
+            return encode(k, m)
 
-    monkeypatch.setattr(cache_module, "entry_bytes", interrupted)
+        monkeypatch.setattr(cache_module, "entry_bytes", interrupted)
+    else:  # the first new row is inserted, then the write is interrupted
+        insert = ExtractCache._insert
+
+        def interrupted_insert(self: ExtractCache, rows: list[tuple[str, bytes]]) -> None:
+            def first_then_stop() -> Iterator[tuple[str, bytes]]:
+                yield rows[0]
+                raise KeyboardInterrupt
+
+            insert(self, first_then_stop())
+
+        monkeypatch.setattr(ExtractCache, "_insert", interrupted_insert)
     new = extract_module("a.py", "def other():\n    pass\n")
     with pytest.raises(KeyboardInterrupt):
         cache.put_many([(key, new), (other, new)])
@@ -141,13 +154,13 @@ def test_a_process_killed_mid_write_leaves_the_old_entries(tmp_path: Path) -> No
 import os
 from sgkr import cache as c
 from sgkr.extract import extract_module
-encode, rows = c.entry_bytes, []
-def dying(k, m):
-    rows.append(k)
-    if len(rows) == 2:
+insert = c.ExtractCache._insert
+def dying(self, rows):
+    def first_then_die():
+        yield rows[0]
         os._exit(9)
-    return encode(k, m)
-c.entry_bytes = dying
+    insert(self, first_then_die())
+c.ExtractCache._insert = dying
 new = extract_module("a.py", "def other():\\n    pass\\n")
 c.ExtractCache({str(tmp_path)!r}).put_many([({key!r}, new), ("k2", new)])
 """

@@ -183,14 +183,17 @@ class ExtractCache:
             When the database cannot be written (for example, another process
             held it for more than 30 s, or the folder is read-only).
         """
-        pairs = list(entries)
+        # Encoded before the database is locked: processes writing at the same time
+        # (a build's workers) then hold the lock in turn only for their inserts.
+        rows = [(key, entry_bytes(key, module)) for key, module in entries]
         try:
-            self._insert(pairs)
+            self._insert(rows)
         except sqlite3.DatabaseError as exc:
             if type(exc) is not sqlite3.DatabaseError:  # locked, read-only, I/O: not damage
                 raise
             self._remove_damaged_file()  # not a database, or a damaged one: start afresh
-            self._insert(pairs)
+            self._insert(rows)
+        self.writes += len(rows)
 
     def close(self) -> None:
         """Close the connection, if one is open (the cache can still be used afterwards)."""
@@ -229,20 +232,17 @@ class ExtractCache:
             return {}  # no table yet, or not a database: every key is a miss
         return rows
 
-    def _insert(self, pairs: list[tuple[str, ModuleExtract]]) -> None:
+    def _insert(self, rows: Iterable[tuple[str, bytes]]) -> None:
         db = self._open()
         db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
         db.execute("BEGIN IMMEDIATE")
         try:
-            # Encoded as they are inserted: an error or an interrupt midway rolls all back.
-            db.executemany("INSERT OR REPLACE INTO entries (key, data) VALUES (?, ?)",
-                           ((key, entry_bytes(key, module)) for key, module in pairs))
+            db.executemany("INSERT OR REPLACE INTO entries (key, data) VALUES (?, ?)", rows)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
-        self.writes += len(pairs)
 
     def _remove_damaged_file(self) -> None:
         self.close()
