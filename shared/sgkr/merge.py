@@ -70,40 +70,57 @@ def merge_groups(
     """
     if policy not in MERGE_POLICIES:
         raise InvalidArgumentError(f"merge policy {policy!r} is not one of {MERGE_POLICIES}")
-    order = {id(d): i for i, d in enumerate(definitions)}
-    modules = [[d] for d in definitions if d.kind == "module"]
-    functions = [d for d in definitions if d.kind != "module"]
-    if policy == "none":
-        groups = [[d] for d in functions]
-    elif policy == "qualname":
-        groups = _by_key(functions, lambda d: d.qualname)
-    elif policy == "name":
-        groups = _by_key(functions, lambda d: d.name)
-    else:
-        groups = []
-        for same_name in _by_key(functions, _auto_key):
-            if len(same_name) == 1:
-                groups.append(same_name)
-            else:
-                groups.extend(_similar(same_name))
-    groups.sort(key=lambda g: order[id(g[0])])
-    counts = Counter(g[0].name for g in groups)
+    groups = _groups([d for d in definitions if d.kind != "module"], policy)
+    # Groups are emitted where their first member stands in the input; "mod:" and
+    # "fn:" ids never collide, so modules and functions can be named in one pass.
+    heads = {id(g[0]): g for g in groups}
+    counts = Counter(g[0].name for g in groups) if policy == "auto" else None
     result: list[tuple[str, list[Definition]]] = []
     used: set[str] = set()
-    for group in modules:
-        result.append((_unique(f"mod:{group[0].qualname}", used), group))
-    for group in groups:
-        head = group[0]
-        by_name = policy == "name" or (policy == "auto" and len(group) > 1
-                                       and counts[head.name] == 1)
-        node_id = f"fn:{head.name if by_name else head.qualname}"
+    for d in definitions:
+        if d.kind == "module":
+            result.append((_unique(f"mod:{d.qualname}", used), [d]))
+            continue
+        group = heads.pop(id(d), None)
+        if group is None:  # not the first member of its group
+            continue
+        by_name = policy == "name" or (counts is not None and len(group) > 1
+                                       and counts[d.name] == 1)
+        node_id = f"fn:{d.name if by_name else d.qualname}"
         if node_id in used:
             node_id = _unique(node_id, used)
         else:
             used.add(node_id)
         result.append((node_id, group))
-    result.sort(key=lambda item: order[id(item[1][0])])
     return result
+
+
+def _groups(functions: list[Definition], policy: str) -> list[list[Definition]]:
+    """The groups of ``functions`` under ``policy``, each in input order."""
+    if policy == "none":
+        return [[d] for d in functions]
+    by_key: dict[str, list[Definition]] = {}
+    for d in functions:
+        if policy == "qualname":
+            key = d.qualname
+        elif policy == "name" or d.enclosing_class is None:
+            key = d.name
+        else:  # auto, a method: only within classes of the same name
+            key = f"{d.enclosing_class.rsplit('.', 1)[-1]}.{d.name}"
+        same = by_key.get(key)
+        if same is None:
+            by_key[key] = [d]
+        else:
+            same.append(d)
+    if policy != "auto":
+        return list(by_key.values())
+    groups: list[list[Definition]] = []
+    for same in by_key.values():
+        if len(same) == 1:
+            groups.append(same)
+        else:
+            groups.extend(_similar(same))
+    return groups
 
 
 def _unique(node_id: str, used: set[str]) -> str:
@@ -113,19 +130,6 @@ def _unique(node_id: str, used: set[str]) -> str:
         candidate = f"{node_id}#{n}"
     used.add(candidate)
     return candidate
-
-
-def _by_key(defs: Sequence[Definition], key: object) -> list[list[Definition]]:
-    groups: dict[str, list[Definition]] = {}
-    for d in defs:
-        groups.setdefault(key(d), []).append(d)  # type: ignore[operator]
-    return list(groups.values())
-
-
-def _auto_key(d: Definition) -> str:
-    if d.enclosing_class is None:
-        return d.name
-    return f"{d.enclosing_class.rsplit('.', 1)[-1]}.{d.name}"
 
 
 def _similar(same_name: list[Definition]) -> list[list[Definition]]:
@@ -148,10 +152,16 @@ def _similar(same_name: list[Definition]) -> list[list[Definition]]:
             i = parent[i]
         return i
 
+    sizes = [len(t) for t in tokens]
     for i in range(len(buckets)):
         for j in range(i + 1, len(buckets)):
-            union = len(tokens[i] | tokens[j])
-            if union and len(tokens[i] & tokens[j]) / union >= SIMILARITY:
+            small, large = sorted((sizes[i], sizes[j]))
+            # The overlap is at most the smaller set: too different in size, too different.
+            if small < SIMILARITY * large:
+                continue
+            common = len(tokens[i] & tokens[j])
+            union = sizes[i] + sizes[j] - common
+            if union and common / union >= SIMILARITY:
                 parent[find(j)] = find(i)
     merged: dict[int, list[Definition]] = {}
     for i, bucket in enumerate(buckets):
