@@ -249,10 +249,14 @@ class KnowledgeGraph:
         # One pass over networkx's plain dicts: this runs after every build.
         records = [attrs["record"] for attrs in self._g._node.values()]
         kinds = Counter(r.kind for r in records if isinstance(r, FunctionNode))
-        edges = [data for targets in self._g._succ.values() for data in targets.values()]
-        edge_types = Counter(data["type"] for data in edges)
-        resolutions = Counter(data.get("resolution", "exact") for data in edges
-                              if data["type"] == "calls")
+        pairs = Counter((data["type"], data.get("resolution", "exact"))
+                        for targets in self._g._succ.values() for data in targets.values())
+        edge_types: Counter[str] = Counter()
+        resolutions: Counter[str] = Counter()
+        for (kind, resolution), count in pairs.items():
+            edge_types[kind] += count
+            if kind == "calls":
+                resolutions[resolution] += count
         return {
             "functions": sum(kinds.values()),
             "kinds": dict(sorted(kinds.items())),
