@@ -250,7 +250,6 @@ class _Tree:
 
 def _all_pairs(forward: Moves, backward: Moves, pairs: Sequence[tuple[str, str]],
                max_depth: int, max_paths: int) -> list[Path]:
-    found: set[Path] = set()
     trees: dict[tuple[int, str], _Tree] = {}
 
     def tree(moves: Moves, back: Moves, root: str) -> _Tree:
@@ -260,14 +259,32 @@ def _all_pairs(forward: Moves, backward: Moves, pairs: Sequence[tuple[str, str]]
             grown = trees[key] = _Tree(moves, back, root)
         return grown
 
+    meetings: list[tuple[int, _Tree, _Tree, list[str]]] = []
     for source, target in pairs:
-        found.update(_pair_paths(tree(forward, backward, source),
-                                 tree(backward, forward, target), max_depth, max_paths))
+        ftree, btree = tree(forward, backward, source), tree(backward, forward, target)
+        met = _meet(ftree, btree, max_depth)
+        if met is not None:
+            meetings.append((met[0], ftree, btree, met[1]))
+    # Paths are read off pair by pair, the pairs of shortest paths first: once
+    # max_paths paths are found, a pair whose paths are longer cannot displace
+    # any of them, and its paths (most of a search's work) are not read.
+    meetings.sort(key=lambda m: m[0])
+    found: set[Path] = set()
+    longest = 0  # of the paths found so far
+    for length, ftree, btree, middles in meetings:
+        if len(found) >= max_paths and length > longest:
+            break
+        found.update(_pair_paths(ftree, btree, middles, max_paths))
+        longest = length
     return sorted(found, key=lambda p: (len(p), p))[:max_paths]
 
 
-def _pair_paths(ftree: _Tree, btree: _Tree, max_depth: int, limit: int) -> list[Path]:
-    """Bidirectional BFS: grow the side with the smaller front until the two meet."""
+def _meet(ftree: _Tree, btree: _Tree, max_depth: int) -> tuple[int, list[str]] | None:
+    """Bidirectional BFS: grow the side with the smaller front until the two meet.
+
+    Returns the length of the shortest paths (in edges) and the nodes where
+    they meet, sorted; None when no path is at most ``max_depth`` long.
+    """
     fdist, bdist = ftree.dist, btree.dist
     i = j = 0
     ffront, bfront = ftree.layers[0], btree.layers[0]
@@ -286,10 +303,15 @@ def _pair_paths(ftree: _Tree, btree: _Tree, max_depth: int, limit: int) -> list[
         if meet:
             break
     if not meet:
-        return []
+        return None
     best = min(fdist[n] + bdist[n] for n in meet)
+    return best, sorted(n for n in meet if fdist[n] + bdist[n] == best)
+
+
+def _pair_paths(ftree: _Tree, btree: _Tree, middles: list[str], limit: int) -> list[Path]:
+    """The shortest paths through ``middles`` (where the two trees meet), at most ``limit``."""
     paths: list[Path] = []
-    for middle in sorted(n for n in meet if fdist[n] + bdist[n] == best):
+    for middle in middles:
         tails: list[Path] | None = None
         for head in _walk(middle, ftree.parents, limit):
             if tails is None:  # the same walk for every head: walk it once
