@@ -51,6 +51,20 @@ def test_overlaps_are_not_matched_twice(graph: KnowledgeGraph) -> None:
     assert [m.label for m in found] == ["fee ids"]
 
 
+def test_function_words_are_not_tags_by_themselves() -> None:
+    # A large code base has tags named like the wording of questions (``and_``, a
+    # parameter ``what``): matched, every question would bring them along.
+    g = KnowledgeGraph()
+    for label in ("what", "and", "given", "fee", "what if rate"):
+        g.add_tag(TagNode(f"tag:{label}", label))
+    matcher = VocabularyMatcher(g)
+    found = matcher("Given the fee and the rate, what is the what-if rate?")
+    assert [(m.label, m.text) for m in found] == [("fee", "fee"), ("what if rate", "what-if rate")]
+    # Named on purpose (by a custom extractor), such a tag is still found.
+    assert matcher.lookup("what") == ["tag:what"]
+    assert [m.tag_id for m in resolve_labels(matcher, g, "q", ["and"])] == ["tag:and"]
+
+
 def test_roles(graph: KnowledgeGraph) -> None:
     assert tag_role(graph, "tag:card scheme") == "both"
     assert tag_role(graph, "tag:fee") == "output"

@@ -2,9 +2,12 @@
 
 Labels and aliases are folded (case, plurals, snake_case, camelCase,
 hyphens, punctuation, see :mod:`sgkr.text`); the longest phrase wins and
-matches never overlap. Each match carries its role in the graph: ``input``
-where the tag feeds functions, ``output`` where functions produce it,
-``both`` where both.
+matches never overlap. A question's function words (``what``, ``and``,
+``the``, ``given``, ...) are not matched on their own, even where a tag is
+named so (``and_`` or a parameter ``what`` in a large code base): they are
+how every question is worded, not what it is about. Each match carries its
+role in the graph: ``input`` where the tag feeds functions, ``output`` where
+functions produce it, ``both`` where both.
 
 The default extractor is :class:`VocabularyMatcher`; any callable taking the
 question and returning tag labels (an LLM, an embedding matcher) can stand
@@ -38,6 +41,9 @@ TagExtractor = Callable[[str], Iterable["TagMatch | str"]]
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:\.[0-9]+)?(?:['\u2019]s\b)?")
 _ASKING = frozenset({"which", "what", "who", "whom", "how", "list", "name"})
 _CUE_WINDOW = 4
+# Words of the wording of questions, never matched as a tag by themselves.
+_FUNCTION_WORDS = frozenset({"a", "an", "the", "and", "or", "what", "which", "who", "whom",
+                             "whose", "how", "why", "is", "are", "was", "were", "given"})
 
 
 def tag_role(graph: KnowledgeGraph, node_id: str) -> Role:
@@ -83,7 +89,8 @@ class VocabularyMatcher:
         candidates: list[tuple[int, int]] = []
         for i in range(len(tokens)):
             for size in range(min(self._longest, len(tokens) - i), 0, -1):
-                if tuple(t[0] for t in tokens[i : i + size]) in self._phrases:
+                if tuple(t[0] for t in tokens[i : i + size]) in self._phrases and (
+                        size > 1 or tokens[i][0] not in _FUNCTION_WORDS):
                     candidates.append((i, size))
         candidates.sort(key=lambda c: (-c[1], c[0]))
         taken: set[int] = set()
