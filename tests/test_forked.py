@@ -65,7 +65,7 @@ def test_cancel_stops_the_child() -> None:
             time.sleep(60)
         return "parent"
 
-    job = Background(work, low_priority=True)
+    job = Background(work)
     started = time.monotonic()
     job.cancel()
     assert time.monotonic() - started < 30

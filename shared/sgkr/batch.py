@@ -9,11 +9,12 @@ the smallest ones, so that it unpickles only the workers' share. Results
 come back in the order of the files: a parallel build makes exactly the
 graph a serial one makes.
 
-Cache entries are written once every result is handed back: by the workers,
-and by a forked child for what this process parsed (where processes are
-forked; elsewhere the workers are sent those entries). Inside
-:func:`extracting`, they are written while the caller goes on with the
-results (a build assembles its graph), and leaving the block waits for them.
+Cache entries are written by the workers once every result is handed back:
+their own, and those of what this process parsed, which it encodes as it
+goes and sends them (forking a writer instead would copy every page that
+either process then touches). Inside :func:`extracting`, they are written
+while the caller goes on with the results (a build assembles its graph), and
+leaving the block waits for them.
 
 Examples
 --------
@@ -33,15 +34,14 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import cast
 
-from .cache import ExtractCache, cache_key
+from .cache import ExtractCache, cache_key, entry_bytes
 from .errors import InvalidArgumentError
 from .extract import extract_module
-from .forked import Background, can_fork, lower_priority
+from .forked import lower_priority
 from .gcpause import paused_gc
 from .knowledge import annotate
 from .records import ModuleExtract
@@ -225,10 +225,9 @@ class _Pool:
     smallest files one at a time, and between two files it hands each worker
     whose batch came back the next one: the processes meet in the middle of
     the list at about the same time, and this process never unpickles what it
-    parsed itself. The cache entries are written once the results are handed
-    back, while the build goes on with them: by the workers, and by a forked
-    child for this process's own extractions (or, where processes are not
-    forked, by the workers, which are sent them).
+    parsed itself. The cache entries are written by the workers once the
+    results are handed back, while the build goes on with them; this process
+    encodes the entries of its own extractions and sends them to the workers.
     """
 
     def __init__(self, items: list[_Item], workers: int, store: ExtractCache | None) -> None:
@@ -241,10 +240,9 @@ class _Pool:
         self.processes: list[BaseProcess] = []
         self.connections: list[Connection] = []
         self.given: dict[Connection, deque[list[int]]] = {}
-        # The cache entries of the files this process parses, for a forked writer or the workers.
-        self.own: list[tuple[str, ModuleExtract]] | None = [] if store is not None else None
+        # The encoded cache entries of the files this process parses, for the workers to write.
+        self.own: list[tuple[str, bytes]] | None = [] if store is not None else None
         self.folder = str(store.folder) if store is not None else None
-        self.writer: Background[None] | None = None
         try:
             for _ in range(workers):
                 ours, theirs = context.Pipe()
@@ -274,15 +272,11 @@ class _Pool:
             path, text, key = self.items[position]
             module = annotate(extract_module(path, text))
             if self.own is not None and key is not None:
-                self.own.append((key, module))
+                self.own.append((key, entry_bytes(key, module)))
             yield position, module
         while any(self.given.values()):
             yield from self._collect(timeout=None)
         own = self.own or []
-        if own and self.folder is not None and can_fork():
-            # A forked child shares them with this process: nothing is pickled.
-            self.writer = Background(partial(_store_in, self.folder, own), low_priority=True)
-            own = []
         for index, connection in enumerate(self.connections):
             share = own[index :: len(self.connections)]
             if share:
@@ -331,12 +325,6 @@ class _Pool:
                 process.terminate()
         for connection in self.connections:
             connection.close()
-        if self.writer is not None:
-            if stop:
-                self.writer.cancel()
-            else:
-                self.writer.result()
-            self.writer = None
         for process in self.processes:
             process.join()
             process.close()
@@ -349,16 +337,17 @@ def _work(connection: Connection, items: list[_Item], folder: str | None) -> Non
     """Worker: parse the batches sent, send back their results, then write cache entries.
 
     A message is a batch (a list of positions in ``items``), cache entries to
-    write (a tuple of ``(key, module)`` that the build's process parsed), or
-    None: the end.
+    write (a tuple of ``(key, encoded entry)`` of what the build's process
+    parsed), or None: the end.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the build handles an interrupt
     done: list[tuple[str | None, ModuleExtract]] = []
+    sent: list[tuple[str, bytes]] = []
     with paused_gc():
         try:
             while (message := connection.recv()) is not None:
                 if isinstance(message, tuple):
-                    done.extend(message)
+                    sent.extend(message)
                     continue
                 try:
                     modules = [annotate(extract_module(*items[i][:2])) for i in message]
@@ -373,7 +362,7 @@ def _work(connection: Connection, items: list[_Item], folder: str | None) -> Non
         if folder is not None:
             # Background work now, beside the build assembling its graph: yield the CPU to it.
             lower_priority()
-            _store_in(folder, done)
+            _store(ExtractCache(folder), done, sent)
 
 
 def _send_error(connection: Connection, exc: Exception) -> None:
@@ -384,14 +373,12 @@ def _send_error(connection: Connection, exc: Exception) -> None:
         connection.send(RuntimeError(f"a parsing worker failed:\n{text}"))
 
 
-def _store_in(folder: str, entries: Sequence[tuple[str | None, ModuleExtract | None]]) -> None:
-    _store(ExtractCache(folder), entries)
-
-
-def _store(store: ExtractCache, entries: Sequence[tuple[str | None, ModuleExtract | None]]) -> None:
-    """Write the entries that have a key, in one transaction."""
+def _store(store: ExtractCache, entries: Sequence[tuple[str | None, ModuleExtract | None]],
+           encoded: Sequence[tuple[str, bytes]] = ()) -> None:
+    """Write the entries that have a key, and those ``encoded`` already, in one transaction."""
     try:
-        store.put_many([(k, m) for k, m in entries if k is not None and m is not None])
+        rows = [(k, entry_bytes(k, m)) for k, m in entries if k is not None and m is not None]
+        store.put_entries([*rows, *encoded])
     except (sqlite3.Error, OSError):
         pass  # a cache that cannot be written only costs speed next time
     finally:

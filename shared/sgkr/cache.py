@@ -59,6 +59,7 @@ __all__ = [
     "DATABASE",
     "ExtractCache",
     "cache_key",
+    "entry_bytes",
     "extract_to_json",
     "extract_from_json",
     "default_cache_dir",
@@ -185,7 +186,19 @@ class ExtractCache:
         """
         # Encoded before the database is locked: processes writing at the same time
         # (a build's workers) then hold the lock in turn only for their inserts.
-        rows = [(key, entry_bytes(key, module)) for key, module in entries]
+        self.put_entries([(key, entry_bytes(key, module)) for key, module in entries])
+
+    def put_entries(self, rows: Iterable[tuple[str, bytes]]) -> None:
+        """:meth:`put_many` for entries already encoded by :func:`entry_bytes`.
+
+        A build's worker processes write what another process encoded.
+
+        Raises
+        ------
+        sqlite3.Error, OSError
+            As :meth:`put_many`.
+        """
+        rows = list(rows)
         try:
             self._insert(rows)
         except sqlite3.DatabaseError as exc:
@@ -274,6 +287,13 @@ def entry_bytes(key: str, module: ModuleExtract) -> bytes:
     (lone surrogates passed through), the JSON giving the length of each in
     characters. Code is most of an entry: stored as it is, it is not escaped
     character by character when written and read.
+
+    Examples
+    --------
+    >>> from sgkr.extract import extract_module
+    >>> m = extract_module("m.py", "def f():\\n    return 1\\n")
+    >>> entry_bytes("k", m).split(b"\\0")[1]
+    b'def f():\\n    return 1'
     """
     extract = extract_to_json(module)
     codes: list[str] = []

@@ -62,21 +62,16 @@ class Background(Generic[T]):
     fork
         Start a child (when :func:`can_fork`); False: compute in this process,
         on :meth:`result`.
-    low_priority
-        Run the child below this process's priority (background work that
-        nothing waits for soon).
     """
 
-    def __init__(self, work: Callable[[], T], *, fork: bool = True,
-                 low_priority: bool = False) -> None:
+    def __init__(self, work: Callable[[], T], *, fork: bool = True) -> None:
         self._work = work
         self._process: BaseProcess | None = None
         self._connection: Connection | None = None
         if fork and can_fork():
             context = multiprocessing.get_context("fork")
             ours, theirs = context.Pipe(duplex=False)
-            self._process = context.Process(target=_run, args=(theirs, work, low_priority),
-                                            daemon=True)
+            self._process = context.Process(target=_run, args=(theirs, work), daemon=True)
             self._process.start()
             theirs.close()
             self._connection = ours
@@ -117,10 +112,8 @@ class Background(Generic[T]):
             self._process = None
 
 
-def _run(connection: Connection, work: Callable[[], object], low_priority: bool) -> None:
+def _run(connection: Connection, work: Callable[[], object]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles an interrupt
-    if low_priority:
-        lower_priority()
     try:
         answer: tuple[str, object] = ("ok", work())
     except BaseException:
