@@ -18,11 +18,13 @@ from sgkr.cache import (
     ExtractCache,
     cache_key,
     default_cache_dir,
+    entry_bytes,
     extract_from_json,
     extract_to_json,
 )
 from sgkr.errors import InvalidArgumentError
 from sgkr.extract import extract_module
+from sgkr.knowledge import annotate
 from sgkr.records import ModuleExtract
 
 CODE = '''"""Module doc."""
@@ -57,6 +59,18 @@ def test_json_round_trip_keeps_every_field() -> None:
     assert again == module
     assert any(d.is_async for d in again.definitions)
     assert again.imports and again.classes
+
+
+def test_entries_encoded_elsewhere_are_stored_as_put_many_stores_them(tmp_path: Path) -> None:
+    # A build's process encodes its entries and its workers write them.
+    module = annotate(extract_module("pkg/a.py", CODE))
+    key = cache_key("pkg/a.py", CODE)
+    cache = ExtractCache(tmp_path / "one")
+    cache.put_entries([(key, entry_bytes(key, module))])
+    assert cache.get(key) == module and cache.writes == 1
+    other = ExtractCache(tmp_path / "two")
+    other.put_many([(key, module)])
+    assert other.get(key) == cache.get(key)
 
 
 def test_broken_file_keeps_its_syntax_problem_through_the_cache(tmp_path: Path) -> None:
