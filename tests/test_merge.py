@@ -7,6 +7,7 @@ import pytest
 from sgkr.errors import InvalidArgumentError
 from sgkr.extract import extract_module
 from sgkr.merge import merge_groups
+from sgkr.records import Definition, SourceSpan
 
 HELPER = "def load_fees():\n    with open('fees.json') as f:\n        return json.load(f)\n"
 FILES = {
@@ -65,3 +66,14 @@ def test_copies_differing_only_in_white_space_are_one_node() -> None:
     apart = [d for i, text in enumerate(("def run():\n    a = 1\n", "def run():\n    b = 2\n"))
              for d in extract_module(f"r{i}.py", text).definitions]
     assert [node_id for node_id, _ in merge_groups(apart, "auto")] == ["fn:r0.run", "fn:r1.run"]
+
+
+def test_a_subset_at_the_similarity_threshold_exactly_merges() -> None:
+    # 12 of 15 identifiers shared: Jaccard 0.8 exactly. Pairs too different in size are
+    # not compared token by token; this one is at the bound and still merges.
+    words = [f"t{i}" for i in range(15)]
+    defs = [Definition(f"{m}.fee", "fee", "function", code, SourceSpan(m, 1, 2))
+            for m, code in (("a", " ".join(words[:12])), ("b", " ".join(words)),
+                            ("c", " ".join(words[:11] + ["u1", "u2", "u3"])))]
+    groups = merge_groups(defs, "auto")
+    assert [[d.qualname for d in g] for _, g in groups] == [["a.fee", "b.fee"], ["c.fee"]]

@@ -157,7 +157,8 @@ def _similar(same_name: list[Definition]) -> list[list[Definition]]:
         for j in range(i + 1, len(buckets)):
             small, large = sorted((sizes[i], sizes[j]))
             # The overlap is at most the smaller set: too different in size, too different.
-            if small < SIMILARITY * large:
+            # (A ratio, as below: a subset at the threshold exactly still merges.)
+            if large and small / large < SIMILARITY:
                 continue
             common = len(tokens[i] & tokens[j])
             union = sizes[i] + sizes[j] - common
