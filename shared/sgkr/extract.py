@@ -549,8 +549,13 @@ def _indent_rest(text: str) -> str:
     lines = text.expandtabs().splitlines()
     if len(lines) <= 1:
         return text.strip()
-    rest = _dedent("\n".join(lines[1:]))
-    return lines[0].strip() + "\n" + rest
+    # _dedent of the other lines, line by line: a docstring has few lines, and three
+    # regex passes over them cost more. Without tabs a margin is spaces only.
+    rest = lines[1:]
+    margin = min((len(line) - len(line.lstrip(" ")) for line in rest if line.strip(" ")),
+                 default=0)
+    return lines[0].strip() + "\n" + "\n".join(
+        [line[margin:] if line.strip(" ") else "" for line in rest])
 
 
 def _dedent_at(text: str, column: int) -> str:
