@@ -259,53 +259,55 @@ def _all_pairs(forward: Moves, backward: Moves, pairs: Sequence[tuple[str, str]]
             grown = trees[key] = _Tree(moves, back, root)
         return grown
 
-    meetings: list[tuple[int, _Tree, _Tree, list[str]]] = []
-    for source, target in pairs:
-        ftree, btree = tree(forward, backward, source), tree(backward, forward, target)
-        met = _meet(ftree, btree, max_depth)
-        if met is not None:
-            meetings.append((met[0], ftree, btree, met[1]))
-    # Paths are read off pair by pair, the pairs of shortest paths first: once
-    # max_paths paths are found, a pair whose paths are longer cannot displace
-    # any of them, and its paths (most of a search's work) are not read.
-    meetings.sort(key=lambda m: m[0])
+    searches = [_Meeting(tree(forward, backward, s), tree(backward, forward, t)) for s, t in pairs]
     found: set[Path] = set()
-    longest = 0  # of the paths found so far
-    for length, ftree, btree, middles in meetings:
-        if len(found) >= max_paths and length > longest:
+    # Round d grows every open search by one layer, to depth d: a search that meets then
+    # has shortest paths of d edges, and one still open has none shorter than d + 1. Once
+    # max_paths paths are found, longer ones cannot displace any of them, and the far
+    # pairs' searches, whose deepest layers cost the most, stop there.
+    for _ in range(max_depth):
+        if not searches or len(found) >= max_paths:
             break
-        found.update(_pair_paths(ftree, btree, middles, max_paths))
-        longest = length
+        still: list[_Meeting] = []
+        for search in searches:
+            middles = search.grow()
+            if middles:
+                found.update(_pair_paths(search.ftree, search.btree, middles, max_paths))
+            elif search.ffront and search.bfront:
+                still.append(search)
+        searches = still
     return sorted(found, key=lambda p: (len(p), p))[:max_paths]
 
 
-def _meet(ftree: _Tree, btree: _Tree, max_depth: int) -> tuple[int, list[str]] | None:
-    """Bidirectional BFS: grow the side with the smaller front until the two meet.
+class _Meeting:
+    """A bidirectional BFS between two trees' roots, grown one layer at a time."""
 
-    Returns the length of the shortest paths (in edges) and the nodes where
-    they meet, sorted; None when no path is at most ``max_depth`` long.
-    """
-    fdist, bdist = ftree.dist, btree.dist
-    i = j = 0
-    ffront, bfront = ftree.layers[0], btree.layers[0]
-    meet: list[str] = []
-    while ffront and bfront and i + j < max_depth:
-        # The trees may already be deeper (grown for other pairs): only layers up to
-        # i and j count here, exactly as if this pair had grown them itself.
-        if len(ffront) <= len(bfront):
-            i += 1
-            ffront = ftree.layer(i)
-            meet = [n for n in bdist.keys() & ffront if bdist[n] <= j]
+    __slots__ = ("ftree", "btree", "i", "j", "ffront", "bfront")
+
+    def __init__(self, ftree: _Tree, btree: _Tree) -> None:
+        self.ftree, self.btree = ftree, btree
+        self.i = self.j = 0
+        self.ffront, self.bfront = ftree.layers[0], btree.layers[0]
+
+    def grow(self) -> list[str]:
+        """Grow the side with the smaller front; the nodes where shortest paths meet, if any.
+
+        The trees may already be deeper (grown for other pairs): only layers up to
+        ``i`` and ``j`` count here, exactly as if this search had grown them itself.
+        """
+        fdist, bdist = self.ftree.dist, self.btree.dist
+        if len(self.ffront) <= len(self.bfront):
+            self.i += 1
+            self.ffront = self.ftree.layer(self.i)
+            meet = [n for n in bdist.keys() & self.ffront if bdist[n] <= self.j]
         else:
-            j += 1
-            bfront = btree.layer(j)
-            meet = [n for n in fdist.keys() & bfront if fdist[n] <= i]
-        if meet:
-            break
-    if not meet:
-        return None
-    best = min(fdist[n] + bdist[n] for n in meet)
-    return best, sorted(n for n in meet if fdist[n] + bdist[n] == best)
+            self.j += 1
+            self.bfront = self.btree.layer(self.j)
+            meet = [n for n in fdist.keys() & self.bfront if fdist[n] <= self.i]
+        if not meet:
+            return meet
+        best = min(fdist[n] + bdist[n] for n in meet)
+        return sorted(n for n in meet if fdist[n] + bdist[n] == best)
 
 
 def _pair_paths(ftree: _Tree, btree: _Tree, middles: list[str], limit: int) -> list[Path]:
