@@ -337,7 +337,8 @@ def _tag(graph: KnowledgeGraph, label: str, aliases: Sequence[str] = (),
          node_id: str | None = None) -> str:
     """Add the tag ``label`` (its id given when known); return its id."""
     node_id = node_id or tag_id(label)
-    graph.add_tag(TagNode(node_id, label.strip(), tuple(a for a in aliases if fold(a))))
+    graph.add_tag(TagNode(node_id, label.strip(),
+                          tuple(a for a in aliases if fold(a)) if aliases else ()))
     return node_id
 
 
@@ -443,10 +444,13 @@ def _inferred_tags(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
                 continue
             # Tags were inferred where the file was parsed (sgkr.knowledge.annotate).
             inputs, outputs = infer_tags(d)
+            # Most labels recur: their tag is looked up here, without a call.
             for label in inputs:
-                add((_known_tag(graph, label, known), node_id, "consumes", None))
+                add((known.get(label) or _known_tag(graph, label, known), node_id, "consumes",
+                     None))
             for label in outputs:
-                add((node_id, _known_tag(graph, label, known), "produces", None))
+                add((node_id, known.get(label) or _known_tag(graph, label, known), "produces",
+                     None))
     return rows
 
 

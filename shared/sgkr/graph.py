@@ -90,12 +90,20 @@ class KnowledgeGraph:
 
     def add_tag(self, node: TagNode) -> None:
         """Add a tag node, or merge its aliases into the tag of the same id."""
-        if node.id in self._g:
-            old = self.tag(node.id)
+        attrs, succ = self._g._node, self._g._succ
+        node_id = node.id
+        if node_id in succ:
+            old = self.tag(node_id)
             aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
             aliases = tuple(a for a in aliases if a != old.label)
-            node = TagNode(old.id, old.label, aliases)
-        self._g.add_node(node.id, type="tag", record=node)
+            attrs[node_id].update(type="tag", record=TagNode(old.id, old.label, aliases))
+        else:
+            # Written into networkx's dicts directly, as add_functions does: a build
+            # adds thousands of inferred tags one by one.
+            succ[node_id] = {}
+            self._g._pred[node_id] = {}
+            attrs[node_id] = {"type": "tag", "record": node}
+        self._g.add_nodes_from(())  # lets networkx drop what it caches about the graph
 
     def add_edge(self, edge: Edge) -> None:
         """Add an edge between existing nodes; an ``exact`` call wins over a ``name`` one."""
