@@ -52,6 +52,7 @@ from .records import (
     ModuleExtract,
     Problem,
     SourceSpan,
+    bulk_record,
 )
 
 __all__ = [
@@ -386,16 +387,21 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         knowledge = _str(docstring if knowledge == _SAME_AS_DOCSTRING else comment)
     elif knowledge is not None:
         knowledge = _str(knowledge)
-    return Definition(
-        qualname=_str(qualname), name=_str(name), kind=kind, code=_str(code),
-        span=SourceSpan(path if file == path else _str(file), int(start), int(end)),
-        docstring=docstring, comment=comment, params=tuple(params), signature=signature,
-        calls=tuple(CallSite(k, n, r, ln) for k, n, r, ln in calls),
-        subscript_keys=tuple(keys), enclosing_class=enclosing, is_async=bool(is_async),
-        knowledge=knowledge,
-        inferred_inputs=None if inputs is None else tuple(map(_str, inputs)),
-        inferred_outputs=None if outputs is None else tuple(map(_str, outputs)),
-    )
+    # Made without __init__ (every field given), as extraction makes them: a build
+    # from the cache reads tens of thousands of definitions and call sites.
+    return bulk_record(Definition, {
+        "qualname": _str(qualname), "name": _str(name), "kind": kind, "code": _str(code),
+        "span": bulk_record(SourceSpan, {"file": path if file == path else _str(file),
+                                         "start_line": int(start), "end_line": int(end)}),
+        "docstring": docstring, "comment": comment, "params": tuple(params),
+        "signature": signature,
+        "calls": tuple([bulk_record(CallSite, {"kind": k, "name": n, "receiver": r, "line": ln})
+                        for k, n, r, ln in calls]),
+        "subscript_keys": tuple(keys), "enclosing_class": enclosing,
+        "is_async": bool(is_async), "knowledge": knowledge,
+        "inferred_inputs": None if inputs is None else tuple(map(_str, inputs)),
+        "inferred_outputs": None if outputs is None else tuple(map(_str, outputs)),
+    })
 
 
 def _str(value: Any) -> str:
