@@ -60,3 +60,18 @@ def test_stats_count_nodes_and_edges_by_kind(graph: KnowledgeGraph) -> None:
     assert (stats["functions"], stats["tags"]) == (3, 1)
     assert stats["edges"] == {"calls": 2, "produces": 1}
     assert stats["call_edges"] == {"exact": 1, "name": 1}
+
+
+def test_adding_a_tag_again_merges_its_aliases_and_keeps_its_edges(
+        graph: KnowledgeGraph) -> None:
+    graph.add_edge(Edge("tag:fee", "fn:a", "consumes"))
+    _ = graph.nx.nodes["tag:fee"]  # networkx caches its views: the next additions must show
+    graph.add_tag(TagNode("tag:fee", "fees", ("charge", "fee")))
+    graph.add_tag(TagNode("tag:fee", "fee", ("cost", "charge")))
+    graph.add_tag(TagNode("tag:rate", "rate"))
+    assert graph.tag("tag:fee") == TagNode("tag:fee", "fee", ("charge", "cost"))
+    assert graph.consumers("tag:fee") == ["fn:a"]
+    assert graph.nx.nodes["tag:rate"]["type"] == "tag" and "tag:rate" in graph.nx.pred
+    assert [t.id for t in graph.tags()] == ["tag:fee", "tag:rate"]
+    with pytest.raises(NodeNotFoundError, match="no tag node 'fn:a'"):
+        graph.add_tag(TagNode("fn:a", "a"))
