@@ -40,6 +40,19 @@ def test_parallel_extraction_matches_serial_in_order(tmp_path: Path) -> None:
     assert (one.jobs, two.jobs, two.parsed, two.cached) == (1, 2, len(files), 0)
 
 
+def test_workers_hand_back_any_text_exactly(tmp_path: Path) -> None:
+    # Handed back as plain data: lone surrogates, non-ASCII text and the knowledge
+    # that repeats a docstring come back as the worker extracted them.
+    pairs = [(f"m{i}.py", f'def f{i}(rows):\n    """S\u00e9lection \U0001f600 {i}."""\n'
+              f'    return g(rows, "\udcff")\n') for i in range(6)]
+    serial, _ = extract_files(pairs, jobs=1, cache=tmp_path / "one")
+    parallel, stats = extract_files(pairs, jobs=2, cache=tmp_path / "two")
+    assert stats.jobs == 2 and parallel == serial
+    assert parallel[5].definitions[0].knowledge == "S\u00e9lection \U0001f600 5."
+    again, stats = extract_files(pairs, jobs=2, cache=tmp_path / "two")
+    assert stats.cached == 6 and again == serial
+
+
 def test_parallel_build_writes_the_same_graph_json_as_a_serial_one(tmp_path: Path) -> None:
     src = _project(tmp_path / "src")
     serial = build_graph([src], infer=True, jobs=1)

@@ -21,6 +21,7 @@ from sgkr.cache import (
     entry_bytes,
     extract_from_json,
     extract_to_json,
+    json_entry_bytes,
 )
 from sgkr.errors import InvalidArgumentError
 from sgkr.extract import extract_module
@@ -71,6 +72,25 @@ def test_entries_encoded_elsewhere_are_stored_as_put_many_stores_them(tmp_path: 
     other = ExtractCache(tmp_path / "two")
     other.put_many([(key, module)])
     assert other.get(key) == cache.get(key)
+
+
+def test_an_entry_made_from_the_json_form_is_the_same_and_leaves_the_form_alone() -> None:
+    from sgkr.knowledge import annotate
+
+    text = CODE + 'def h():\n    """\u00e9t\u00e9"""\n    return "\udcff"\n'
+    module = annotate(extract_module("pkg/a.py", text))
+    form = extract_to_json(module)
+    before = json.dumps(form)
+    assert json_entry_bytes("k", form) == entry_bytes("k", module)
+    assert json.dumps(form) == before
+
+
+def test_kinds_are_shared_by_the_records_read_back() -> None:
+    module = extract_module("pkg/a.py", CODE)
+    again = extract_from_json(json.loads(json.dumps(extract_to_json(module))))
+    kinds = [c.kind for d in again.definitions for c in d.calls] + \
+        [d.kind for d in again.definitions]
+    assert len(kinds) > 3 and len({id(k) for k in kinds}) == len(set(kinds))
 
 
 def test_broken_file_keeps_its_syntax_problem_through_the_cache(tmp_path: Path) -> None:
@@ -259,7 +279,11 @@ def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: P
     bad["extract"]["defs"][1][15] = 7  # neither the docstring's nor the comment's
     _set_raw(cache, key, json.dumps(bad).encode() + b"\0" + code)
     assert cache.get(key) is None
-    assert cache.misses == 2
+    bad = json.loads(json.dumps(whole))
+    bad["extract"]["defs"][1][11] = [["spawned", "f", None, 3]]  # no such kind of call
+    _set_raw(cache, key, json.dumps(bad).encode() + b"\0" + code)
+    assert cache.get(key) is None
+    assert cache.misses == 3
 
 
 @pytest.mark.parametrize("damage", [

@@ -61,6 +61,7 @@ __all__ = [
     "ExtractCache",
     "cache_key",
     "entry_bytes",
+    "json_entry_bytes",
     "extract_to_json",
     "extract_from_json",
     "default_cache_dir",
@@ -296,13 +297,28 @@ def entry_bytes(key: str, module: ModuleExtract) -> bytes:
     >>> entry_bytes("k", m).split(b"\\0")[1]
     b'def f():\\n    return 1'
     """
-    extract = extract_to_json(module)
-    codes: list[str] = []
-    for raw in extract["defs"]:
-        codes.append(raw[_CODE])
-        raw[_CODE] = len(raw[_CODE])
+    return json_entry_bytes(key, extract_to_json(module))
+
+
+def json_entry_bytes(key: str, extract: dict[str, Any]) -> bytes:
+    """:func:`entry_bytes` of an extraction in :func:`extract_to_json`'s form (left as it is).
+
+    A build's worker process holds its extractions in that form, in which it
+    also hands them back.
+
+    Examples
+    --------
+    >>> from sgkr.extract import extract_module
+    >>> m = extract_module("m.py", "def f():\\n    return 1\\n")
+    >>> json_entry_bytes("k", extract_to_json(m)) == entry_bytes("k", m)
+    True
+    """
+    codes = [raw[_CODE] for raw in extract["defs"]]
+    # The definitions with the length of their code in its place.
+    defs = [[*raw[:_CODE], len(code), *raw[_CODE + 1 :]]
+            for raw, code in zip(extract["defs"], codes, strict=True)]
     head = _ENCODER.encode({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
-                            "key": key, "extract": extract})
+                            "key": key, "extract": {**extract, "defs": defs}})
     return b"".join((head.encode("ascii"), b"\0",
                      "".join(codes).encode("utf-8", "surrogatepass")))
 
@@ -359,6 +375,10 @@ def extract_from_json(data: dict[str, Any]) -> ModuleExtract:
 
 # Where a definition's code is in its JSON form.
 _CODE = 3
+# The kinds a record may have, each one string however many records hold it (an
+# unpickled or decoded form has a string of its own for each).
+_DEFINITION_KINDS = {kind: kind for kind in ("function", "method", "module")}
+_CALL_KINDS = {kind: kind for kind in ("plain", "attribute", "super")}
 
 
 def _definition_to_json(d: Definition) -> list[Any]:
@@ -379,7 +399,8 @@ def _definition_to_json(d: Definition) -> list[Any]:
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs) = raw
-    if kind not in ("function", "method", "module"):
+    known_kind = _DEFINITION_KINDS.get(kind)
+    if known_kind is None:
         raise ValueError(f"unknown definition kind {kind!r}")
     if type(knowledge) is int:
         if knowledge not in (_SAME_AS_DOCSTRING, _SAME_AS_COMMENT):
@@ -390,12 +411,13 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
     # Made without __init__ (every field given), as extraction makes them: a build
     # from the cache reads tens of thousands of definitions and call sites.
     return bulk_record(Definition, {
-        "qualname": _str(qualname), "name": _str(name), "kind": kind, "code": _str(code),
+        "qualname": _str(qualname), "name": _str(name), "kind": known_kind, "code": _str(code),
         "span": bulk_record(SourceSpan, {"file": path if file == path else _str(file),
                                          "start_line": int(start), "end_line": int(end)}),
         "docstring": docstring, "comment": comment, "params": tuple(params),
         "signature": signature,
-        "calls": tuple([bulk_record(CallSite, {"kind": k, "name": n, "receiver": r, "line": ln})
+        "calls": tuple([bulk_record(CallSite, {"kind": _CALL_KINDS[k], "name": n, "receiver": r,
+                                               "line": ln})
                         for k, n, r, ln in calls]),
         "subscript_keys": tuple(keys), "enclosing_class": enclosing,
         "is_async": bool(is_async), "knowledge": knowledge,
