@@ -75,3 +75,23 @@ def test_adding_a_tag_again_merges_its_aliases_and_keeps_its_edges(
     assert [t.id for t in graph.tags()] == ["tag:fee", "tag:rate"]
     with pytest.raises(NodeNotFoundError, match="no tag node 'fn:a'"):
         graph.add_tag(TagNode("fn:a", "a"))
+
+
+def test_tags_added_in_a_batch_are_those_added_one_by_one(graph: KnowledgeGraph) -> None:
+    tags = [TagNode("tag:fee", "fees", ("charge",)), TagNode("tag:rate", "rate"),
+            TagNode("tag:rate", "rate", ("ratio",)), TagNode("tag:fee", "fee", ("cost",))]
+    one_by_one = KnowledgeGraph()
+    one_by_one.add_functions([_fn("a"), _fn("b"), _fn("c")])
+    one_by_one.add_tag(TagNode("tag:fee", "fee"))
+    for tag in tags:
+        one_by_one.add_tag(tag)
+    graph.add_tags(tags)
+    assert list(graph.tags()) == list(one_by_one.tags())
+    assert graph.tag("tag:fee").aliases == ("charge", "cost")
+    assert list(graph.nx.nodes) == list(one_by_one.nx.nodes)
+
+
+def test_a_batch_of_tags_with_a_functions_id_is_refused_whole(graph: KnowledgeGraph) -> None:
+    with pytest.raises(NodeNotFoundError, match="no tag node 'fn:a'"):
+        graph.add_tags([TagNode("tag:rate", "rate"), TagNode("fn:a", "a")])
+    assert [t.id for t in graph.tags()] == ["tag:fee"]

@@ -100,9 +100,12 @@ def test_describe_and_infer() -> None:
                     subscript_keys=("has_fraudulent_dispute",))
     assert describe(d) == ("compute_monthly_fraud_rate(self, payments, month): "
                            "compute monthly fraud rate from payments, month.")
-    assert infer_tags(d) == (("payments", "month", "has fraudulent dispute"),
+    # Folded, as tag labels are: "payments" and "payment" are one tag.
+    assert infer_tags(d) == (("payment", "month", "has fraudulent dispute"),
                              ("monthly fraud rate",))
     assert infer_tags(_definition("_private", params=("x",))) == (("x",), ())
+    assert infer_tags(_definition("list_fees", params=("rows", "row"),
+                                  subscript_keys=("Rows",))) == (("row",), ("fee",))
 
 
 def test_annotate_derives_what_knowledge_of_and_infer_tags_compute() -> None:
@@ -120,7 +123,7 @@ def test_annotate_derives_what_knowledge_of_and_infer_tags_compute() -> None:
         assert d.qualname == b.qualname and d.code == b.code and d.calls == b.calls
     fee = annotated.definitions[1]
     assert fee.knowledge == "In cents.\n\nfee = sum / n"
-    assert fee.inferred_inputs == ("rows", "merchant", "eur amount")
+    assert fee.inferred_inputs == ("row", "merchant", "eur amount")
     # Sidecar text still comes first; without it the derived knowledge is used as it is.
     assert knowledge_of(fee, "From the manual.").startswith("From the manual.\n\nIn cents.")
     assert knowledge_of(_definition("f", knowledge="given")) == "given"

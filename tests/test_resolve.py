@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sgkr.extract import extract_module
-from sgkr.resolve import resolve_calls
+from sgkr.resolve import CallResolver, flatten, ordered, resolve_calls
 
 CASES = {
     "plain call in the same module": (
@@ -159,3 +159,46 @@ def test_call_edges(files: dict[str, str], expected: set[tuple[str, str, str]]) 
 def test_exact_wins_over_name() -> None:
     modules = [extract_module("m.py", "def f(o):\n    g()\n    o.g()\n\ndef g():\n    pass\n")]
     assert resolve_calls(modules) == [("m.f", "m.g", "exact")]
+
+
+def test_nested_definitions_and_local_imports_shadow_module_names() -> None:
+    source = ("import os\ndef g():\n    pass\n"
+              "def f():\n    def g():\n        pass\n    g()\n"
+              "def h():\n    from os import path as g\n    g()\n    os.getcwd()\n"
+              "def k():\n    g()\n")
+    assert resolve_calls([extract_module("m.py", source)]) == [
+        ("m.f", "m.f.g", "exact"), ("m.k", "m.g", "exact")]
+
+
+# The resolver keeps answers read off its tables (names, look-ups, methods, bases):
+# after a replace they must be those of a resolver made afresh.
+REPLACED = {
+    "a method moved to the base class": (
+        "class A(B):\n    def run(self):\n        self.step()\n    def step(self):\n        pass\n",
+        "class A(B):\n    def run(self):\n        self.step()\n"),
+    "a function renamed": ("def g():\n    pass\n", "def g2():\n    pass\n"),
+    "a base class changed": ("class A(B):\n    def run(self):\n        self.step()\n",
+                             "class A(C):\n    def run(self):\n        self.step()\n"),
+}
+BASES = ("class B:\n    def step(self):\n        pass\n"
+         "class C:\n    def step(self):\n        pass\n")
+
+
+@pytest.mark.parametrize("before,after", list(REPLACED.values()), ids=list(REPLACED))
+def test_answers_after_a_replace_are_those_of_a_fresh_resolver(before: str, after: str) -> None:
+    caller = extract_module("main.py", "from mod import *\nimport mod\n"
+                                       "def use():\n    g()\n    mod.g()\n    A().run()\n")
+    bases = extract_module("bases.py", BASES)
+    old = extract_module("mod.py", "from bases import B, C\n" + before)
+    new = extract_module("mod.py", "from bases import B, C\n" + after)
+    resolver = CallResolver([bases, caller, old])
+    resolver.resolve_modules([bases, caller, old])
+    assert resolver.replace([old], [new])
+    modules = [bases, caller, new]
+    assert resolver.resolve_modules(modules) == CallResolver(modules).resolve_modules(modules)
+
+
+def test_ordered_calls_flatten_as_sorted() -> None:
+    calls = {"m.g": {"m.h": "name", "m.a": "exact"}, "m.f": {"m.h": "exact"}}
+    assert list(ordered(calls)) == ["m.f", "m.g"]
+    assert flatten(ordered(calls), ordered=True) == flatten(calls) == sorted(flatten(calls))

@@ -52,7 +52,7 @@ from .records import (
     TagNode,
     bulk_record,
 )
-from .resolve import CallResolver, flatten
+from .resolve import CallEdge, CallResolver, flatten, ordered
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, common_root, read_sources
 from .text import fold
 
@@ -150,9 +150,16 @@ class _Assembly:
     graph: KnowledgeGraph
     modules: list[ModuleExtract]
     qual_to_id: dict[str, str]
-    resolver: CallResolver
     calls: dict[str, dict[str, Resolution]]
     problems: list[Problem]
+    _resolver: CallResolver | None = None
+
+    @property
+    def resolver(self) -> CallResolver:
+        """The call resolver of ``modules``: made when first asked for (an update needs it)."""
+        if self._resolver is None:
+            self._resolver = CallResolver(self.modules)
+        return self._resolver
 
 
 def _plan(
@@ -231,20 +238,20 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
         problems.extend(module.problems)
     graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
                                  "infer_tags": plan.infer})
-    resolver = CallResolver(modules)
-    resolving = Background(partial(resolver.resolve_modules, modules),
+    resolving = Background(partial(_resolved_calls, modules),
                            fork=uses_processes(jobs, len(modules)))
     try:
         qual_to_id = _add_functions(graph, modules, plan.merge, plan.sidecar)
         # Without a sidecar or examples no function is tagged otherwise, and the
-        # inferred tags are found while the calls are still being resolved.
+        # inferred tags are added while the calls are still being resolved.
         early = plan.infer and plan.sidecar is None and not plan.examples
-        inferred = _inferred_tags(graph, modules, qual_to_id, set()) if early else None
+        if early:
+            graph.add_edge_rows(_inferred_tags(graph, modules, qual_to_id, set()))
     except BaseException:
         resolving.cancel()  # no child is left behind
         raise
     calls = resolving.result()
-    _add_calls(graph, calls, qual_to_id)
+    _add_calls(graph, flatten(calls, ordered=True), qual_to_id)
     by_path = {m.path: m for m in modules}
     example_paths = {e.id: _relative(e, plan.base) for e in plan.examples}
     _add_sidecar_tags(graph, plan.sidecar, problems)
@@ -255,12 +262,20 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
                                     kind="knowledge"))
             continue
         _attach_example(graph, example, solution, qual_to_id, problems)
-    if plan.infer:
-        if inferred is None:
-            inferred = _inferred_tags(graph, modules, qual_to_id, graph.tagged_functions())
-        graph.add_edge_rows(inferred)
+    if plan.infer and not early:
+        graph.add_edge_rows(_inferred_tags(graph, modules, qual_to_id,
+                                           graph.tagged_functions()))
     graph.report = _report(graph, len(modules), problems, started)
-    return _Assembly(graph, modules, qual_to_id, resolver, calls, problems)
+    return _Assembly(graph, modules, qual_to_id, calls, problems)
+
+
+def _resolved_calls(modules: list[ModuleExtract]) -> dict[str, dict[str, Resolution]]:
+    """The call maps of ``modules``, in order (:func:`~sgkr.resolve.ordered`).
+
+    Done in a forked child: the look-up tables are made there too, and this
+    process makes its own only when an update needs them.
+    """
+    return ordered(CallResolver(modules).resolve_modules(modules))
 
 
 def _report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],
@@ -425,10 +440,10 @@ def _entries(defs: Sequence[Definition]) -> list[Definition]:
     return [d for d in defs if d.name not in called] or list(defs)
 
 
-def _add_calls(graph: KnowledgeGraph, calls: dict[str, dict[str, Resolution]],
+def _add_calls(graph: KnowledgeGraph, calls: Iterable[CallEdge],
                qual_to_id: dict[str, str]) -> None:
     graph.add_edge_rows([(qual_to_id[caller], qual_to_id[callee], "calls", how)
-                         for caller, callee, how in flatten(calls)])
+                         for caller, callee, how in calls])
 
 
 def _inferred_tags(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
@@ -444,24 +459,26 @@ def _inferred_tags(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
                 continue
             # Tags were inferred where the file was parsed (sgkr.knowledge.annotate).
             inputs, outputs = infer_tags(d)
-            # Most labels recur: their tag is looked up here, without a call.
             for label in inputs:
-                add((known.get(label) or _known_tag(graph, label, known), node_id, "consumes",
-                     None))
+                add((known.get(label) or _new_tag(label, known), node_id, "consumes", None))
             for label in outputs:
-                add((node_id, known.get(label) or _known_tag(graph, label, known), "produces",
-                     None))
+                add((node_id, known.get(label) or _new_tag(label, known), "produces", None))
+    # Added at once, in the order first met: ``known`` maps each label to its id.
+    graph.add_tags([bulk_record(TagNode, {"id": node_id, "label": label, "aliases": ()})
+                    for label, node_id in known.items()])
     return rows
 
 
+def _new_tag(label: str, known: dict[str, str]) -> str:
+    # Inferred labels are folded (sgkr.knowledge.infer_tags): "tag:" and the label is the id.
+    node_id = known[label] = "tag:" + label
+    return node_id
+
+
 def _known_tag(graph: KnowledgeGraph, label: str, known: dict[str, str]) -> str:
+    """The id of the tag of the inferred ``label``, added to the graph when first met."""
     found = known.get(label)
     if found is None:
-        # Folded, so that a tag's label does not depend on which definition
-        # named it first ("lists" and "list" are one tag): rebuilds rely on it.
-        folded = " ".join(fold(label))
-        # A label that is its own folding (most inferred ones) is not folded twice.
-        known_id = "tag:" + folded if folded == label and folded else None
-        found = known[label] = _tag(graph, folded, node_id=known_id)
+        found = _new_tag(label, known)
+        graph.add_tag(TagNode(found, label))
     return found
-

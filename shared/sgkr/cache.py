@@ -68,7 +68,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 _KIND = "sgkr-extract"
 # A definition's derived knowledge is most often its docstring or its comment
 # itself: the entry says which instead of repeating the text.

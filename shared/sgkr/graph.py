@@ -90,19 +90,38 @@ class KnowledgeGraph:
 
     def add_tag(self, node: TagNode) -> None:
         """Add a tag node, or merge its aliases into the tag of the same id."""
-        attrs, succ = self._g._node, self._g._succ
-        node_id = node.id
-        if node_id in succ:
-            old = self.tag(node_id)
-            aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
-            aliases = tuple(a for a in aliases if a != old.label)
-            attrs[node_id].update(type="tag", record=TagNode(old.id, old.label, aliases))
-        else:
-            # Written into networkx's dicts directly, as add_functions does: a build
-            # adds thousands of inferred tags one by one.
-            succ[node_id] = {}
-            self._g._pred[node_id] = {}
-            attrs[node_id] = {"type": "tag", "record": node}
+        self.add_tags([node])
+
+    def add_tags(self, nodes: Iterable[TagNode]) -> None:
+        """Add many tag nodes as :meth:`add_tag` would one by one, in one batch (builds use it).
+
+        A tag whose id is a function's refuses the whole batch.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tags([TagNode("tag:fee", "fee"), TagNode("tag:fee", "fee", ("charge",))])
+        >>> g.tag("tag:fee").aliases
+        ('charge',)
+        """
+        # Written into networkx's dicts directly, as add_functions does: a build adds
+        # thousands of inferred tags.
+        attrs, succ, pred = self._g._node, self._g._succ, self._g._pred
+        nodes = list(nodes)
+        for node in nodes:
+            if node.id in succ:
+                self.tag(node.id)  # raises for a function's id, before anything is added
+        for node in nodes:
+            node_id = node.id
+            if node_id in succ:
+                old = self.tag(node_id)
+                aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
+                aliases = tuple(a for a in aliases if a != old.label)
+                attrs[node_id].update(type="tag", record=TagNode(old.id, old.label, aliases))
+            else:
+                succ[node_id] = {}
+                pred[node_id] = {}
+                attrs[node_id] = {"type": "tag", "record": node}
         self._g.add_nodes_from(())  # lets networkx drop what it caches about the graph
 
     def add_edge(self, edge: Edge) -> None:

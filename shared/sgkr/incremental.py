@@ -73,7 +73,7 @@ from .records import (
     Resolution,
     TagNode,
 )
-from .resolve import NAME_MATCH_LIMIT, CallResolver
+from .resolve import NAME_MATCH_LIMIT, CallResolver, flatten
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, list_sources, read_source
 
 __all__ = ["GraphBuilder", "UpdateReport"]
@@ -459,7 +459,7 @@ class GraphBuilder:
             for q in _quals(graph, state, node_id):
                 if q in state.calls:
                     calls[q] = state.calls[q]
-        _add_calls(graph, calls, qual_to_id)
+        _add_calls(graph, flatten(calls), qual_to_id)
 
     def _retag(self, graph: KnowledgeGraph, state: _Assembly, index: _Index, nodes: set[str],
                touched: set[str]) -> set[str]:

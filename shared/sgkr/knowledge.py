@@ -335,22 +335,24 @@ def knowledge_of(d: Definition, sidecar_text: str | None = None) -> str:
 def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Tags inferred from code alone: parameters and column keys in, the name's noun phrase out.
 
+    The labels are folded (:func:`sgkr.text.fold`), as the labels of tags are.
+
     Examples
     --------
     >>> from sgkr.records import Definition, SourceSpan
-    >>> infer_tags(Definition("m.get_average_fee", "get_average_fee", "function", "",
-    ...            SourceSpan("m.py", 1, 2), params=("self", "merchant"),
-    ...            subscript_keys=("card_scheme",)))
-    (('merchant', 'card scheme'), ('average fee',))
+    >>> infer_tags(Definition("m.get_average_fees", "get_average_fees", "function", "",
+    ...            SourceSpan("m.py", 1, 2), params=("self", "merchant", "rows"),
+    ...            subscript_keys=("card_scheme", "row")))
+    (('merchant', 'row', 'card scheme'), ('average fee',))
     """
     if d.inferred_inputs is not None and d.inferred_outputs is not None:
         return d.inferred_inputs, d.inferred_outputs
     if d.kind == "module":
         return (), ()
-    inputs = [_phrase(p) for p in d.params if p not in _IGNORED_PARAMS]
-    inputs += [_phrase(k) for k in d.subscript_keys]
+    inputs = [_tag_phrase(p) for p in d.params if p not in _IGNORED_PARAMS]
+    inputs += [_tag_phrase(k) for k in d.subscript_keys]
     inputs = [i for i in dict.fromkeys(inputs) if i]
-    phrase = "" if d.name.startswith("_") else _name_phrase(d.name)
+    phrase = "" if d.name.startswith("_") else _name_tag_phrase(d.name)
     return tuple(inputs), ((phrase,) if phrase else ())
 
 
@@ -366,7 +368,7 @@ def annotate(module: ModuleExtract) -> ModuleExtract:
     >>> m = annotate(extract_module("m.py", "def average_fee(rows):\\n    return 1\\n"))
     >>> d = m.definitions[0]
     >>> d.knowledge, d.inferred_inputs, d.inferred_outputs
-    ('average_fee(rows): average fee from rows.', ('rows',), ('average fee',))
+    ('average_fee(rows): average fee from rows.', ('row',), ('average fee',))
     """
     return replace(module, definitions=tuple(_annotated(d) for d in module.definitions))
 
@@ -386,7 +388,14 @@ def _phrase(name: str) -> str:
     return " ".join(words(name))
 
 
-_name_phrase = functools.lru_cache(maxsize=65_536)(name_phrase)
+@functools.lru_cache(maxsize=65_536)
+def _tag_phrase(name: str) -> str:
+    return " ".join(fold(name))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _name_tag_phrase(name: str) -> str:
+    return " ".join(fold(name_phrase(name)))
 
 
 def code_terms(d: Definition) -> list[str]:

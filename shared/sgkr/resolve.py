@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from .records import CallSite, Definition, ModuleExtract, Resolution
 
-__all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT"]
+__all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "flatten", "ordered"]
 
 CallEdge = tuple[str, str, Resolution]
 #: A bare-name call matching more definitions than this is left unresolved.
@@ -55,9 +55,35 @@ def resolve_calls(modules: Sequence[ModuleExtract]) -> list[CallEdge]:
     return flatten(CallResolver(modules).resolve_modules(modules))
 
 
-def flatten(calls: dict[str, dict[str, Resolution]]) -> list[CallEdge]:
-    """The sorted ``(caller, callee, resolution)`` list of per-caller call maps."""
-    return sorted((a, b, how) for a, targets in calls.items() for b, how in targets.items())
+def flatten(calls: dict[str, dict[str, Resolution]], *, ordered: bool = False) -> list[CallEdge]:
+    """The sorted ``(caller, callee, resolution)`` list of per-caller call maps.
+
+    ``ordered``: ``calls`` is already in order, as :func:`ordered` makes it,
+    and its entries are listed as they are.
+
+    Examples
+    --------
+    >>> flatten({"m.g": {"m.h": "name"}, "m.f": {"m.h": "exact", "m.g": "exact"}})
+    [('m.f', 'm.g', 'exact'), ('m.f', 'm.h', 'exact'), ('m.g', 'm.h', 'name')]
+    """
+    rows = [(a, b, how) for a, targets in calls.items() for b, how in targets.items()]
+    if not ordered:
+        rows.sort()
+    return rows
+
+
+def ordered(calls: dict[str, dict[str, Resolution]]) -> dict[str, dict[str, Resolution]]:
+    """``calls`` with its callers, and the callees of each, in sorted order.
+
+    A build sorts them where it resolves them, in a forked child, so that the
+    process making the graph lists its call edges without sorting them.
+
+    Examples
+    --------
+    >>> ordered({"m.g": {"m.h": "name"}, "m.f": {"m.h": "exact", "m.g": "exact"}})
+    {'m.f': {'m.g': 'exact', 'm.h': 'exact'}, 'm.g': {'m.h': 'name'}}
+    """
+    return {caller: dict(sorted(calls[caller].items())) for caller in sorted(calls)}
 
 
 class CallResolver:
@@ -99,10 +125,27 @@ class CallResolver:
         self.owner: dict[str, str] = {}
         self.shared: set[str] = set()
         self.by_module: dict[str, ModuleExtract] = {}
+        # Answers read off the tables, kept until the tables change (_add, _remove):
+        # a build resolves the same names, methods and bases again and again.
+        self._bound: dict[tuple[str, str], str | None] = {}
+        self._found: dict[str, list[str] | None] = {}
+        self._methods: dict[tuple[str, str], str | None] = {}
+        self._class_bases: dict[str, list[str]] = {}
+        # The scopes that bind a name of their own: modules, and the functions holding
+        # a definition, a class or an import. Other functions' scopes are not looked in.
+        self._binders: set[str] | None = None
         for module in modules:
             self._add(module)
 
+    def _forget(self) -> None:
+        """Drop the answers read off the tables: they are about to change."""
+        for memo in (self._bound, self._found, self._methods, self._class_bases):
+            if memo:
+                memo.clear()
+        self._binders = None
+
     def _add(self, module: ModuleExtract) -> None:
+        self._forget()
         name = module.module
         if name in self.by_module:
             self.shared.add(name)
@@ -132,6 +175,7 @@ class CallResolver:
                 self.bindings[b.scope].setdefault(b.alias, b.target)
 
     def _remove(self, module: ModuleExtract) -> None:
+        self._forget()
         name = module.module
         del self.by_module[name]
         self.modules.discard(name)
@@ -190,6 +234,7 @@ class CallResolver:
         if targets_of is None:
             targets_of = calls[d.qualname] = {}
         scopes = self._scopes(d, module)
+        cls = self._enclosing_class(d)
         # The same call written again in a definition (its line aside) resolves alike.
         seen: set[tuple[str, str, str | None]] = set()
         for call in d.calls:
@@ -197,7 +242,7 @@ class CallResolver:
             if key in seen:
                 continue
             seen.add(key)
-            targets, how = self._resolve(d, module, scopes, call)
+            targets, how = self._resolve(cls, scopes, call)
             for target in targets:
                 if targets_of.get(target) != "exact":
                     targets_of[target] = how
@@ -207,8 +252,9 @@ class CallResolver:
     # -- one call --------------------------------------------------------------
 
     def _resolve(
-        self, d: Definition, module: str, scopes: list[str], call: CallSite
+        self, cls: str | None, scopes: list[str], call: CallSite
     ) -> tuple[list[str], Resolution]:
+        """The callees of ``call``, made in a definition of class ``cls`` seeing ``scopes``."""
         if call.kind == "plain":
             found = self._name_in_scope(scopes, call.name)
             if found is not None:
@@ -216,7 +262,6 @@ class CallResolver:
             if call.name in _BUILTINS:
                 return [], "exact"
             return self._by_name(call.name, self.functions_by_name), "name"
-        cls = self._enclosing_class(d)
         if call.kind == "super":
             if cls is None:
                 return [], "exact"
@@ -251,15 +296,28 @@ class CallResolver:
     # -- scopes ----------------------------------------------------------------
 
     def _scopes(self, d: Definition, module: str) -> list[str]:
-        """The scopes a name used in ``d`` is looked up in, innermost first (not classes)."""
+        """The scopes a name used in ``d`` is looked up in, innermost first.
+
+        Classes are left out, and so are the functions that bind no name.
+        """
+        binders = self._binders
+        if binders is None:
+            binders = self._binders = self._scopes_binding_names()
         scopes: list[str] = []
         qualname = d.qualname
         while qualname and qualname != module:
-            if qualname not in self.classes:
+            if qualname in binders and qualname not in self.classes:
                 scopes.append(qualname)
             qualname = qualname.rpartition(".")[0]
         scopes.append(module)
         return scopes
+
+    def _scopes_binding_names(self) -> set[str]:
+        """Every scope in which :meth:`_target_of` can find a name."""
+        binders = {q.rpartition(".")[0] for q in self.defs}
+        binders.update(q.rpartition(".")[0] for q in self.classes)
+        binders.update(self.bindings.keys(), self.wildcards.keys())
+        return binders
 
     def _name_in_scope(self, scopes: list[str], name: str) -> list[str] | None:
         target = self._target_of(scopes, name)
@@ -272,20 +330,30 @@ class CallResolver:
 
     def _target_of(self, scopes: list[str], name: str) -> str | None:
         """The absolute dotted name ``name`` is bound to, looked up in ``scopes``."""
-        defs, classes, bindings, wildcards = self.defs, self.classes, self.bindings, self.wildcards
+        bound = self._bound
         for scope in scopes:
-            local = f"{scope}.{name}"
-            found = defs.get(local)
-            if found is not None and found.kind != "module" or local in classes:
-                return local
-            bound = bindings[scope].get(name) if scope in bindings else None
-            if bound is not None:
-                return bound
-            if scope in wildcards:
-                for wildcard in wildcards[scope]:
-                    candidate = f"{wildcard}.{name}"
-                    if self._lookup(candidate, 0):
-                        return candidate
+            key = (scope, name)
+            if key in bound:
+                target = bound[key]
+            else:
+                target = bound[key] = self._bound_in(scope, name)
+            if target is not None:
+                return target
+        return None
+
+    def _bound_in(self, scope: str, name: str) -> str | None:
+        """What ``name`` is bound to in ``scope`` itself."""
+        local = f"{scope}.{name}"
+        found = self.defs.get(local)
+        if found is not None and found.kind != "module" or local in self.classes:
+            return local
+        bound = self.bindings[scope].get(name) if scope in self.bindings else None
+        if bound is not None:
+            return bound
+        for wildcard in self.wildcards.get(scope, ()):
+            candidate = f"{wildcard}.{name}"
+            if self._lookup(candidate, 0):
+                return candidate
         return None
 
     def _is_internal(self, target: str) -> bool:
@@ -299,7 +367,19 @@ class CallResolver:
     # -- look-ups --------------------------------------------------------------
 
     def _lookup(self, target: str, depth: int) -> list[str] | None:
-        """Definitions that calling ``target`` reaches; None when not in the sources."""
+        """Definitions that calling ``target`` reaches; None when not in the sources.
+
+        The list is shared by the calls that reach ``target``: it is only read.
+        """
+        if depth:
+            return self._look_up(target, depth)
+        found = self._found
+        if target in found:
+            return found[target]
+        result = found[target] = self._look_up(target, 0)
+        return result
+
+    def _look_up(self, target: str, depth: int) -> list[str] | None:
         if depth > _MAX_DEPTH:
             return None
         d = self.defs.get(target)
@@ -338,6 +418,13 @@ class CallResolver:
         return None
 
     def _bases(self, cls: str) -> list[str]:
+        """The classes ``cls`` derives from, found in the sources (a list only read)."""
+        found = self._class_bases.get(cls)
+        if found is None:
+            found = self._class_bases[cls] = self._find_bases(cls)
+        return found
+
+    def _find_bases(self, cls: str) -> list[str]:
         module = self.class_module.get(cls, "")
         found: list[str] = []
         for base in self.classes.get(cls, ()):
@@ -368,6 +455,14 @@ class CallResolver:
         return None
 
     def _method(self, cls: str, name: str) -> str | None:
+        key = (cls, name)
+        methods = self._methods
+        if key in methods:
+            return methods[key]
+        found = methods[key] = self._find_method(cls, name)
+        return found
+
+    def _find_method(self, cls: str, name: str) -> str | None:
         seen: set[str] = set()
         stack = [cls]
         while stack:
