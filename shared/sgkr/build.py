@@ -150,16 +150,9 @@ class _Assembly:
     graph: KnowledgeGraph
     modules: list[ModuleExtract]
     qual_to_id: dict[str, str]
+    resolver: CallResolver
     calls: dict[str, dict[str, Resolution]]
     problems: list[Problem]
-    _resolver: CallResolver | None = None
-
-    @property
-    def resolver(self) -> CallResolver:
-        """The call resolver of ``modules``: made when first asked for (an update needs it)."""
-        if self._resolver is None:
-            self._resolver = CallResolver(self.modules)
-        return self._resolver
 
 
 def _plan(
@@ -238,7 +231,8 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
         problems.extend(module.problems)
     graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
                                  "infer_tags": plan.infer})
-    resolving = Background(partial(_resolved_calls, modules),
+    resolver = CallResolver(modules)
+    resolving = Background(partial(_resolved_calls, resolver, modules),
                            fork=uses_processes(jobs, len(modules)))
     try:
         qual_to_id = _add_functions(graph, modules, plan.merge, plan.sidecar)
@@ -266,16 +260,13 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
         graph.add_edge_rows(_inferred_tags(graph, modules, qual_to_id,
                                            graph.tagged_functions()))
     graph.report = _report(graph, len(modules), problems, started)
-    return _Assembly(graph, modules, qual_to_id, calls, problems)
+    return _Assembly(graph, modules, qual_to_id, resolver, calls, problems)
 
 
-def _resolved_calls(modules: list[ModuleExtract]) -> dict[str, dict[str, Resolution]]:
-    """The call maps of ``modules``, in order (:func:`~sgkr.resolve.ordered`).
-
-    Done in a forked child: the look-up tables are made there too, and this
-    process makes its own only when an update needs them.
-    """
-    return ordered(CallResolver(modules).resolve_modules(modules))
+def _resolved_calls(resolver: CallResolver,
+                    modules: list[ModuleExtract]) -> dict[str, dict[str, Resolution]]:
+    """The call maps of ``modules``, sorted where they are made (in a forked child)."""
+    return ordered(resolver.resolve_modules(modules))
 
 
 def _report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],

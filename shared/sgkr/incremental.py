@@ -42,6 +42,8 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 
 from .batch import extract_files, extracting
@@ -77,6 +79,9 @@ from .resolve import NAME_MATCH_LIMIT, CallResolver, flatten
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, list_sources, read_source
 
 __all__ = ["GraphBuilder", "UpdateReport"]
+
+_NAME = attrgetter("name")
+_CALLS = attrgetter("calls")
 
 # A file modified this recently may change again within the resolution of its
 # file system's clock without its stamp changing: its stamp is not trusted.
@@ -433,9 +438,10 @@ class GraphBuilder:
         for name in _prefixes(exporters):
             redo.update(index.imports_module.get(name, ()))
         if rematched:
+            # Every call of the build is looked at: iterated in C, not by a generator.
             redo.update(name for name, module in resolver.by_module.items()
-                        if name not in redo and any(c.name in rematched for d in module.definitions
-                                                    for c in d.calls))
+                        if name not in redo and not rematched.isdisjoint(map(
+                            _NAME, chain.from_iterable(map(_CALLS, module.definitions)))))
         return {n for n in redo if n in resolver.by_module}
 
     def _make_index(self, state: _Assembly) -> _Index:

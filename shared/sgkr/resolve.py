@@ -133,7 +133,8 @@ class CallResolver:
         self._class_bases: dict[str, list[str]] = {}
         # The scopes that bind a name of their own: modules, and the functions holding
         # a definition, a class or an import. Other functions' scopes are not looked in.
-        self._binders: set[str] | None = None
+        # A removed module's scopes stay: looking in them finds nothing.
+        self._binders: set[str] = set()
         for module in modules:
             self._add(module)
 
@@ -142,7 +143,6 @@ class CallResolver:
         for memo in (self._bound, self._found, self._methods, self._class_bases):
             if memo:
                 memo.clear()
-        self._binders = None
 
     def _add(self, module: ModuleExtract) -> None:
         self._forget()
@@ -152,8 +152,11 @@ class CallResolver:
         self.by_module.setdefault(name, module)
         self.modules.add(name)
         owner = self.owner
+        binds = self._binders.add
+        binds(name)
         for d in module.definitions:
             q = d.qualname
+            binds(q.rpartition(".")[0])
             if owner.setdefault(q, name) != name:
                 self.shared.add(q)
             self.defs.setdefault(q, d)
@@ -162,11 +165,13 @@ class CallResolver:
                 if d.kind == "function":
                     self.functions_by_name[d.name].append(q)
         for c in module.classes:
+            binds(c.qualname.rpartition(".")[0])
             if owner.setdefault(c.qualname, name) != name:
                 self.shared.add(c.qualname)
             self.classes.setdefault(c.qualname, c.bases)
             self.class_module[c.qualname] = name
         for b in module.imports:
+            binds(b.scope)
             if owner.setdefault(b.scope, name) != name:
                 self.shared.add(b.scope)
             if b.alias == "*":
@@ -301,8 +306,6 @@ class CallResolver:
         Classes are left out, and so are the functions that bind no name.
         """
         binders = self._binders
-        if binders is None:
-            binders = self._binders = self._scopes_binding_names()
         scopes: list[str] = []
         qualname = d.qualname
         while qualname and qualname != module:
@@ -311,13 +314,6 @@ class CallResolver:
             qualname = qualname.rpartition(".")[0]
         scopes.append(module)
         return scopes
-
-    def _scopes_binding_names(self) -> set[str]:
-        """Every scope in which :meth:`_target_of` can find a name."""
-        binders = {q.rpartition(".")[0] for q in self.defs}
-        binders.update(q.rpartition(".")[0] for q in self.classes)
-        binders.update(self.bindings.keys(), self.wildcards.keys())
-        return binders
 
     def _name_in_scope(self, scopes: list[str], name: str) -> list[str] | None:
         target = self._target_of(scopes, name)
