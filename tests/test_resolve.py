@@ -201,4 +201,4 @@ def test_answers_after_a_replace_are_those_of_a_fresh_resolver(before: str, afte
 def test_ordered_calls_flatten_as_sorted() -> None:
     calls = {"m.g": {"m.h": "name", "m.a": "exact"}, "m.f": {"m.h": "exact"}}
     assert list(ordered(calls)) == ["m.f", "m.g"]
-    assert flatten(ordered(calls), ordered=True) == flatten(calls) == sorted(flatten(calls))
+    assert flatten(ordered(calls), in_order=True) == flatten(calls) == sorted(flatten(calls))

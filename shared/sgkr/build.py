@@ -245,7 +245,7 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
         resolving.cancel()  # no child is left behind
         raise
     calls = resolving.result()
-    _add_calls(graph, flatten(calls, ordered=True), qual_to_id)
+    _add_calls(graph, flatten(calls, in_order=True), qual_to_id)
     by_path = {m.path: m for m in modules}
     example_paths = {e.id: _relative(e, plan.base) for e in plan.examples}
     _add_sidecar_tags(graph, plan.sidecar, problems)

@@ -55,10 +55,10 @@ def resolve_calls(modules: Sequence[ModuleExtract]) -> list[CallEdge]:
     return flatten(CallResolver(modules).resolve_modules(modules))
 
 
-def flatten(calls: dict[str, dict[str, Resolution]], *, ordered: bool = False) -> list[CallEdge]:
+def flatten(calls: dict[str, dict[str, Resolution]], *, in_order: bool = False) -> list[CallEdge]:
     """The sorted ``(caller, callee, resolution)`` list of per-caller call maps.
 
-    ``ordered``: ``calls`` is already in order, as :func:`ordered` makes it,
+    ``in_order``: ``calls`` is already in order, as :func:`ordered` makes it,
     and its entries are listed as they are.
 
     Examples
@@ -67,7 +67,7 @@ def flatten(calls: dict[str, dict[str, Resolution]], *, ordered: bool = False) -
     [('m.f', 'm.g', 'exact'), ('m.f', 'm.h', 'exact'), ('m.g', 'm.h', 'name')]
     """
     rows = [(a, b, how) for a, targets in calls.items() for b, how in targets.items()]
-    if not ordered:
+    if not in_order:
         rows.sort()
     return rows
 
@@ -368,14 +368,14 @@ class CallResolver:
         The list is shared by the calls that reach ``target``: it is only read.
         """
         if depth:
-            return self._look_up(target, depth)
+            return self._find_reached(target, depth)
         found = self._found
         if target in found:
             return found[target]
-        result = found[target] = self._look_up(target, 0)
+        result = found[target] = self._find_reached(target, 0)
         return result
 
-    def _look_up(self, target: str, depth: int) -> list[str] | None:
+    def _find_reached(self, target: str, depth: int) -> list[str] | None:
         if depth > _MAX_DEPTH:
             return None
         d = self.defs.get(target)
