@@ -440,36 +440,33 @@ def _add_calls(graph: KnowledgeGraph, calls: Iterable[CallEdge],
 def _inferred_tags(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
                    qual_to_id: dict[str, str], tagged: set[str]) -> list[EdgeRow]:
     """The edges of the tags inferred for the functions not ``tagged``; their tags are added."""
+    pairs = ((qual_to_id[d.qualname], d) for module in modules for d in module.definitions)
+    return _inferred_rows(graph, ((n, d) for n, d in pairs if n not in tagged))[0]
+
+
+def _inferred_rows(graph: KnowledgeGraph, pairs: Iterable[tuple[str, Definition]]
+                   ) -> tuple[list[EdgeRow], list[str]]:
+    """The edges of the tags inferred for each ``(node id, definition)``, and those tags' ids.
+
+    The tags are added to the graph (merged into one of the same id there).
+    """
     known: dict[str, str] = {}
     rows: list[EdgeRow] = []
     add = rows.append
-    for module in modules:
-        for d in module.definitions:
-            node_id = qual_to_id[d.qualname]
-            if node_id in tagged:
-                continue
-            # Tags were inferred where the file was parsed (sgkr.knowledge.annotate).
-            inputs, outputs = infer_tags(d)
-            for label in inputs:
-                add((known.get(label) or _new_tag(label, known), node_id, "consumes", None))
-            for label in outputs:
-                add((node_id, known.get(label) or _new_tag(label, known), "produces", None))
-    # Added at once, in the order first met: ``known`` maps each label to its id.
+    for node_id, d in pairs:
+        # Tags were inferred where the file was parsed (sgkr.knowledge.annotate).
+        inputs, outputs = infer_tags(d)
+        for label in inputs:
+            add((known.get(label) or _new_tag(label, known), node_id, "consumes", None))
+        for label in outputs:
+            add((node_id, known.get(label) or _new_tag(label, known), "produces", None))
+    # Added at once, in the order first met.
     graph.add_tags([bulk_record(TagNode, {"id": node_id, "label": label, "aliases": ()})
                     for label, node_id in known.items()])
-    return rows
+    return rows, list(known.values())
 
 
 def _new_tag(label: str, known: dict[str, str]) -> str:
     # Inferred labels are folded (sgkr.knowledge.infer_tags): "tag:" and the label is the id.
     node_id = known[label] = "tag:" + label
     return node_id
-
-
-def _known_tag(graph: KnowledgeGraph, label: str, known: dict[str, str]) -> str:
-    """The id of the tag of the inferred ``label``, added to the graph when first met."""
-    found = known.get(label)
-    if found is None:
-        found = _new_tag(label, known)
-        graph.add_tag(TagNode(found, label))
-    return found

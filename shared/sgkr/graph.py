@@ -114,7 +114,7 @@ class KnowledgeGraph:
         for node in nodes:
             node_id = node.id
             if node_id in succ:
-                old = self.tag(node_id)
+                old = attrs[node_id]["record"]  # a tag: checked above, or added by this batch
                 aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
                 aliases = tuple(a for a in aliases if a != old.label)
                 attrs[node_id].update(type="tag", record=TagNode(old.id, old.label, aliases))

@@ -53,7 +53,7 @@ from .build import (
     _assemble,
     _Assembly,
     _function_node,
-    _known_tag,
+    _inferred_rows,
     _link,
     _plan,
     _report,
@@ -63,12 +63,11 @@ from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
 from .gcpause import paused_gc
 from .graph import KnowledgeGraph, tag_id
-from .knowledge import Example, Sidecar, infer_tags
+from .knowledge import Example, Sidecar
 from .merge import merge_groups
 from .records import (
     BuildReport,
     Definition,
-    Edge,
     FunctionNode,
     ModuleExtract,
     Problem,
@@ -479,8 +478,7 @@ class GraphBuilder:
                             if g._node[t]["type"] == "tag"])
         graph.remove_edges([(n, t) for n in nodes for t in g._succ[n]
                             if g._node[t]["type"] == "tag"])
-        edges: list[Edge] = []
-        known: dict[str, str] = {}
+        inferred: list[tuple[str, Definition]] = []
         for node_id in sorted(nodes):
             record = graph.function(node_id)
             tagged = False
@@ -493,14 +491,10 @@ class GraphBuilder:
                                 _link(graph, tag_id(label), node_id, role)
                                 tagged = True
             if plan.infer and not tagged:
-                for d in self._definitions(state, node_id):
-                    inputs, outputs = infer_tags(d)
-                    edges += [Edge(_known_tag(graph, label, known), node_id, "consumes")
-                              for label in inputs]
-                    edges += [Edge(node_id, _known_tag(graph, label, known), "produces")
-                              for label in outputs]
-        graph.add_edges(edges)
-        touched.update(known.values())
+                inferred += [(node_id, d) for d in self._definitions(state, node_id)]
+        rows, tags = _inferred_rows(graph, inferred)
+        graph.add_edge_rows(rows)
+        touched.update(tags)
         orphans = {t for t in touched if t in g and not g._pred[t] and not g._succ[t]
                    and t not in index.sidecar_tags}
         graph.remove_nodes(orphans)
