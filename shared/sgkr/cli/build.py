@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
                             **options)
     graph.save(args.output)
     if not args.quiet and graph.report is not None:
-        print(graph.report.summary())
+        print(graph.report.summary(verbose=getattr(args, "verbose", False)))
         print(f"wrote {args.output}")
     if args.watch is not None:
         try:
