@@ -18,7 +18,6 @@ Examples
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
@@ -33,6 +32,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from sgkr import (
+    BuildOptions,
     KnowledgeGraph,
     RetrievalResult,
     Retriever,
@@ -250,7 +250,7 @@ class SGKRRetriever(BaseRetriever):
         (3, 2)
         """
         _refuse_graph(kwargs, "from_sources builds the graph from sources")
-        build_names = set(inspect.signature(build_graph).parameters) - {"sources"}
+        build_names = {f.name for f in fields(BuildOptions)} | {"options", "progress"}
         unknown = sorted(set(kwargs) - build_names - set(cls.model_fields))
         if unknown:
             raise InvalidArgumentError(
