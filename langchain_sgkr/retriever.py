@@ -18,7 +18,6 @@ Examples
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
@@ -40,6 +39,7 @@ from pydantic import (
 )
 
 from sgkr import (
+    BuildOptions,
     GraphFormatError,
     KnowledgeGraph,
     Retriever,
@@ -288,7 +288,7 @@ class SGKRRetriever(BaseRetriever):
         (3, 2)
         """
         _refuse_graph(kwargs, "from_sources builds the graph from sources")
-        build_names = set(inspect.signature(build_graph).parameters) - {"sources"}
+        build_names = {f.name for f in fields(BuildOptions)} | {"options", "progress"}
         unknown = sorted(set(kwargs) - build_names - set(cls.model_fields))
         if unknown:
             raise InvalidArgumentError(

@@ -43,7 +43,7 @@ from .persist import load_retriever, save_retriever
 
 __all__ = ["SGKRRetriever"]
 
-_BUILD_ARGS = ("knowledge", "examples", "merge", "infer", "root", "exclude")
+_BUILD_ARGS = ("knowledge", "examples", "merge", "infer_tags", "root", "exclude")
 
 
 class SGKRRetriever(BaseRetriever):
@@ -103,7 +103,7 @@ class SGKRRetriever(BaseRetriever):
         knowledge: str | os.PathLike[str] | Sidecar | None = None,
         examples: str | os.PathLike[str] | Sequence[Example] | None = None,
         merge: str | None = None,
-        infer: bool | None = None,
+        infer_tags: bool | None = None,
         root: str | os.PathLike[str] | None = None,
         exclude: Sequence[str] | None = None,
         tag_extractor: TagExtractor | None = None,
@@ -124,7 +124,7 @@ class SGKRRetriever(BaseRetriever):
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
             from (:func:`sgkr.build_graph`), with the build arguments
-            ``knowledge``, ``examples``, ``merge``, ``infer``, ``root`` and
+            ``knowledge``, ``examples``, ``merge``, ``infer_tags``, ``root`` and
             ``exclude`` (only with ``sources``; ``examples`` alone also builds).
         tag_extractor, fallback
             Passed to :class:`sgkr.Retriever` (see
@@ -158,7 +158,7 @@ class SGKRRetriever(BaseRetriever):
 got graph_path and sources
         """
         build_args: dict[str, Any] = {"knowledge": knowledge, "examples": examples,
-                                      "merge": merge, "infer": infer, "root": root,
+                                      "merge": merge, "infer_tags": infer_tags, "root": root,
                                       "exclude": exclude}
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
                                           ("sources", sources)) if value is not None]

@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -215,21 +216,61 @@ class BuildReport:
     problems: tuple[Problem, ...]
     seconds: float
 
-    def summary(self) -> str:
-        """One human-readable paragraph, as ``sgkr build`` prints it."""
+    def summary(self, *, verbose: bool = False) -> str:
+        """One human-readable paragraph, as ``sgkr build`` prints it.
+
+        Problems are grouped by reason, each with its count and three examples;
+        ``verbose`` lists every one.
+
+        Examples
+        --------
+        >>> report = BuildReport(3, 5, {"exact": 4}, 0, tuple(
+        ...     Problem(f"p{i}/__init__.py", "empty file") for i in range(5)), 0.25)
+        >>> print(report.summary())
+        files: 3, functions: 5, call edges: 4 exact, tags: 0, 0.25 s
+        skipped: 5
+          empty file: 5 (p0/__init__.py, p1/__init__.py, p2/__init__.py, ...)
+        """
         edges = ", ".join(f"{n} {r}" for r, n in sorted(self.call_edges.items())) or "0"
-        skipped = [p for p in self.problems if p.kind == "skipped"]
-        syntax = [p for p in self.problems if p.kind == "syntax"]
         lines = [
             f"files: {self.files}, functions: {self.functions}, call edges: {edges}, "
             f"tags: {self.tags}, {self.seconds:.2f} s",
         ]
-        if syntax:
-            lines.append(f"syntax errors (read as far as possible): {len(syntax)}")
-        if skipped:
-            lines.append(f"skipped: {len(skipped)}")
-        lines.extend(f"  {p}" for p in self.problems)
+        for kind, title in _PROBLEM_TITLES.items():
+            problems = [p for p in self.problems if p.kind == kind]
+            if not problems:
+                continue
+            lines.append(f"{title}: {len(problems)}")
+            if verbose:
+                lines.extend(f"  {p}" for p in problems)
+                continue
+            groups: dict[str, list[Problem]] = {}
+            for problem in problems:
+                groups.setdefault(_reason_group(problem.reason), []).append(problem)
+            for reason, members in groups.items():
+                if len(members) == 1:
+                    lines.append(f"  {members[0]}")
+                    continue
+                labels = [_where(p) for p in members]
+                if len(set(labels)) < len(labels):  # one file: what differs is the reason
+                    labels = [p.reason for p in members]
+                more = ", ..." if len(members) > 3 else ""
+                lines.append(f"  {reason}: {len(members)} ({', '.join(labels[:3])}{more})")
         return "\n".join(lines)
+
+
+_PROBLEM_TITLES = {"skipped": "skipped", "syntax": "syntax errors (read as far as possible)",
+                   "knowledge": "knowledge not applied"}
+
+
+def _where(problem: Problem) -> str:
+    return f"{problem.file}:{problem.line}" if problem.line is not None else problem.file
+
+
+def _reason_group(reason: str) -> str:
+    """The reason without what varies from file to file (numbers, names, details)."""
+    general = re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", reason)
+    return re.split(r"[:(;]", general, maxsplit=1)[0].strip() or reason
 
 
 @dataclass(frozen=True)

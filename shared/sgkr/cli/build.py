@@ -7,10 +7,11 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..build import DEFAULT_MERGE, build_graph
+from ..build import build_graph
 from ..cache import default_cache_dir
 from ..incremental import GraphBuilder
 from ..merge import MERGE_POLICIES
+from ..options import DEFAULT_MERGE, BuildOptions
 from ..sources import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["register", "run", "progress_printer", "positive_int", "positive_float", "watch"]
@@ -76,21 +77,20 @@ def progress_printer(stage: str, done: int, total: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and save the graph; print the summary (and, with ``--watch``, keep updating)."""
-    options = dict(
+    options = BuildOptions(
         knowledge=args.knowledge, examples=args.examples, merge=args.merge,
-        infer=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
+        infer_tags=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
         jobs=args.jobs,
         cache=None if args.no_cache else (args.cache or default_cache_dir(args.output)),
     )
     if args.watch is not None:
-        builder = GraphBuilder(args.paths, **options)
+        builder = GraphBuilder(args.paths, options)
         graph = builder.build()
     else:
-        graph = build_graph(args.paths, progress=progress_printer,
-                            **options)
+        graph = build_graph(args.paths, options, progress=progress_printer)
     graph.save(args.output)
     if not args.quiet and graph.report is not None:
-        print(graph.report.summary())
+        print(graph.report.summary(verbose=getattr(args, "verbose", False)))
         print(f"wrote {args.output}")
     if args.watch is not None:
         try:
