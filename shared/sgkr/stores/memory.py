@@ -48,6 +48,12 @@ class MemoryStore:
         self._longest = 0
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, KnowledgeGraph]:
+        return {"graph": self.graph}  # the lock cannot be pickled; the tables are a cache
+
+    def __setstate__(self, state: dict[str, KnowledgeGraph]) -> None:
+        self.__init__(state["graph"])  # type: ignore[misc]
+
     def reader(self) -> MemoryStore:
         """This store: a graph in memory is one version."""
         return self
