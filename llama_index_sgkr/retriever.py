@@ -36,6 +36,7 @@ from sgkr.knowledge import Example, Sidecar
 from sgkr.records import RetrievalResult
 from sgkr.retriever import Fallback, Retriever, RetrieverOptions
 from sgkr.sources import SourceInput
+from sgkr.stores import GraphStore
 from sgkr.tags import TagExtractor
 
 from .nodes import to_node_with_score
@@ -99,6 +100,7 @@ class SGKRRetriever(BaseRetriever):
         graph: KnowledgeGraph | None = None,
         *,
         graph_path: str | os.PathLike[str] | None = None,
+        store: GraphStore | str | None = None,
         sources: Iterable[SourceInput] | None = None,
         knowledge: str | os.PathLike[str] | Sidecar | None = None,
         examples: str | os.PathLike[str] | Sequence[Example] | None = None,
@@ -113,7 +115,7 @@ class SGKRRetriever(BaseRetriever):
         verbose: bool = False,
         **options: Any,
     ) -> SGKRRetriever:
-        """Make a retriever from exactly one of a graph, a graph.json path or sources.
+        """Make a retriever from exactly one of a graph, a graph.json path, a store or sources.
 
         Parameters
         ----------
@@ -121,6 +123,9 @@ class SGKRRetriever(BaseRetriever):
             A built :class:`~sgkr.graph.KnowledgeGraph`.
         graph_path
             A ``graph.json`` written by ``sgkr build`` or ``KnowledgeGraph.save``.
+        store
+            A graph store, or its URL (``falkordb://host:port/name``, where
+            ``sgkr push`` wrote the graph): the graph is read there, never loaded.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
             from (:func:`sgkr.build_graph`), with the build arguments
@@ -154,25 +159,29 @@ class SGKRRetriever(BaseRetriever):
         >>> SGKRRetriever.from_defaults(graph_path="g.json", sources=["src"])
         Traceback (most recent call last):
         ...
-        sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path or sources; \
-got graph_path and sources
+        sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path, store or \
+sources; got graph_path and sources
         """
         build_args: dict[str, Any] = {"knowledge": knowledge, "examples": examples,
                                       "merge": merge, "infer_tags": infer_tags, "root": root,
                                       "exclude": exclude}
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
-                                          ("sources", sources)) if value is not None]
+                                          ("store", store), ("sources", sources))
+                 if value is not None]
         if sources is None and examples is not None and not given:
             given, sources = ["sources"], ()
         if len(given) != 1:
             got = " and ".join(given) if given else "none"
             raise InvalidArgumentError(
-                f"pass exactly one of graph, graph_path or sources; got {got}")
+                f"pass exactly one of graph, graph_path, store or sources; got {got}")
         extra = [name for name in _BUILD_ARGS if build_args[name] is not None]
         if sources is None and extra:
             raise InvalidArgumentError(
                 f"{', '.join(extra)}: only with sources, not with {given[0]}")
         _top_k(similarity_top_k, options)
+        if store is not None:
+            return cls(Retriever(store=store, tag_extractor=tag_extractor, fallback=fallback,
+                                 **options), callback_manager=callback_manager, verbose=verbose)
         if graph_path is not None:
             graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:

@@ -3,7 +3,8 @@
 Exit statuses: 0 success; 1 an unexpected SGKR error; 2 a bad option or
 argument; 3 a source problem (missing path, no Python found); 4 a malformed
 knowledge or examples file; 5 a malformed graph file; 6 a file that cannot be
-written or read; 7 a function or node name that is not in the graph; 130 interrupted.
+written or read; 7 a function or node name that is not in the graph; 8 a graph
+store that is down, too slow, or holds no graph under the name; 130 interrupted.
 
 Examples
 --------
@@ -26,8 +27,9 @@ from ..errors import (
     NodeNotFoundError,
     SGKRError,
     SourceError,
+    StoreError,
 )
-from . import bench, build, demo, evaluate, export, inspect, query
+from . import bench, build, demo, evaluate, export, inspect, push, query
 
 __all__ = ["main", "EXIT_CODES"]
 
@@ -38,9 +40,10 @@ EXIT_CODES: dict[type[BaseException], int] = {
     GraphFormatError: 5,
     OSError: 6,
     NodeNotFoundError: 7,
+    StoreError: 8,
     SGKRError: 1,
 }
-_COMMANDS = (build, query, inspect, export, demo, evaluate, bench)
+_COMMANDS = (build, push, query, inspect, export, demo, evaluate, bench)
 
 
 class _Parser(argparse.ArgumentParser):
