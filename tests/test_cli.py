@@ -121,3 +121,17 @@ def test_skipped_files_are_summarised_by_reason(tmp_path: Path,
                  ["--verbose", "build", str(tmp_path), "-o", str(out), "--no-cache"]):
         assert main(argv) == 0
         assert sum("empty file" in line for line in capsys.readouterr().out.splitlines()) == 40
+
+
+def test_no_gitignore_reads_ignored_files(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / ".gitignore").write_text("gen_*.py\n")
+    (src / "main.py").write_text("def f():\n    return g()\n")
+    (src / "gen_a.py").write_text("def g():\n    return 1\n")
+    out = tmp_path / "g.json"
+    assert main(["build", str(src), "-o", str(out), "--no-cache"]) == 0
+    assert "gen_a.py: ignored by .gitignore" in capsys.readouterr().out
+    assert main(["build", str(src), "-o", str(out), "--no-cache", "--no-gitignore"]) == 0
+    assert "files: 2, functions: 2" in capsys.readouterr().out

@@ -116,6 +116,7 @@ class _Plan:
     max_file_bytes: int
     exclude: tuple[str, ...]
     where: str
+    gitignore: bool = True
 
 
 @dataclass
@@ -154,7 +155,7 @@ def _plan(sources: Iterable[SourceInput], options: BuildOptions) -> _Plan:
     inputs += [(e.path, e.code) for e in example_list if e.source_file is None]
     where = ", ".join(str(s) for s in source_list) or "the examples"
     return _Plan(inputs, base, sidecar, example_list, options.merge, options.infer_tags,
-                 options.max_file_bytes, tuple(options.exclude), where)
+                 options.max_file_bytes, tuple(options.exclude), where, options.gitignore)
 
 
 def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
@@ -162,7 +163,8 @@ def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
     started = time.perf_counter()
     plan = _plan(sources, options)
     files, problems = read_sources(plan.inputs, root=plan.base,
-                                   max_file_bytes=plan.max_file_bytes, exclude=plan.exclude)
+                                   max_file_bytes=plan.max_file_bytes, exclude=plan.exclude,
+                                   gitignore=plan.gitignore)
     if not files:
         raise SourceError(f"found no Python source to read in {plan.where}")
     with extracting([(f.path, f.text) for f in files], jobs=options.jobs, cache=options.cache,

@@ -52,15 +52,27 @@ Role = Literal["input", "output", "both"]
 
 @dataclass(frozen=True)
 class SourceSpan:
-    """Where a definition stands: a file relative to the build root, 1-based lines."""
+    """Where a definition stands: a file relative to the build root, 1-based lines.
+
+    In a notebook, ``cell`` and ``end_cell`` are the 1-based numbers of the
+    cells (counting every cell) that the first and the last line are in, and
+    the lines count from the top of their cell; ``None`` in other files.
+    """
 
     file: str
     start_line: int
     end_line: int
+    cell: int | None = None
+    end_cell: int | None = None
 
     def to_dict(self) -> dict[str, str | int]:
         """Return the JSON form used in graph.json and in document metadata."""
-        return {"file": self.file, "start_line": self.start_line, "end_line": self.end_line}
+        form: dict[str, str | int] = {
+            "file": self.file, "start_line": self.start_line, "end_line": self.end_line}
+        if self.cell is not None and self.end_cell is not None:
+            form["cell"] = self.cell
+            form["end_cell"] = self.end_cell
+        return form
 
 
 @dataclass(frozen=True)
@@ -308,6 +320,7 @@ class RetrievedFunction:
     def metadata(self) -> dict[str, object]:
         """Flat metadata as the adapters attach it to their documents."""
         first = self.sources[0] if self.sources else None
+        cell = {"cell": first.cell} if first is not None and first.cell is not None else {}
         return {
             "id": self.id,
             "name": self.name,
@@ -316,6 +329,7 @@ class RetrievedFunction:
             "file": first.file if first else None,
             "start_line": first.start_line if first else None,
             "end_line": first.end_line if first else None,
+            **cell,
             "sources": [s.to_dict() for s in self.sources],
             "score": self.score,
             "matched_tags": list(self.matched_tags),

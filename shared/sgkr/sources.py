@@ -1,6 +1,7 @@
 """Finding and reading the Python files of a build, reporting what cannot be read.
 
-Folders are walked for ``*.py`` files; symlinks that loop or lead outside the
+Folders are walked for ``*.py`` files and Jupyter notebooks (``*.ipynb``,
+read by :mod:`sgkr.notebook`); symlinks that loop or lead outside the
 tree are skipped, and so are what ``.gitignore`` files ignore, virtual
 environments, ``node_modules`` and build folders (see :mod:`sgkr.ignore`),
 unless given by name. Each file
@@ -43,7 +44,7 @@ __all__ = [
 SourceInput = str | os.PathLike[str] | tuple[str, str]
 DEFAULT_MAX_FILE_BYTES = 5_000_000
 #: The suffixes of the files a folder's walk reads.
-SOURCE_SUFFIXES = (".py",)
+SOURCE_SUFFIXES = (".py", ".ipynb")
 _GITIGNORED = "ignored by .gitignore"
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
@@ -71,13 +72,15 @@ def module_name(path: str) -> str:
 
     Examples
     --------
-    >>> module_name("pkg/sub/__init__.py"), module_name("pkg/mod.py")
-    ('pkg.sub', 'pkg.mod')
+    >>> module_name("pkg/sub/__init__.py"), module_name("pkg/mod.py"), module_name("nb.ipynb")
+    ('pkg.sub', 'pkg.mod', 'nb')
     """
     parts = path.replace("\\", "/").split("/")
     last = parts[-1]
-    if last.endswith(".py"):
-        last = last[:-3]
+    for suffix in SOURCE_SUFFIXES:
+        if last.endswith(suffix):
+            last = last[: -len(suffix)]
+            break
     if last == "__init__" and len(parts) > 1:
         parts = parts[:-1]
     else:
