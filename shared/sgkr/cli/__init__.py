@@ -27,7 +27,7 @@ from ..errors import (
     SGKRError,
     SourceError,
 )
-from . import bench, build, demo, evaluate, export, inspect, query
+from . import bench, build, demo, evaluate, export, inspect, mcp, query
 
 __all__ = ["main", "EXIT_CODES"]
 
@@ -40,7 +40,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     NodeNotFoundError: 7,
     SGKRError: 1,
 }
-_COMMANDS = (build, query, inspect, export, demo, evaluate, bench)
+_COMMANDS = (build, query, inspect, export, demo, evaluate, bench, mcp)
 
 
 class _Parser(argparse.ArgumentParser):
