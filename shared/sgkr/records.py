@@ -228,6 +228,23 @@ class BuildReport:
     problems: tuple[Problem, ...]
     seconds: float
 
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form ``sgkr build --json`` prints: counts, seconds and every problem.
+
+        Examples
+        --------
+        >>> BuildReport(1, 2, {"exact": 1}, 0, (Problem("a.py", "empty file"),), 0.5).to_dict()[
+        ...     "problems"]
+        [{'file': 'a.py', 'reason': 'empty file', 'kind': 'skipped', 'line': None}]
+        """
+        return {
+            "files": self.files, "functions": self.functions,
+            "call_edges": dict(sorted(self.call_edges.items())), "tags": self.tags,
+            "seconds": round(self.seconds, 3),
+            "problems": [{"file": p.file, "reason": p.reason, "kind": p.kind, "line": p.line}
+                         for p in self.problems],
+        }
+
     def summary(self, *, verbose: bool = False) -> str:
         """One human-readable paragraph, as ``sgkr build`` prints it.
 
