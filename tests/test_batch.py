@@ -147,14 +147,14 @@ def test_a_failure_in_a_worker_is_raised_in_the_build(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pairs = _sized(tmp_path)
     largest = max(pairs, key=lambda pair: len(pair[1]))[0]  # a worker parses it
-    real = batch.extract_module
+    real = batch.extract_source
 
     def failing(path: str, text: str) -> ModuleExtract:
         if path == largest:
             raise ValueError(f"cannot read {path}")
         return real(path, text)
 
-    monkeypatch.setattr(batch, "extract_module", failing)
+    monkeypatch.setattr(batch, "extract_source", failing)
     with pytest.raises(ValueError, match="cannot read"):
         extract_files(pairs, jobs=2)
     assert not multiprocessing.active_children()

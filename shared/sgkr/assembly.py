@@ -80,6 +80,7 @@ class Plan:
     max_file_bytes: int
     exclude: tuple[str, ...]
     where: str
+    gitignore: bool = True
 
 
 def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
@@ -114,7 +115,7 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
     inputs += [(e.path, e.code) for e in example_list if e.source_file is None]
     where = ", ".join(str(s) for s in source_list) or "the examples"
     return Plan(inputs, base, sidecar, example_list, options.merge, options.infer_tags,
-                options.max_file_bytes, tuple(options.exclude), where)
+                options.max_file_bytes, tuple(options.exclude), where, options.gitignore)
 
 
 def _examples(examples: object) -> list[Example]:

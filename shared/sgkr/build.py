@@ -79,7 +79,8 @@ def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
     started = time.perf_counter()
     plan = make_plan(sources, options)
     files, problems = read_sources(plan.inputs, root=plan.base,
-                                   max_file_bytes=plan.max_file_bytes, exclude=plan.exclude)
+                                   max_file_bytes=plan.max_file_bytes, exclude=plan.exclude,
+                                   gitignore=plan.gitignore)
     if not files:
         raise SourceError(f"found no Python source to read in {plan.where}")
     with extracting([(f.path, f.text) for f in files], jobs=options.jobs, cache=options.cache,

@@ -224,6 +224,11 @@ class KnowledgeGraph:
     def __len__(self) -> int:
         return int(self._g.number_of_nodes())
 
+    def get(self, node_id: str) -> FunctionNode | TagNode | None:
+        """The record of the node ``node_id``, or None if there is none."""
+        attrs = self._g._node.get(node_id)
+        return None if attrs is None else attrs["record"]
+
     def node_type(self, node_id: str) -> str:
         """``function`` or ``tag``."""
         if node_id not in self._g:

@@ -174,7 +174,8 @@ class GraphBuilder:
                 if not path.exists():
                     raise SourceError(f"source path does not exist: {path}")
                 disk.append(path)
-        found, problems = list_sources(disk, plan.base, exclude=plan.exclude, skip=texts)
+        found, problems = list_sources(disk, plan.base, exclude=plan.exclude, skip=texts,
+                                       gitignore=plan.gitignore)
         now = time.time_ns()
         read: dict[str, tuple[_Stamp, str | Problem]] = {}
         for path, rel in found:

@@ -61,6 +61,9 @@ class BuildOptions:
         A folder of per-file extraction results keyed by content hash
         (see :mod:`sgkr.cache`): unchanged files are not parsed again.
         ``None`` (default): no cache.
+    gitignore
+        Leave out what the ``.gitignore`` files inside the source folders
+        ignore (default); a path given by name is read all the same.
 
     Raises
     ------
@@ -77,6 +80,7 @@ class BuildOptions:
     exclude: Sequence[str] = ()
     jobs: int | None = None
     cache: str | os.PathLike[str] | ExtractCache | None = None
+    gitignore: bool = True
 
     def __post_init__(self) -> None:
         if self.knowledge is not None and not isinstance(self.knowledge, (*_PATH, Sidecar)):
@@ -101,6 +105,8 @@ class BuildOptions:
         if self.jobs is not None and (not _whole(self.jobs) or self.jobs < 1):
             raise InvalidArgumentError(
                 f"jobs must be a positive integer or None, got {self.jobs!r}")
+        if not isinstance(self.gitignore, bool):
+            raise InvalidArgumentError(f"gitignore must be True or False, got {self.gitignore!r}")
         if self.cache is not None and not isinstance(self.cache, (*_PATH, ExtractCache)):
             raise InvalidArgumentError(
                 f"cache must be a folder or an ExtractCache, got {self.cache!r}")

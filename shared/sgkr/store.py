@@ -225,7 +225,17 @@ def _span(raw: Any, at: str) -> SourceSpan:
     start, end = raw.get("start_line"), raw.get("end_line")
     if type(start) is not int or type(end) is not int or start < 1 or end < 1:
         raise GraphFormatError(f"{at}: start_line and end_line must be positive integers")
-    return SourceSpan(_text(raw, "file", at), start, end)
+    return SourceSpan(_text(raw, "file", at), start, end, *_cells(raw, at))
+
+
+def _cells(span: dict[str, Any], at: str) -> tuple[int, int] | tuple[()]:
+    """The ``cell`` and ``end_cell`` of a notebook's span, or nothing for another file's."""
+    if "cell" not in span and "end_cell" not in span:
+        return ()
+    first, last = span.get("cell"), span.get("end_cell")
+    if type(first) is not int or type(last) is not int or first < 1 or last < 1:
+        raise GraphFormatError(f"{at}: cell and end_cell must be positive integers")
+    return first, last
 
 
 def _edges(edges: list[Any], types: dict[str, str], where: str) -> list[EdgeRow]:
