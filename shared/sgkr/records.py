@@ -37,6 +37,7 @@ __all__ = [
     "RetrievalResult",
     "FunctionKind",
     "EdgeType",
+    "EdgeRow",
     "Resolution",
     "Role",
     "bulk_record",
@@ -47,6 +48,8 @@ R = TypeVar("R")
 FunctionKind = Literal["function", "method", "module"]
 EdgeType = Literal["calls", "consumes", "produces"]
 Resolution = Literal["exact", "name"]
+#: An edge as a plain tuple: source, target, type, and resolution (calls only).
+EdgeRow = tuple[str, str, EdgeType, Resolution | None]
 Role = Literal["input", "output", "both"]
 
 
