@@ -89,6 +89,12 @@ class SGKRRetriever(BaseRetriever):
         max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts
             The options of :class:`sgkr.RetrieverOptions`, same defaults; any
             of them can also be given per call.
+        filter: dict | None
+            A metadata filter on ``file``, ``kind``, ``name`` and ``matched_tags``
+            in the vector stores' style (``{"file": {"$in": [...]}}``,
+            ``{"$or": [...]}``; see :mod:`sgkr.filters`), applied before ranking
+            so that ``k`` is spent on what passes; per call too
+            (``invoke(q, filter={"kind": "function"})``).
         tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None
             Finds a question's tags (default: the graph's tag vocabulary).
         fallback: Callable[[str, int], Sequence[str]] | None
@@ -187,6 +193,10 @@ class SGKRRetriever(BaseRetriever):
                                     description="Put each function's knowledge before its code.")
     scripts: int = Field(default=_DEFAULTS.scripts, ge=0, strict=True,
                          description="Most module-body documents (whole scripts) returned.")
+    filter: dict[str, Any] | None = Field(
+        default=None,
+        description="Only documents whose file, kind, name or matched_tags pass, "
+                    "e.g. {'kind': 'function'} (see sgkr.filters); k is spent on them.")
     # sgkr.tags.TagExtractor and sgkr.retriever.Fallback, spelt out for pydantic.
     tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None = Field(
         default=None, description="question -> tag matches or labels (default: vocabulary).")
@@ -272,7 +282,8 @@ class SGKRRetriever(BaseRetriever):
         return cls(graph=KnowledgeGraph.load(path), **kwargs)
 
     @classmethod
-    def from_sources(cls, sources: Iterable[SourceInput], **kwargs: Any) -> SGKRRetriever:
+    def from_sources(cls, sources: Iterable[SourceInput],
+                     build_options: BuildOptions | None = None, **kwargs: Any) -> SGKRRetriever:
         """Build the graph of ``sources`` and a retriever over it.
 
         Parameters
@@ -280,15 +291,20 @@ class SGKRRetriever(BaseRetriever):
         sources
             Python files, folders, or ``(relative path, text)`` pairs, as for
             :func:`sgkr.build_graph`.
+        build_options
+            A :class:`sgkr.BuildOptions` for the build.
         **kwargs
-            Options of :func:`sgkr.build_graph` (``knowledge``, ``examples``,
-            ``merge``, ``root``, ``exclude``, ...) and fields of the retriever
-            (``k``, ``max_depth``, ...); not ``graph``.
+            Fields of :class:`sgkr.BuildOptions` (``knowledge``, ``examples``,
+            ``merge``, ``infer_tags``, ``root``, ``exclude``, ``jobs``,
+            ``cache``, ...; over ``build_options``), ``progress`` (as for
+            :func:`sgkr.build_graph`) and fields of the retriever (``k``,
+            ``max_depth``, ...); not ``graph``.
 
         Raises
         ------
         InvalidArgumentError
-            If an argument is neither a build option nor a field, or ``graph`` is given.
+            If an argument is neither a build option nor a field (the message
+            names it), or ``graph`` is given.
         SourceError, KnowledgeFormatError
             As :func:`sgkr.build_graph`.
 
@@ -300,14 +316,16 @@ class SGKRRetriever(BaseRetriever):
         (3, 2)
         """
         _refuse_graph(kwargs, "from_sources builds the graph from sources")
-        build_names = {f.name for f in fields(BuildOptions)} | {"options", "progress"}
-        unknown = sorted(set(kwargs) - build_names - set(cls.model_fields))
+        build_names = [f.name for f in fields(BuildOptions)]
+        unknown = sorted(set(kwargs) - {*build_names, "progress"} - set(cls.model_fields))
         if unknown:
             raise InvalidArgumentError(
-                f"unknown argument(s) {unknown}: expected options of sgkr.build_graph "
-                f"{sorted(build_names)} or fields of SGKRRetriever {sorted(cls.model_fields)}")
+                f"unknown argument(s) {unknown}: expected options of sgkr.BuildOptions "
+                f"{build_names} or fields of SGKRRetriever {sorted(cls.model_fields)}")
         build = {name: kwargs.pop(name) for name in list(kwargs) if name in build_names}
-        return cls(graph=build_graph(sources, **build), **kwargs)
+        graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build),
+                            progress=kwargs.pop("progress", None))
+        return cls(graph=graph, **kwargs)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any

@@ -21,30 +21,34 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from dataclasses import fields
 from typing import Any
 
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
 from llama_index.core.utils import print_text
+from llama_index.core.vector_stores.types import MetadataFilters
 
 from sgkr.build import build_graph
 from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
-from sgkr.knowledge import Example, Sidecar
+from sgkr.options import BuildOptions
 from sgkr.records import RetrievalResult
 from sgkr.retriever import Fallback, Retriever, RetrieverOptions
 from sgkr.sources import SourceInput
 from sgkr.stores import GraphStore
 from sgkr.tags import TagExtractor
 
+from .filters import to_sgkr_filter
 from .nodes import to_node_with_score
 from .persist import load_retriever, save_retriever
 
 __all__ = ["SGKRRetriever"]
 
-_BUILD_ARGS = ("knowledge", "examples", "merge", "infer_tags", "root", "exclude")
+_BUILD_NAMES = tuple(f.name for f in fields(BuildOptions))
+_RETRIEVER_NAMES = tuple(f.name for f in fields(RetrieverOptions))
 
 
 class SGKRRetriever(BaseRetriever):
@@ -102,15 +106,11 @@ class SGKRRetriever(BaseRetriever):
         graph_path: str | os.PathLike[str] | None = None,
         store: GraphStore | str | None = None,
         sources: Iterable[SourceInput] | None = None,
-        knowledge: str | os.PathLike[str] | Sidecar | None = None,
-        examples: str | os.PathLike[str] | Sequence[Example] | None = None,
-        merge: str | None = None,
-        infer_tags: bool | None = None,
-        root: str | os.PathLike[str] | None = None,
-        exclude: Sequence[str] | None = None,
+        build_options: BuildOptions | None = None,
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
+        filters: MetadataFilters | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **options: Any,
@@ -128,20 +128,28 @@ class SGKRRetriever(BaseRetriever):
             ``sgkr push`` wrote the graph): the graph is read there, never loaded.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
-            from (:func:`sgkr.build_graph`), with the build arguments
-            ``knowledge``, ``examples``, ``merge``, ``infer_tags``, ``root`` and
-            ``exclude`` (only with ``sources``; ``examples`` alone also builds).
+            from (:func:`sgkr.build_graph`); ``examples`` alone also builds.
+        build_options
+            A :class:`sgkr.BuildOptions` for that build (only with ``sources``).
         tag_extractor, fallback
             Passed to :class:`sgkr.Retriever` (see
             :func:`llama_index_sgkr.retriever_fallback` to fall back on
             another LlamaIndex retriever).
         similarity_top_k
             LlamaIndex's name for ``k``; give one or the other.
+        filters
+            LlamaIndex ``MetadataFilters`` on ``file``, ``kind``, ``name`` and
+            ``matched_tags``, applied before ranking so that ``k`` is spent on
+            the functions that pass (see :func:`llama_index_sgkr.to_sgkr_filter`);
+            SGKR's own ``filter`` option is the same in its form.
         callback_manager, verbose
             As for any LlamaIndex retriever.
         **options
             Any field of :class:`sgkr.RetrieverOptions` (``k``, ``max_depth``,
-            ``max_paths``, ``callees``, ``partial``, ...); an unknown one is an error.
+            ``callees``, ``partial``, ...) and, with ``sources``, of
+            :class:`sgkr.BuildOptions` (``knowledge``, ``examples``, ``merge``,
+            ``infer_tags``, ``root``, ``exclude``, ``jobs``, ``cache``, ...; over
+            ``build_options``). An unknown name is an error naming it.
 
         Returns
         -------
@@ -161,31 +169,38 @@ class SGKRRetriever(BaseRetriever):
         ...
         sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path, store or \
 sources; got graph_path and sources
+        >>> SGKRRetriever.from_defaults(sources=[("m.py", "")], top_k=3)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        sgkr.errors.InvalidArgumentError: unknown argument(s) ['top_k']: expected ...
         """
-        build_args: dict[str, Any] = {"knowledge": knowledge, "examples": examples,
-                                      "merge": merge, "infer_tags": infer_tags, "root": root,
-                                      "exclude": exclude}
+        build = {name: options.pop(name) for name in list(options) if name in _BUILD_NAMES}
+        unknown = sorted(set(options) - set(_RETRIEVER_NAMES))
+        if unknown:
+            raise InvalidArgumentError(
+                f"unknown argument(s) {unknown}: expected options of sgkr.RetrieverOptions "
+                f"{list(_RETRIEVER_NAMES)} or of sgkr.BuildOptions {list(_BUILD_NAMES)}")
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
                                           ("store", store), ("sources", sources))
                  if value is not None]
-        if sources is None and examples is not None and not given:
+        if sources is None and build.get("examples") is not None and not given:
             given, sources = ["sources"], ()
         if len(given) != 1:
             got = " and ".join(given) if given else "none"
             raise InvalidArgumentError(
                 f"pass exactly one of graph, graph_path, store or sources; got {got}")
-        extra = [name for name in _BUILD_ARGS if build_args[name] is not None]
+        extra = [*build, *(["build_options"] if build_options is not None else [])]
         if sources is None and extra:
             raise InvalidArgumentError(
                 f"{', '.join(extra)}: only with sources, not with {given[0]}")
-        _top_k(similarity_top_k, options)
+        _framework_options(similarity_top_k, filters, options)
         if store is not None:
             return cls(Retriever(store=store, tag_extractor=tag_extractor, fallback=fallback,
                                  **options), callback_manager=callback_manager, verbose=verbose)
         if graph_path is not None:
             graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:
-            graph = build_graph(sources, **{k: v for k, v in build_args.items() if v is not None})
+            graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build))
         if not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(
                 f"graph must be a KnowledgeGraph, got {type(graph).__name__} "
@@ -220,13 +235,14 @@ sources; got graph_path and sources
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
+        filters: MetadataFilters | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **options: Any,
     ) -> SGKRRetriever:
         """Load a retriever written by :meth:`persist`; ``options`` override the stored ones.
 
-        ``similarity_top_k`` is ``k``, as for :meth:`from_defaults`.
+        ``similarity_top_k`` and ``filters`` are as for :meth:`from_defaults`.
 
         Raises
         ------
@@ -242,7 +258,7 @@ sources; got graph_path and sources
         ...
         sgkr.errors.GraphFormatError: /nonexistent/sgkr_retriever.json: cannot read ...
         """
-        _top_k(similarity_top_k, options)
+        _framework_options(similarity_top_k, filters, options)
         graph, stored = load_retriever(persist_dir)
         core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
                          **{**stored, **options})
@@ -293,9 +309,13 @@ sources; got graph_path and sources
         return [to_node_with_score(doc) for doc in result.documents]
 
 
-def _top_k(similarity_top_k: int | None, options: dict[str, Any]) -> None:
-    """Put LlamaIndex's ``similarity_top_k`` into ``options`` as SGKR's ``k``."""
-    if similarity_top_k is not None:
-        if "k" in options:
-            raise InvalidArgumentError("pass k or similarity_top_k, not both")
-        options["k"] = similarity_top_k
+def _framework_options(similarity_top_k: int | None, filters: MetadataFilters | None,
+                       options: dict[str, Any]) -> None:
+    """Put LlamaIndex's ``similarity_top_k`` and ``filters`` into SGKR's ``options``."""
+    given = {"k": similarity_top_k,
+             "filter": None if filters is None else to_sgkr_filter(filters)}
+    for (option, value), name in zip(given.items(), ("similarity_top_k", "filters"), strict=True):
+        if value is not None:
+            if option in options:
+                raise InvalidArgumentError(f"pass {option} or {name}, not both")
+            options[option] = value

@@ -14,7 +14,14 @@ from langchain_core.documents import Document
 from pydantic import ValidationError
 
 from langchain_sgkr import SGKRRetriever
-from sgkr import GraphFormatError, InvalidArgumentError, Retriever, RetrieverOptions, build_graph
+from sgkr import (
+    BuildOptions,
+    GraphFormatError,
+    InvalidArgumentError,
+    Retriever,
+    RetrieverOptions,
+    build_graph,
+)
 from sgkr.text import without_docstring
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -236,9 +243,23 @@ def test_from_sources_passes_build_options() -> None:
     assert build_graph(copies, merge="none").stats() == apart.graph.stats()
 
 
+def test_from_sources_accepts_every_build_option(
+        every_build_option: tuple[Path, dict[str, Any]]) -> None:
+    src, options = every_build_option
+    built = SGKRRetriever.from_sources([src], **options, k=2)
+    assert built.k == 2
+    assert built.graph.to_dict() == build_graph([src], BuildOptions(**options)).to_dict()
+    assert sorted(f.id for f in built.graph.functions()) == ["fn:a.f", "fn:b.f"]
+    assert any(options["cache"].iterdir())
+    given = SGKRRetriever.from_sources([src], BuildOptions(**options), merge="auto")
+    assert len(list(given.graph.functions())) == 1  # a keyword overrides build_options
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"graph": None}, "graph"),
-    ({"knowlege": "k.json"}, r"\['knowlege'\]"),
+    ({"knowlege": "k.json"}, r"unknown argument\(s\) \['knowlege'\]: expected"),
+    ({"infer": True}, r"\['infer'\]"),
+    ({"jobs": 0}, "jobs must be a positive integer"),
 ])
 def test_from_sources_refuses_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises(InvalidArgumentError, match=match):
@@ -302,3 +323,20 @@ def test_model_dump_json_names_callables(payments_graph: Any) -> None:
     assert data["tag_extractor"].endswith("extractor") and data["fallback"] is None
     with pytest.raises(ValidationError, match="tag_extractor"):  # a name is not a callable
         SGKRRetriever.model_validate(data)
+
+
+def test_filter_field_and_per_call(payments_graph: Any) -> None:
+    spec = {"file": "solutions/task_1273.py"}
+    expected = Retriever(payments_graph, k=3, filter=spec).retrieve(CASE_STUDY).documents
+    retriever = SGKRRetriever(graph=payments_graph, k=3, filter=spec)
+    docs = retriever.invoke(CASE_STUDY)
+    assert [d.id for d in docs] == [r.id for r in expected] and len(docs) == 3
+    assert all(d.metadata["file"] == "solutions/task_1273.py" for d in docs)
+    per_call = SGKRRetriever(graph=payments_graph, k=3).invoke(CASE_STUDY, filter=spec)
+    assert per_call == docs
+    tagged = retriever.invoke(CASE_STUDY, filter={"matched_tags": {"$in": ["mcc"]}})
+    assert tagged and all("mcc" in d.metadata["matched_tags"] for d in tagged)
+    with pytest.raises(ValidationError, match="unknown field 'path'"):
+        SGKRRetriever(graph=payments_graph, filter={"path": "x"})
+    with pytest.raises(InvalidArgumentError, match="unknown operator"):
+        retriever.invoke(CASE_STUDY, filter={"kind": {"$gt": "a"}})
