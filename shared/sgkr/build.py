@@ -26,6 +26,7 @@ from . import __version__
 from .batch import extracting, uses_processes
 from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
+from .files import roots_of
 from .forked import Background
 from .gcpause import paused_gc
 from .graph import EdgeRow, KnowledgeGraph, tag_id
@@ -38,7 +39,7 @@ from .knowledge import (
     knowledge_of,
     load_examples,
     load_sidecar,
-    mentions_phrase,
+    mentions_any,
 )
 from .merge import MERGE_POLICIES, merge_groups
 from .records import (
@@ -53,7 +54,14 @@ from .records import (
     bulk_record,
 )
 from .resolve import CallEdge, CallResolver, flatten, ordered
-from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, common_root, read_sources
+from .sources import (
+    DEFAULT_MAX_FILE_BYTES,
+    SourceInput,
+    check_max_file_bytes,
+    check_patterns,
+    common_root,
+    read_sources,
+)
 from .text import fold
 
 __all__ = ["build_graph", "DEFAULT_MERGE"]
@@ -170,17 +178,19 @@ def _plan(
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     source_list = list(sources)
+    exclude = check_patterns(exclude)
+    check_max_file_bytes(max_file_bytes)
     sidecar = load_sidecar(knowledge) if isinstance(knowledge, (str, os.PathLike)) else knowledge
     if sidecar is not None and not isinstance(sidecar, Sidecar):
         raise InvalidArgumentError(f"knowledge must be a path or a Sidecar, got {knowledge!r}")
-    example_list = _examples(examples)
-    if not source_list and not example_list:
-        raise SourceError("nothing to build: give source paths or an examples file")
-
-    disk = [Path(s) for s in source_list if not isinstance(s, tuple)]
+    disk = [Path(s) for s in source_list if isinstance(s, (str, os.PathLike))]
     for path in disk:
         if not path.exists():
             raise SourceError(f"source path does not exist: {path}")
+    example_list = _examples(examples, roots_of(disk), max_file_bytes)
+    if not source_list and not example_list:
+        raise SourceError("nothing to build: give source paths or an examples file")
+
     extra_dirs = [e.source_file.parent for e in example_list if e.source_file is not None]
     if isinstance(examples, (str, os.PathLike)):
         extra_dirs.append(Path(examples).resolve().parent)
@@ -277,11 +287,11 @@ def _report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],
         tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started)
 
 
-def _examples(examples: object) -> list[Example]:
+def _examples(examples: object, roots: Sequence[str], max_file_bytes: int) -> list[Example]:
     if examples is None:
         return []
     if isinstance(examples, (str, os.PathLike)):
-        return load_examples(examples)
+        return load_examples(examples, roots=roots, max_file_bytes=max_file_bytes)
     if isinstance(examples, Sequence) and all(isinstance(e, Example) for e in examples):
         return list(examples)
     raise InvalidArgumentError(f"examples must be a path or a list of Example, got {examples!r}")
@@ -414,12 +424,12 @@ def _chosen(graph: KnowledgeGraph, ref: TagRef, defs: Sequence[Definition],
 
 
 def _matching(defs: Sequence[Definition], aliases: Sequence[str], role: str) -> list[Definition]:
-    phrases = [fold(a) for a in aliases if fold(a)]
+    phrases = {fold(a) for a in aliases} - {()}
     functions = [d for d in defs if d.kind != "module"]
-    if role == "input":
-        found = [d for d in functions if any(mentions_phrase(p, code_terms(d)) for p in phrases)]
+    if role == "input":  # each definition's terms made once, whatever the number of aliases
+        found = [d for d in functions if mentions_any(phrases, code_terms(d))]
     else:
-        found = [d for d in functions if any(mentions_phrase(p, [d.name]) for p in phrases)]
+        found = [d for d in functions if mentions_any(phrases, [d.name])]
     return found or _entries(defs)
 
 

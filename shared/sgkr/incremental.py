@@ -61,6 +61,7 @@ from .build import (
 )
 from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
+from .files import roots_of
 from .gcpause import paused_gc
 from .graph import KnowledgeGraph, tag_id
 from .knowledge import Example, Sidecar
@@ -236,6 +237,7 @@ class GraphBuilder:
                     raise SourceError(f"source path does not exist: {path}")
                 disk.append(path)
         found, problems = list_sources(disk, plan.base, exclude=plan.exclude, skip=texts)
+        roots = roots_of(disk)
         now = time.time_ns()
         read: dict[str, tuple[_Stamp, str | Problem]] = {}
         for path, rel in found:
@@ -248,7 +250,7 @@ class GraphBuilder:
             if stamp is not None and known is not None and known[0] == stamp:
                 outcome = known[1]
             else:
-                text, problem = read_source(path, rel, plan.max_file_bytes)
+                text, problem = read_source(path, rel, plan.max_file_bytes, roots=roots)
                 outcome = problem if problem is not None else text or ""
                 if stamp is not None and now - stamp[1] < _racy_window(stamp[1]):
                     stamp = None

@@ -23,6 +23,7 @@ sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -31,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from .errors import GraphFormatError
+from .errors import GraphFormatError, InvalidArgumentError
+from .files import FileRefused, parse_json, read_file
 from .gcpause import paused_gc
 from .records import Edge, FunctionNode, SourceSpan, TagNode
 
@@ -113,7 +115,11 @@ def graph_from_dict(data: Any, *, where: str = "graph") -> KnowledgeGraph:
 
 def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
     """Write graph.json atomically: a temporary file in the same folder, then a rename."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
     target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(target))
     text = _dumps(graph_to_dict(graph))
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
@@ -124,7 +130,13 @@ def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            if exc.filename is None:
+                raise
+            # Named by the file asked for, not by the temporary one.
+            raise type(exc)(exc.errno, exc.strerror, str(target)) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -139,18 +151,24 @@ def _umask() -> int:
 def load_graph(path: str | os.PathLike[str], *, max_bytes: int = MAX_GRAPH_BYTES) -> KnowledgeGraph:
     """Read and validate graph.json.
 
+    The file is read by the rules of :func:`sgkr.files.read_file`: a regular
+    file, its size checked before anything is read, at most ``max_bytes`` read.
+
     Raises
     ------
     GraphFormatError
         If the file is missing, too large, not JSON (truncated, corrupted,
         nested too deep) or not a valid SGKR graph; the message names the file.
+    InvalidArgumentError
+        If ``path`` is not a path.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
     file = Path(path)
     try:
-        size = file.stat().st_size
-        if size > max_bytes:
-            raise GraphFormatError(f"{file}: {size} bytes is over the limit of {max_bytes}")
-        raw = file.read_bytes()
+        raw = read_file(file, max_bytes)
+    except FileRefused as exc:
+        raise GraphFormatError(f"{file}: {exc}") from exc
     except OSError as exc:
         raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
     with paused_gc(long_lived=True):
@@ -158,16 +176,8 @@ def load_graph(path: str | os.PathLike[str], *, max_bytes: int = MAX_GRAPH_BYTES
 
 
 def _parse(file: Path, raw: bytes) -> KnowledgeGraph:
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise GraphFormatError(f"{file}: not UTF-8 text: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise GraphFormatError(
-            f"{file}: not valid JSON (truncated or corrupted?): {exc.msg} at line {exc.lineno}"
-        ) from exc
-    except RecursionError as exc:
-        raise GraphFormatError(f"{file}: JSON nested too deeply") from exc
+    data = parse_json(raw, str(file), GraphFormatError,
+                      invalid="not valid JSON (truncated or corrupted?)")
     return graph_from_dict(data, where=str(file))
 
 

@@ -122,7 +122,7 @@ def test_huge_strings_load_within_the_byte_limit(tmp_path: Path) -> None:
     assert len(graph.function(doc["nodes"][0]["id"]).code) == 5_000_000
     from sgkr.store import load_graph
 
-    with pytest.raises(GraphFormatError, match="over the limit"):
+    with pytest.raises(GraphFormatError, match="file too large"):
         load_graph(path, max_bytes=1_000_000)
 
 
