@@ -166,7 +166,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def parse_json(raw: bytes | str, where: str, error: type[SGKRError], *,
+def parse_json(raw: bytes | str, where: str, error: type[Exception], *,
                invalid: str = "invalid JSON") -> Any:
     """Parse JSON text (a UTF-8 BOM allowed) or raise ``error`` naming ``where``.
 
@@ -205,7 +205,7 @@ def parse_json(raw: bytes | str, where: str, error: type[SGKRError], *,
     return data
 
 
-def check_tree(data: Any, where: str, error: type[SGKRError], *,
+def check_tree(data: Any, where: str, error: type[Exception], *,
                budget: int | None = MAX_EXPANDED_ITEMS) -> None:
     """Refuse parsed data holding a lone surrogate, or larger than ``budget`` once expanded.
 
@@ -247,7 +247,7 @@ def check_tree(data: Any, where: str, error: type[SGKRError], *,
                             "(YAML aliases used many times?)")
 
 
-def _check_text(text: str, where: str, error: type[SGKRError]) -> None:
+def _check_text(text: str, where: str, error: type[Exception]) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:

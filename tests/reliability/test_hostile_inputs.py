@@ -234,6 +234,12 @@ def test_6_lone_surrogates_are_refused_where_they_are_read(tree: tuple[Path, Pat
     g = build_graph([("a.py", OK), ("b.py", "def b():\n    return '\udc00'\n")])
     assert [p.file for p in g.report.problems] == ["b.py"]
     g.save(src.parent / "fine.json")
+    (src / "nb.ipynb").write_text('{"nbformat": 4, "cells": [{"cell_type": "code", '
+                                  '"source": "def nb():\\n    return \'\\udc00\'\\n"}]}')
+    g = build_graph([src], jobs=1)
+    assert [p.file for p in g.report.problems] == ["nb.ipynb"]
+    assert "lone surrogate" in g.report.problems[0].reason
+    g.save(src.parent / "fine.json")
 
 
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -288,10 +294,14 @@ def test_8_bad_arguments_get_typed_errors(tmp_path: Path, capsys: pytest.Capture
         assert status == 2 and "positive number" in _one_error_line(err)
     with pytest.raises(InvalidArgumentError, match="123"):
         KnowledgeGraph.load(123)  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgumentError, match="list of glob patterns"):
-        build_graph([("m.py", OK)], exclude="tests")  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgumentError, match="list of glob patterns"):
-        read_sources([tmp_path], exclude="tests")  # type: ignore[arg-type]
+    # One string is one pattern, not one pattern a letter.
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "t.py").write_text(OK)
+    (tmp_path / "s.py").write_text(OK)
+    assert [f.path for f in read_sources([tmp_path], exclude="tests")[0]] == ["s.py"]
+    assert [f.name for f in build_graph([tmp_path], exclude="tests").functions()] == ["ok"]
+    with pytest.raises(InvalidArgumentError, match="glob patterns"):
+        read_sources([tmp_path], exclude=[1])  # type: ignore[list-item]
 
 
 def test_8_bom_yaml_errors_nan_and_folder_output(tree: tuple[Path, Path],

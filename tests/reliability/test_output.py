@@ -34,7 +34,7 @@ def hostile_graph(tmp_path: Path) -> Path:
     sources = [(f"m{i}.py", _CODE.format(text.replace("'", "").replace("\\", "")))
                for i, text in enumerate(HOSTILE)]
     path = tmp_path / "graph.json"
-    build_graph(sources, jobs=1, infer=True).save(path)
+    build_graph(sources, jobs=1, infer_tags=True).save(path)
     return path
 
 
