@@ -27,7 +27,7 @@ from ..errors import (
     SGKRError,
     SourceError,
 )
-from . import bench, build, demo, evaluate, export, inspect, query
+from . import bench, build, demo, evaluate, export, inspect, mcp, query
 from .terminal import error_line, printable_streams
 
 __all__ = ["main", "EXIT_CODES"]
@@ -41,7 +41,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     NodeNotFoundError: 7,
     SGKRError: 1,
 }
-_COMMANDS = (build, query, inspect, export, demo, evaluate, bench)
+_COMMANDS = (build, query, inspect, export, demo, evaluate, bench, mcp)
 
 
 class _Parser(argparse.ArgumentParser):
