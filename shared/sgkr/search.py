@@ -33,8 +33,6 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, filterfalse
 
-import networkx as nx
-
 from .errors import InvalidArgumentError, NodeNotFoundError
 from .graph import KnowledgeGraph
 
@@ -94,7 +92,7 @@ class SearchIndex:
             with self._lock:
                 table = self._tables.get(key)
                 if table is None:
-                    table = self._tables[key] = _table(self.graph.nx, *key)
+                    table = self._tables[key] = _table(*self.graph.adjacency(), *key)
         return table
 
     def prepare(self, *, reverse_calls: bool = True, connect: bool = True) -> None:
@@ -229,6 +227,7 @@ def _check(graph: KnowledgeGraph, nodes: Sequence[str], max_depth: int, max_path
 
 
 Moves = dict[str, tuple[str, ...]]
+Adjacency = Mapping[str, Mapping[str, Mapping[str, str]]]
 
 
 class _Fetched(dict[str, tuple[str, ...]]):
@@ -249,11 +248,12 @@ class _Fetched(dict[str, tuple[str, ...]]):
         return self[node]
 
 
-def _table(g: nx.DiGraph, direction: str, reverse_calls: bool) -> Moves:
-    # networkx's plain adjacency dicts: its views cost more than the search itself.
+def _table(forward: Adjacency, backward: Adjacency, direction: str,
+           reverse_calls: bool) -> Moves:
     if direction == "any":
-        return {node: tuple(sorted(set(g._succ[node]) | set(g._pred[node]))) for node in g._succ}
-    succ, pred = (g._pred, g._succ) if direction == "backward" else (g._succ, g._pred)
+        return {node: tuple(sorted(set(forward[node]) | set(backward[node])))
+                for node in forward}
+    succ, pred = (backward, forward) if direction == "backward" else (forward, backward)
     table: Moves = {}
     for node, following in succ.items():
         if reverse_calls:

@@ -366,7 +366,7 @@ def test_9_yaml_aliases_cannot_blow_up(tmp_path: Path) -> None:
 
 
 def test_10_aliases_cost_one_pass_over_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sgkr import build as build_module
+    from sgkr import tagging as build_module
     from sgkr.knowledge import Example, Sidecar, TagRef
 
     calls = 0

@@ -94,31 +94,28 @@ class MemoryStore:
 
     def tags(self, ids: Collection[str]) -> dict[str, TagInfo]:
         """The tag nodes among ``ids``."""
-        nodes = self.graph.nx._node
-        return {i: self._info(nodes[i]["record"]) for i in ids
-                if i in nodes and nodes[i]["type"] == "tag"}
+        records = {i: self.graph.get(i) for i in ids}
+        return {i: self._info(r) for i, r in records.items() if isinstance(r, TagNode)}
 
     def kinds(self, ids: Collection[str]) -> dict[str, NodeKind]:
         """``tag`` or the function kind of each node among ``ids``."""
-        nodes = self.graph.nx._node
         found: dict[str, NodeKind] = {}
         for i in ids:
-            attrs = nodes.get(i)
-            if attrs is not None:
-                found[i] = "tag" if attrs["type"] == "tag" else attrs["record"].kind
+            record = self.graph.get(i)
+            if record is not None:
+                found[i] = "tag" if isinstance(record, TagNode) else record.kind
         return found
 
     def functions(self, ids: Collection[str]) -> dict[str, FunctionNode]:
         """The function records among ``ids``."""
-        nodes = self.graph.nx._node
-        return {i: nodes[i]["record"] for i in ids
-                if i in nodes and nodes[i]["type"] == "function"}
+        records = {i: self.graph.get(i) for i in ids}
+        return {i: r for i, r in records.items() if isinstance(r, FunctionNode)}
 
     def neighbours(self, ids: Collection[str], edge_type: EdgeType,
                    side: Side) -> dict[str, tuple[str, ...]]:
         """Sorted nodes one ``edge_type`` edge away from each of ``ids``."""
-        g = self.graph.nx
-        adjacency = g._succ if side == "out" else g._pred
+        succ, pred = self.graph.adjacency()
+        adjacency = succ if side == "out" else pred
         return {i: tuple(sorted(n for n, data in adjacency[i].items()
                                 if data["type"] == edge_type))
                 for i in ids if i in adjacency}
@@ -142,8 +139,8 @@ class MemoryStore:
 
 
 def _role(graph: KnowledgeGraph, tag: str) -> Role:
-    g = graph.nx
-    consumed, produced = bool(g._succ[tag]), bool(g._pred[tag])
+    succ, pred = graph.adjacency()
+    consumed, produced = bool(succ[tag]), bool(pred[tag])
     if consumed and produced:
         return "both"
     return "output" if produced else "input"
