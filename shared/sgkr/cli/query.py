@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from ..errors import InvalidArgumentError
@@ -11,6 +10,7 @@ from ..graph import KnowledgeGraph
 from ..records import RetrievalResult
 from ..retriever import DEFAULT_K, Retriever
 from ..stores import is_store_url
+from .terminal import json_text
 
 __all__ = ["register", "run", "add_retrieval_options", "retrieval_options", "print_result"]
 
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
                  else Retriever(KnowledgeGraph.load(args.graph), **options))
     result = retriever.retrieve(args.question)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        print(json_text(result.to_dict()))
     else:
         print_result(result)
     return 0
