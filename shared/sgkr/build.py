@@ -45,6 +45,7 @@ from .records import (
     BuildReport,
     Definition,
     Edge,
+    EdgeType,
     FunctionNode,
     ModuleExtract,
     Problem,
@@ -153,6 +154,7 @@ class _Assembly:
     resolver: CallResolver
     calls: dict[str, dict[str, Resolution]]
     problems: list[Problem]
+    refs: dict[str, dict[str, Resolution]]
 
 
 def _plan(
@@ -244,8 +246,9 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
     except BaseException:
         resolving.cancel()  # no child is left behind
         raise
-    calls = resolving.result()
+    calls, refs = resolving.result()
     _add_calls(graph, flatten(calls, in_order=True), qual_to_id)
+    _add_calls(graph, flatten(refs, in_order=True), qual_to_id, "references")
     by_path = {m.path: m for m in modules}
     example_paths = {e.id: _relative(e, plan.base) for e in plan.examples}
     _add_sidecar_tags(graph, plan.sidecar, problems)
@@ -260,13 +263,16 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
         graph.add_edge_rows(_inferred_tags(graph, modules, qual_to_id,
                                            graph.tagged_functions()))
     graph.report = _report(graph, len(modules), problems, started)
-    return _Assembly(graph, modules, qual_to_id, resolver, calls, problems)
+    return _Assembly(graph, modules, qual_to_id, resolver, calls, problems, refs)
 
 
-def _resolved_calls(resolver: CallResolver,
-                    modules: list[ModuleExtract]) -> dict[str, dict[str, Resolution]]:
-    """The call maps of ``modules``, sorted where they are made (in a forked child)."""
-    return ordered(resolver.resolve_modules(modules))
+def _resolved_calls(resolver: CallResolver, modules: list[ModuleExtract]
+                    ) -> tuple[dict[str, dict[str, Resolution]], dict[str, dict[str, Resolution]]]:
+    """The call and reference maps of ``modules``, sorted where they are made (in a forked
+    child)."""
+    refs: dict[str, dict[str, Resolution]] = {}
+    calls = resolver.resolve_modules(modules, refs)
+    return ordered(calls), ordered(refs)
 
 
 def _report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],
@@ -274,7 +280,8 @@ def _report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],
     stats = graph.stats()
     return BuildReport(
         files=files, functions=stats["functions"], call_edges=stats["call_edges"],
-        tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started)
+        tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started,
+        reference_edges=stats["reference_edges"])
 
 
 def _examples(examples: object) -> list[Example]:
@@ -432,8 +439,8 @@ def _entries(defs: Sequence[Definition]) -> list[Definition]:
 
 
 def _add_calls(graph: KnowledgeGraph, calls: Iterable[CallEdge],
-               qual_to_id: dict[str, str]) -> None:
-    graph.add_edge_rows([(qual_to_id[caller], qual_to_id[callee], "calls", how)
+               qual_to_id: dict[str, str], kind: EdgeType = "calls") -> None:
+    graph.add_edge_rows([(qual_to_id[caller], qual_to_id[callee], kind, how)
                          for caller, callee, how in calls])
 
 

@@ -326,7 +326,9 @@ class GraphBuilder:
         rematched = {n for n in names if _rematched(before[n], _matches(resolver, n))}
         _reindex_modules(index, old_mods, new_mods)
         redo = self._to_resolve(index, resolver, old_mods, new_mods, rematched)
-        new_calls = resolver.resolve_modules(resolver.by_module[n] for n in sorted(redo))
+        new_refs: dict[str, dict[str, Resolution]] = {}
+        new_calls = resolver.resolve_modules((resolver.by_module[n] for n in sorted(redo)),
+                                             new_refs)
         graph = state.graph
 
         # Merge again the definitions that share a name with a changed one.
@@ -366,7 +368,7 @@ class GraphBuilder:
             old_id = state.qual_to_id.get(q)
             if old_id is not None and old_id in graph:
                 call_dirty.update(s for s in graph.nx.predecessors(old_id)
-                                  if graph.nx.edges[s, old_id]["type"] == "calls")
+                                  if graph.nx.edges[s, old_id]["type"] in ("calls", "references"))
                 call_dirty.add(old_id)
                 tag_dirty.add(old_id)
             if q in new_map:
@@ -375,11 +377,12 @@ class GraphBuilder:
         redone = {d.qualname for n in redo for d in resolver.by_module[n].definitions}
         redone |= {d.qualname for m in old_mods for d in m.definitions}
         for q in redone:
-            if state.calls.get(q) != new_calls.get(q):
-                if q in new_calls:
-                    state.calls[q] = new_calls[q]
-                else:
-                    state.calls.pop(q, None)
+            if state.calls.get(q) != new_calls.get(q) or state.refs.get(q) != new_refs.get(q):
+                for table, found in ((state.calls, new_calls), (state.refs, new_refs)):
+                    if q in found:
+                        table[q] = found[q]
+                    else:
+                        table.pop(q, None)
                 caller = new_map.get(q) or state.qual_to_id.get(q)
                 if caller is not None:
                     call_dirty.add(caller)
@@ -390,8 +393,12 @@ class GraphBuilder:
             if q in new_map:
                 state.qual_to_id[q] = new_map[q]
         touched_tags = _tags_of(graph, gone | tag_dirty)
-        call_counts = Counter(state.graph.report.call_edges if state.graph.report else {})
+        report = state.graph.report
+        call_counts = Counter(report.call_edges if report else {})
         call_counts.subtract(_call_edges(graph, (call_dirty | gone) & graph.nx.nodes.keys()))
+        ref_counts = Counter(report.reference_edges if report else {})
+        ref_counts.subtract(_call_edges(graph, (call_dirty | gone) & graph.nx.nodes.keys(),
+                                        "references"))
         functions = (graph.report.functions if graph.report else 0) - len(gone) + sum(
             1 for i in records if i not in graph)
         graph.remove_nodes(gone)
@@ -399,6 +406,7 @@ class GraphBuilder:
             graph.add_function(records[node_id])
         self._recall(graph, state, index, call_dirty - gone)
         call_counts.update(_call_edges(graph, call_dirty - gone))
+        ref_counts.update(_call_edges(graph, call_dirty - gone, "references"))
         relabel = self._retag(graph, state, index, tag_dirty - gone, touched_tags)
         self._update_sidecar_problems(graph, index, names | {m.module for m in new_mods})
         self._relabel(graph, index, relabel)
@@ -412,7 +420,8 @@ class GraphBuilder:
             files=len(modules), functions=functions,
             call_edges={r: n for r, n in sorted(call_counts.items()) if n},
             tags=len(graph) - functions, problems=tuple(state.problems),
-            seconds=time.perf_counter() - started)
+            seconds=time.perf_counter() - started,
+            reference_edges={r: n for r, n in sorted(ref_counts.items()) if n})
         self._index = index
         return len(redo)
 
@@ -454,17 +463,21 @@ class GraphBuilder:
 
     def _recall(self, graph: KnowledgeGraph, state: _Assembly, index: _Index,
                 nodes: set[str]) -> None:
-        """Call edges out of ``nodes`` made again from the call maps."""
+        """Call and reference edges out of ``nodes`` made again from the call maps."""
         g = graph.nx
         graph.remove_edges([(s, t) for s in nodes for t, data in g._succ[s].items()
-                            if data["type"] == "calls"])
+                            if data["type"] in ("calls", "references")])
         calls: dict[str, dict[str, Resolution]] = {}
+        refs: dict[str, dict[str, Resolution]] = {}
         qual_to_id = state.qual_to_id
         for node_id in nodes:
             for q in _quals(graph, state, node_id):
                 if q in state.calls:
                     calls[q] = state.calls[q]
+                if q in state.refs:
+                    refs[q] = state.refs[q]
         _add_calls(graph, flatten(calls), qual_to_id)
+        _add_calls(graph, flatten(refs), qual_to_id, "references")
 
     def _retag(self, graph: KnowledgeGraph, state: _Assembly, index: _Index, nodes: set[str],
                touched: set[str]) -> set[str]:
@@ -590,11 +603,12 @@ def _quals(graph: KnowledgeGraph, state: _Assembly, node_id: str) -> list[str]:
     return [q for q in graph.function(node_id).qualnames if state.qual_to_id.get(q) == node_id]
 
 
-def _call_edges(graph: KnowledgeGraph, nodes: Iterable[str]) -> Counter[str]:
-    """Call edges out of ``nodes``, counted by resolution."""
+def _call_edges(graph: KnowledgeGraph, nodes: Iterable[str],
+                kind: str = "calls") -> Counter[str]:
+    """Call (or ``kind``) edges out of ``nodes``, counted by resolution."""
     succ = graph.nx._succ
     return Counter(data.get("resolution", "exact") for n in nodes for data in succ[n].values()
-                   if data["type"] == "calls")
+                   if data["type"] == kind)
 
 
 def _tags_of(graph: KnowledgeGraph, nodes: set[str]) -> set[str]:

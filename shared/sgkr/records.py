@@ -14,7 +14,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from .text import without_docstring
@@ -23,6 +23,7 @@ __all__ = [
     "SourceSpan",
     "Problem",
     "CallSite",
+    "ValueUse",
     "ImportBinding",
     "ClassInfo",
     "Definition",
@@ -44,8 +45,10 @@ __all__ = [
 R = TypeVar("R")
 
 FunctionKind = Literal["function", "method", "module"]
-EdgeType = Literal["calls", "consumes", "produces"]
-Resolution = Literal["exact", "name"]
+EdgeType = Literal["calls", "references", "consumes", "produces"]
+#: How an edge between functions was found: ``exact`` (syntax alone), ``inferred``
+#: (an analysis of what names hold) or ``name`` (a bare-name guess).
+Resolution = Literal["exact", "inferred", "name"]
 Role = Literal["input", "output", "both"]
 
 
@@ -96,6 +99,20 @@ class CallSite:
 
 
 @dataclass(frozen=True)
+class ValueUse:
+    """A name used as a value in a definition, not called there.
+
+    ``map(f, xs)``, ``sorted(rows, key=f)``, ``{"fee": f}``, ``[f, g]``, ``x = f``,
+    ``return f``. ``site`` holds the name as a call site would (``plain`` for ``f``,
+    ``attribute`` for ``self.f`` or ``mod.f``); ``argument_of`` is the call it is
+    passed to, None when it is stored or returned.
+    """
+
+    site: CallSite
+    argument_of: CallSite | None = None
+
+
+@dataclass(frozen=True)
 class ImportBinding:
     """A name bound by an import statement within ``scope`` (a qualname).
 
@@ -140,6 +157,8 @@ class Definition:
     signature: str = ""
     calls: tuple[CallSite, ...] = ()
     subscript_keys: tuple[str, ...] = ()
+    #: Names used as values (functions passed, stored, returned): ``references`` edges.
+    uses: tuple[ValueUse, ...] = ()
     enclosing_class: str | None = None
     is_async: bool = False
     #: The knowledge of the definition alone: ``knowledge_of(self)``.
@@ -196,7 +215,11 @@ class TagNode:
 
 @dataclass(frozen=True)
 class Edge:
-    """A directed edge; ``resolution`` is set on ``calls`` edges only."""
+    """A directed edge; ``resolution`` is set on ``calls`` and ``references`` edges only.
+
+    ``references``: the source uses the target function as a value (passes,
+    stores or returns it) without calling it there.
+    """
 
     source: str
     target: str
@@ -214,15 +237,18 @@ class BuildReport:
     tags: int
     problems: tuple[Problem, ...]
     seconds: float
+    #: ``references`` edges by resolution.
+    reference_edges: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
         """One human-readable paragraph, as ``sgkr build`` prints it."""
         edges = ", ".join(f"{n} {r}" for r, n in sorted(self.call_edges.items())) or "0"
+        refs = ", ".join(f"{n} {r}" for r, n in sorted(self.reference_edges.items())) or "0"
         skipped = [p for p in self.problems if p.kind == "skipped"]
         syntax = [p for p in self.problems if p.kind == "syntax"]
         lines = [
             f"files: {self.files}, functions: {self.functions}, call edges: {edges}, "
-            f"tags: {self.tags}, {self.seconds:.2f} s",
+            f"reference edges: {refs}, tags: {self.tags}, {self.seconds:.2f} s",
         ]
         if syntax:
             lines.append(f"syntax errors (read as far as possible): {len(syntax)}")

@@ -179,6 +179,8 @@ def _check(graph: KnowledgeGraph, nodes: Sequence[str], max_depth: int, max_path
 
 
 Moves = dict[str, tuple[str, ...]]
+# Edges between functions: a call, or a function used as a value (both are walked alike).
+_CALLING = ("calls", "references")
 
 
 def _table(g: nx.DiGraph, direction: str, reverse_calls: bool) -> Moves:
@@ -190,7 +192,7 @@ def _table(g: nx.DiGraph, direction: str, reverse_calls: bool) -> Moves:
     for node, following in succ.items():
         if reverse_calls:
             # The reverse of a call edge, seen from the side we walk on.
-            back = [n for n, data in pred[node].items() if data["type"] == "calls"]
+            back = [n for n, data in pred[node].items() if data["type"] in _CALLING]
             if back:
                 table[node] = tuple(sorted(set(following).union(back)))
                 continue

@@ -1,12 +1,14 @@
 """graph.json: a versioned JSON document, validated on load, written atomically.
 
-Schema (version 1)::
+Schema (version 2)::
 
-    {"schema_version": 1, "meta": {...},
+    {"schema_version": 2, "meta": {...},
      "nodes": [{"id", "type": "function", "name", "kind", "qualnames", "sources",
                 "knowledge", "code"} | {"id", "type": "tag", "label", "aliases"}],
-     "edges": [{"source", "target", "type": "calls"|"consumes"|"produces",
-                "resolution": "exact"|"name" (calls only)}]}
+     "edges": [{"source", "target", "type": "calls"|"references"|"consumes"|"produces",
+                "resolution": "exact"|"inferred"|"name" (calls and references only)}]}
+
+Version 1 (no ``references`` edges, no ``inferred`` resolution) is still read.
 
 Loading refuses a truncated, malformed, wrong-schema or inconsistent file with
 a :class:`~sgkr.errors.GraphFormatError` naming the problem; nothing is
@@ -41,10 +43,11 @@ if TYPE_CHECKING:
 __all__ = ["SCHEMA_VERSION", "graph_to_dict", "graph_from_dict", "save_graph", "load_graph",
            "MAX_GRAPH_BYTES"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_GRAPH_BYTES = 2_000_000_000
 _KINDS = ("function", "method", "module")
-_EDGE_TYPES = ("calls", "consumes", "produces")
+_EDGE_TYPES = ("calls", "references", "consumes", "produces")
+_RESOLUTIONS = {"calls": ("exact", "inferred", "name"), "references": ("exact", "inferred", "name")}
 
 
 def graph_to_dict(graph: KnowledgeGraph) -> dict[str, Any]:
@@ -241,8 +244,8 @@ class _Invalid(Exception):
 _new = object.__new__
 _set = object.__setattr__
 _join = "".join  # raises TypeError on a non-string item: a fast list-of-strings check
-_CALLS = {"exact": {"type": "calls", "resolution": "exact"},
-          "name": {"type": "calls", "resolution": "name"}}
+_CALLS = {(kind, how): {"type": kind, "resolution": how}
+          for kind, hows in _RESOLUTIONS.items() for how in hows}
 _OTHER = {"consumes": {"type": "consumes"}, "produces": {"type": "produces"}}
 
 
@@ -303,8 +306,8 @@ def _fast_rows_unchecked(nodes: list[Any], edges: list[Any]) -> tuple[NodeRows, 
             raise _Invalid
         source, target, kind = raw["source"], raw["target"], raw["type"]
         ends = (get_type(source), get_type(target))
-        if kind == "calls":
-            attrs = calls[raw["resolution"]]
+        if kind == "calls" or kind == "references":
+            attrs = calls[kind, raw["resolution"]]
             if ends != _CALL_ENDS:
                 raise _Invalid
         else:
@@ -403,15 +406,18 @@ def _edge(raw: Any, at: str) -> Edge:
     if kind not in _EDGE_TYPES:
         raise GraphFormatError(f"{at}: unknown edge type {kind!r}; expected {_EDGE_TYPES}")
     resolution = raw.get("resolution")
-    if kind == "calls" and resolution not in ("exact", "name"):
-        raise GraphFormatError(f"{at}: a calls edge needs resolution 'exact' or 'name'")
-    if kind != "calls" and resolution is not None:
-        raise GraphFormatError(f"{at}: only calls edges have a resolution")
+    allowed = _RESOLUTIONS.get(kind)
+    if allowed is not None and resolution not in allowed:
+        raise GraphFormatError(f"{at}: a {kind} edge needs resolution 'exact', 'inferred' "
+                               "or 'name'")
+    if allowed is None and resolution is not None:
+        raise GraphFormatError(f"{at}: only calls and references edges have a resolution")
     return Edge(_text(raw, "source", at, empty=False), _text(raw, "target", at, empty=False),
                 kind, resolution)
 
 
-_EDGE_ENDS = {"calls": ("function", "function"), "consumes": ("tag", "function"),
+_EDGE_ENDS = {"calls": ("function", "function"), "references": ("function", "function"),
+              "consumes": ("tag", "function"),
               "produces": ("function", "tag")}
 _CALL_ENDS = _EDGE_ENDS["calls"]
 
