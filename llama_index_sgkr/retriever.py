@@ -21,7 +21,8 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from dataclasses import fields
 from typing import Any
 
 from llama_index.core.callbacks.base import CallbackManager
@@ -31,9 +32,8 @@ from llama_index.core.utils import print_text
 
 from sgkr.build import build_graph
 from sgkr.errors import InvalidArgumentError
-from sgkr.export import render
 from sgkr.graph import KnowledgeGraph
-from sgkr.knowledge import Example, Sidecar
+from sgkr.options import BuildOptions
 from sgkr.records import RetrievalResult
 from sgkr.retriever import Fallback, Retriever, RetrieverOptions
 from sgkr.sources import SourceInput
@@ -44,7 +44,8 @@ from .persist import load_retriever, save_retriever
 
 __all__ = ["SGKRRetriever"]
 
-_BUILD_ARGS = ("knowledge", "examples", "merge", "infer", "root", "exclude")
+_BUILD_NAMES = tuple(f.name for f in fields(BuildOptions))
+_RETRIEVER_NAMES = tuple(f.name for f in fields(RetrieverOptions))
 
 
 class SGKRRetriever(BaseRetriever):
@@ -91,7 +92,6 @@ class SGKRRetriever(BaseRetriever):
             raise InvalidArgumentError(
                 f"retriever must be an sgkr.Retriever, got {type(retriever).__name__}")
         self._sgkr = retriever
-        self._last: RetrievalResult | None = None
         super().__init__(callback_manager=callback_manager, object_map=object_map,
                          objects=objects, verbose=verbose)
 
@@ -102,12 +102,7 @@ class SGKRRetriever(BaseRetriever):
         *,
         graph_path: str | os.PathLike[str] | None = None,
         sources: Iterable[SourceInput] | None = None,
-        knowledge: str | os.PathLike[str] | Sidecar | None = None,
-        examples: str | os.PathLike[str] | Sequence[Example] | None = None,
-        merge: str | None = None,
-        infer: bool | None = None,
-        root: str | os.PathLike[str] | None = None,
-        exclude: Sequence[str] | None = None,
+        build_options: BuildOptions | None = None,
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
@@ -125,9 +120,9 @@ class SGKRRetriever(BaseRetriever):
             A ``graph.json`` written by ``sgkr build`` or ``KnowledgeGraph.save``.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
-            from (:func:`sgkr.build_graph`), with the build arguments
-            ``knowledge``, ``examples``, ``merge``, ``infer``, ``root`` and
-            ``exclude`` (only with ``sources``; ``examples`` alone also builds).
+            from (:func:`sgkr.build_graph`); ``examples`` alone also builds.
+        build_options
+            A :class:`sgkr.BuildOptions` for that build (only with ``sources``).
         tag_extractor, fallback
             Passed to :class:`sgkr.Retriever` (see
             :func:`llama_index_sgkr.retriever_fallback` to fall back on
@@ -138,7 +133,10 @@ class SGKRRetriever(BaseRetriever):
             As for any LlamaIndex retriever.
         **options
             Any field of :class:`sgkr.RetrieverOptions` (``k``, ``max_depth``,
-            ``max_paths``, ``callees``, ``partial``, ...); an unknown one is an error.
+            ``callees``, ``partial``, ...) and, with ``sources``, of
+            :class:`sgkr.BuildOptions` (``knowledge``, ``examples``, ``merge``,
+            ``infer_tags``, ``root``, ``exclude``, ``jobs``, ``cache``, ...; over
+            ``build_options``). An unknown name is an error naming it.
 
         Returns
         -------
@@ -158,30 +156,34 @@ class SGKRRetriever(BaseRetriever):
         ...
         sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path or sources; \
 got graph_path and sources
+        >>> SGKRRetriever.from_defaults(sources=[("m.py", "")], top_k=3)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        sgkr.errors.InvalidArgumentError: unknown argument(s) ['top_k']: expected ...
         """
-        build_args: dict[str, Any] = {"knowledge": knowledge, "examples": examples,
-                                      "merge": merge, "infer": infer, "root": root,
-                                      "exclude": exclude}
+        build = {name: options.pop(name) for name in list(options) if name in _BUILD_NAMES}
+        unknown = sorted(set(options) - set(_RETRIEVER_NAMES))
+        if unknown:
+            raise InvalidArgumentError(
+                f"unknown argument(s) {unknown}: expected options of sgkr.RetrieverOptions "
+                f"{list(_RETRIEVER_NAMES)} or of sgkr.BuildOptions {list(_BUILD_NAMES)}")
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
                                           ("sources", sources)) if value is not None]
-        if sources is None and examples is not None and not given:
+        if sources is None and build.get("examples") is not None and not given:
             given, sources = ["sources"], ()
         if len(given) != 1:
             got = " and ".join(given) if given else "none"
             raise InvalidArgumentError(
                 f"pass exactly one of graph, graph_path or sources; got {got}")
-        extra = [name for name in _BUILD_ARGS if build_args[name] is not None]
+        extra = [*build, *(["build_options"] if build_options is not None else [])]
         if sources is None and extra:
             raise InvalidArgumentError(
                 f"{', '.join(extra)}: only with sources, not with {given[0]}")
-        if similarity_top_k is not None:
-            if "k" in options:
-                raise InvalidArgumentError("pass k or similarity_top_k, not both")
-            options["k"] = similarity_top_k
+        _top_k(similarity_top_k, options)
         if graph_path is not None:
             graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:
-            graph = build_graph(sources, **{k: v for k, v in build_args.items() if v is not None})
+            graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build))
         if not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(
                 f"graph must be a KnowledgeGraph, got {type(graph).__name__} "
@@ -215,11 +217,14 @@ got graph_path and sources
         *,
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
+        similarity_top_k: int | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **options: Any,
     ) -> SGKRRetriever:
         """Load a retriever written by :meth:`persist`; ``options`` override the stored ones.
+
+        ``similarity_top_k`` is ``k``, as for :meth:`from_defaults`.
 
         Raises
         ------
@@ -235,6 +240,7 @@ got graph_path and sources
         ...
         sgkr.errors.GraphFormatError: /nonexistent/sgkr_retriever.json: cannot read ...
         """
+        _top_k(similarity_top_k, options)
         graph, stored = load_retriever(persist_dir)
         core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
                          **{**stored, **options})
@@ -244,7 +250,10 @@ got graph_path and sources
 
     @property
     def sgkr_retriever(self) -> Retriever:
-        """The :class:`sgkr.Retriever` doing the work."""
+        """The :class:`sgkr.Retriever` doing the work.
+
+        Its ``export(question)`` draws the graph with a question's retrieval highlighted.
+        """
         return self._sgkr
 
     @property
@@ -274,24 +283,17 @@ got graph_path and sources
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self._convert(await self._sgkr.aretrieve(query_bundle.query_str))
 
-    def export(self, format: str = "html", **options: Any) -> str:
-        """The picture of the last retrieval (before any: the whole graph).
-
-        ``format`` and ``options`` are those of :func:`sgkr.export.render`.
-
-        Examples
-        --------
-        >>> from sgkr import build_graph
-        >>> r = SGKRRetriever.from_defaults(build_graph([("m.py", "def f():\\n    return 1\\n")]))
-        >>> r.export("mermaid").splitlines()[0]
-        'flowchart TD'
-        """
-        return render(self.graph, self._last, format, **options)
-
     def _convert(self, result: RetrievalResult) -> list[NodeWithScore]:
-        self._last = result
         if self._verbose:
             how = "fallback" if result.fallback_used else "paths"
             print_text(f"SGKR: inputs {list(result.inputs)}, outputs {list(result.outputs)}, "
                        f"{len(result.documents)} functions ({how})\n", color="llama_blue")
         return [to_node_with_score(doc) for doc in result.documents]
+
+
+def _top_k(similarity_top_k: int | None, options: dict[str, Any]) -> None:
+    """Put LlamaIndex's ``similarity_top_k`` into ``options`` as SGKR's ``k``."""
+    if similarity_top_k is not None:
+        if "k" in options:
+            raise InvalidArgumentError("pass k or similarity_top_k, not both")
+        options["k"] = similarity_top_k

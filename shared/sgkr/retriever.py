@@ -19,19 +19,15 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from .context import make_documents
 from .errors import InvalidArgumentError
+from .export import render
 from .graph import KnowledgeGraph
 from .records import RetrievalResult, TagMatch
-from .search import (
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_PATHS,
-    SearchIndex,
-    connect_paths,
-    find_paths,
-)
+from .search import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
+from .stores import GraphReader, GraphStore, MemoryStore
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
 
 __all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
@@ -110,13 +106,17 @@ class RetrieverOptions:
 
 
 class Retriever:
-    """Structure-grounded retriever over a :class:`~sgkr.graph.KnowledgeGraph`.
+    """Structure-grounded retriever over a knowledge–code graph or a graph store.
 
     Parameters
     ----------
     graph
-        The knowledge–code graph. It is read, never changed, so one retriever
-        can serve many threads.
+        The knowledge–code graph, in memory. It is read, never changed, so one
+        retriever can serve many threads.
+    store
+        Instead of ``graph``: a :class:`~sgkr.stores.base.GraphStore`. Each
+        question reads one version of its graph, with the same answers as
+        from the graph in memory.
     tag_extractor
         A callable ``question -> tag matches or labels``; default: folded
         vocabulary matching (:class:`~sgkr.tags.VocabularyMatcher`).
@@ -125,22 +125,47 @@ class Retriever:
         function node ids. Without one, such a question retrieves nothing.
     **options
         Any field of :class:`RetrieverOptions` (``k``, ``max_depth``, ...).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If neither or both of ``graph`` and ``store`` are given, or an argument
+        has the wrong type.
     """
 
-    def __init__(self, graph: KnowledgeGraph, *, tag_extractor: TagExtractor | None = None,
+    def __init__(self, graph: KnowledgeGraph | None = None, *,
+                 store: GraphStore | None = None,
+                 tag_extractor: TagExtractor | None = None,
                  fallback: Fallback | None = None, **options: Any) -> None:
-        if not isinstance(graph, KnowledgeGraph):
+        if (graph is None) == (store is None):
+            raise InvalidArgumentError("give a graph or a store (exactly one)")
+        if graph is not None and not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+        if store is not None and not isinstance(store, GraphStore):
+            raise InvalidArgumentError(f"store must be a GraphStore, got {type(store)}")
         if tag_extractor is not None and not callable(tag_extractor):
             raise InvalidArgumentError("tag_extractor must be callable")
         if fallback is not None and not callable(fallback):
             raise InvalidArgumentError("fallback must be callable")
-        self.graph = graph
         self.options = RetrieverOptions.from_dict(options)
+        self.store: GraphStore = (MemoryStore(graph) if graph is not None
+                                  else cast(GraphStore, store))
         self.tag_extractor = tag_extractor
         self.fallback = fallback
-        self._matcher = VocabularyMatcher(graph)
-        self._index = SearchIndex(graph)
+
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """The graph in memory (a retriever over a server's store has none).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If the retriever reads a store on a server.
+        """
+        if isinstance(self.store, MemoryStore):
+            return self.store.graph
+        raise InvalidArgumentError(
+            f"this retriever reads the graph store {self.store.url}; it holds no graph")
 
     @property
     def k(self) -> int:
@@ -148,19 +173,22 @@ class Retriever:
         return self.options.k
 
     def with_options(self, **options: Any) -> Retriever:
-        """A retriever over the same graph with some options changed."""
+        """A retriever over the same graph or store with some options changed."""
         clone = Retriever.__new__(Retriever)
-        clone.graph, clone.tag_extractor, clone.fallback = (
-            self.graph, self.tag_extractor, self.fallback)
-        clone._matcher, clone._index = self._matcher, self._index
+        clone.store, clone.tag_extractor, clone.fallback = (
+            self.store, self.tag_extractor, self.fallback)
         clone.options = replace(self.options, **options)
         return clone
 
     def match(self, question: str) -> list[TagMatch]:
         """The tags of ``question``, from the tag extractor."""
+        return self._match(question, self.store.reader())
+
+    def _match(self, question: str, reader: GraphReader) -> list[TagMatch]:
+        matcher = VocabularyMatcher(reader)
         if self.tag_extractor is None:
-            return self._matcher(question)
-        return resolve_labels(self._matcher, self.graph, question, self.tag_extractor(question))
+            return matcher(question)
+        return resolve_labels(matcher, reader, question, self.tag_extractor(question))
 
     def retrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """Retrieve the functions on the dependency paths of ``question``.
@@ -177,64 +205,101 @@ class Retriever:
         RetrievalResult
             Documents best first (scores in (0, 1]), the matched tags and the paths.
 
+            An empty (or blank) question retrieves nothing, as a vector
+            retriever's does.
+
         Raises
         ------
         InvalidArgumentError
-            If ``question`` is empty or not a string, or ``k`` is not positive.
+            If ``question`` is not a string, or ``k`` is not positive.
+        StoreError
+            If the graph store fails while answering (no partial answer is returned).
         """
-        if not isinstance(question, str) or not question.strip():
-            raise InvalidArgumentError("question must be a non-empty string")
+        if not isinstance(question, str):
+            raise InvalidArgumentError(
+                f"question must be a string, got {type(question).__name__}")
         limit = self.options.k if k is None else k
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
-        matches = self.match(question)
-        if not matches:
-            return self._fallback(question, limit)
-        inputs, outputs = split_roles(question, matches)
+        if not question.strip():
+            return RetrievalResult(question=question, documents=())
         o = self.options
-        # Every table this query might need, so the first fallback is not a slow query.
-        self._index.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect")
-        paths = find_paths(self.graph, inputs, outputs, max_depth=o.max_depth,
-                           max_paths=o.max_paths, reverse_calls=o.reverse_calls,
-                           index=self._index)
+        if isinstance(self.store, MemoryStore):
+            # Every table this query might need, so the first fallback is not a slow query.
+            self.store.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect")
+        reader = self.store.reader()  # one version of the graph for the whole question
+        matches = self._match(question, reader)
+        if not matches:
+            return self._fallback(reader, question, limit)
+        inputs, outputs = split_roles(question, matches)
+        paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
+                                  max_paths=o.max_paths, reverse_calls=o.reverse_calls)
         if not paths and o.partial == "connect" and len(matches) > 1:
-            paths = connect_paths(self.graph, [m.tag_id for m in matches],
-                                  max_depth=o.max_depth, max_paths=o.max_paths,
-                                  index=self._index)
+            paths = reader.connect_paths([m.tag_id for m in matches], max_depth=o.max_depth,
+                                         max_paths=o.max_paths)
         if not paths and o.partial != "none":
-            paths = self._nearest(inputs, outputs)
-        ranked = self._rank(paths, limit)
+            paths = self._nearest(reader, inputs, outputs)
+        ranked = self._rank(reader, paths, limit)
+        label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
             question=question,
-            documents=make_documents(self.graph, ranked, paths,
+            documents=make_documents(reader, ranked, paths,
                                      include_knowledge=o.include_knowledge),
             tags=tuple(matches),
             paths=tuple(paths),
-            inputs=tuple(self.graph.tag(t).label for t in inputs),
-            outputs=tuple(self.graph.tag(t).label for t in outputs),
+            inputs=tuple(label[t] for t in inputs),
+            outputs=tuple(label[t] for t in outputs),
         )
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""
         return await asyncio.to_thread(self.retrieve, question, k)
 
+    def export(self, question: str | None = None, format: str = "html",
+               **options: Any) -> str:
+        """The picture of the graph, with the retrieval of ``question`` highlighted.
+
+        The one export helper of the core and of both adapters
+        (``retriever.core.export(question)``): it retrieves ``question`` afresh,
+        so it draws exactly what that question gets, whatever ran in between.
+
+        Parameters
+        ----------
+        question
+            The question whose tags, functions and paths are highlighted
+            (``None``: the graph, nothing highlighted).
+        format, **options
+            As for :func:`sgkr.export.render` (``around``, ``depth``, ``focus``).
+
+        Examples
+        --------
+        >>> from sgkr import build_graph
+        >>> r = Retriever(build_graph([("m.py", "def f():\\n    return 1\\n")]))
+        >>> r.export("Which f?", "mermaid").splitlines()[0]
+        'flowchart TD'
+        """
+        result = None if question is None else self.retrieve(question)
+        return render(self.graph, result, format, **options)
+
     # -- internals -----------------------------------------------------------------
 
-    def _nearest(self, inputs: Sequence[str], outputs: Sequence[str]) -> list[tuple[str, ...]]:
-        paths: list[tuple[str, ...]] = [(t, f) for t in inputs for f in self.graph.consumers(t)]
-        paths += [(f, t) for t in outputs for f in self.graph.producers(t)]
+    @staticmethod
+    def _nearest(reader: GraphReader, inputs: Sequence[str],
+                 outputs: Sequence[str]) -> list[tuple[str, ...]]:
+        consumers = reader.neighbours(inputs, "consumes", "out") if inputs else {}
+        producers = reader.neighbours(outputs, "produces", "in") if outputs else {}
+        paths: list[tuple[str, ...]] = [(t, f) for t in inputs for f in consumers.get(t, ())]
+        paths += [(f, t) for t in outputs for f in producers.get(t, ())]
         return sorted(set(paths))
 
-    def _rank(self, paths: Sequence[tuple[str, ...]], limit: int) -> list[tuple[str, float]]:
+    def _rank(self, reader: GraphReader, paths: Sequence[tuple[str, ...]],
+              limit: int) -> list[tuple[str, float]]:
         weight: dict[str, float] = defaultdict(float)
         first: dict[str, tuple[int, int]] = {}
-        is_function: dict[str, bool] = {}  # a node recurs on many paths: look it up once
+        kinds = reader.kinds({node for path in paths for node in path})
         for index, path in enumerate(paths):
             for position, node in enumerate(path):
-                known = is_function.get(node)
-                if known is None:
-                    known = is_function[node] = self.graph.node_type(node) == "function"
-                if known:
+                if kinds[node] != "tag":
                     weight[node] += 1.0 / len(path)
                     first.setdefault(node, (index, position))
         dropped: set[str] = set()
@@ -245,7 +310,7 @@ class Retriever:
             nonlocal scripts_left
             kept: list[str] = []
             for node in nodes:
-                if self.graph.function(node).kind == "module":
+                if kinds[node] == "module":
                     if scripts_left == 0:
                         dropped.add(node)
                         continue
@@ -264,21 +329,27 @@ class Retriever:
             # fall with rank and a score cut-off keeps what SGKR ranks first.
             floor = min(score[n] for n in frontier)
             best: dict[str, float] = {}
+            # Functions used as values (references) are followed as calls are.
+            callees = reader.neighbours(frontier, "calls", "out")
+            used = reader.neighbours(frontier, "references", "out")
             for node in frontier:
-                for callee in self.graph.callees(node):
+                for callee in (*callees[node], *used[node]):
                     if callee not in score and callee not in dropped:
                         best[callee] = max(best.get(callee, 0.0), score[node])
+            kinds.update(reader.kinds(best))
             frontier = admit(sorted(best, key=lambda n: (-best[n], n)))
             most = max((best[n] for n in frontier), default=1.0)
             score.update({n: floor * _CALLEE_WEIGHT * best[n] / most for n in frontier})
             order += frontier
         return [(n, max(round(score[n], 6), 1e-6)) for n in order[:limit]]
 
-    def _fallback(self, question: str, limit: int) -> RetrievalResult:
+    def _fallback(self, reader: GraphReader, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:
             return RetrievalResult(question=question, documents=())
-        ids = [i for i in self.fallback(question, limit) if i in self.graph][:limit]
+        found = list(self.fallback(question, limit))
+        known = reader.kinds(found)
+        ids = [i for i in found if i in known][:limit]
         ranked = [(node_id, round(1.0 / (rank + 1), 6)) for rank, node_id in enumerate(ids)]
-        docs = make_documents(self.graph, ranked, (),
+        docs = make_documents(reader, ranked, (),
                               include_knowledge=self.options.include_knowledge)
         return RetrievalResult(question=question, documents=docs, fallback_used=True)

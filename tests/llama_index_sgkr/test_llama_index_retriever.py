@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -89,9 +91,28 @@ def test_no_tags_retrieve_nothing(retriever, no_tag_question) -> None:  # type: 
     assert retriever.retrieve("What is the capital of France?") == []
 
 
-def test_empty_question_is_an_error(retriever) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ValueError, match="question"):
-        retriever.retrieve("  ")
+@pytest.mark.parametrize("question", ["", "  ", "\n"])
+async def test_an_empty_question_retrieves_nothing(retriever, question) -> None:  # type: ignore[no-untyped-def]
+    assert retriever.retrieve(question) == []
+    assert retriever.retrieve(QueryBundle(question)) == []
+    assert await retriever.aretrieve(question) == []
+
+
+def test_default_k_is_the_cores(payments_graph) -> None:  # type: ignore[no-untyped-def]
+    assert SGKRRetriever.from_defaults(payments_graph).similarity_top_k == Retriever(
+        payments_graph).k == 8
+
+
+@pytest.mark.parametrize("clone", [lambda r: pickle.loads(pickle.dumps(r)), copy.deepcopy])
+def test_pickles_and_deep_copies(payments_graph, case_question, clone) -> None:  # type: ignore[no-untyped-def]
+    r = SGKRRetriever.from_defaults(payments_graph, k=5, callees=1)
+    before = r.retrieve(case_question)
+    back = clone(r)
+    assert back.graph is not payments_graph and back.options == r.options
+    after = back.retrieve(case_question)
+    assert [(h.node.node_id, h.score, h.node.text, h.node.metadata) for h in after] == [
+        (h.node.node_id, h.score, h.node.text, h.node.metadata) for h in before]
+    assert len(after) == 5
 
 
 def test_options_pass_through(payments_graph) -> None:  # type: ignore[no-untyped-def]
@@ -163,15 +184,36 @@ def test_examples_alone_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
      "examples, merge: only with sources, not with graph_path"),
     ({"graph": "graph.json"}, "graph must be a KnowledgeGraph, got str"),
     ({"graph": "G", "k": 3, "similarity_top_k": 3}, "k or similarity_top_k, not both"),
-    ({"graph": "G", "top_k": 3}, "unknown retriever option.*top_k"),
+    ({"graph": "G", "top_k": 3}, r"unknown argument\(s\) \['top_k'\]: expected"),
+    ({"sources": ["src"], "infer": True}, r"unknown argument\(s\) \['infer'\]"),
+    ({"graph": "G", "jobs": 1}, "jobs: only with sources, not with graph"),
+    ({"graph_path": "g.json", "build_options": "B"},
+     "build_options: only with sources, not with graph_path"),
     ({"graph": "G", "k": 0}, "k must be an integer of at least 1"),
     ({"graph": "G", "partial": "all"}, "partial must be one of"),
 ])
 def test_bad_combinations_name_the_problem(payments_graph, kwargs, message) -> None:  # type: ignore[no-untyped-def]
     if kwargs.get("graph") == "G":
         kwargs = {**kwargs, "graph": payments_graph}
+    if kwargs.get("build_options") == "B":
+        from sgkr import BuildOptions
+
+        kwargs = {**kwargs, "build_options": BuildOptions()}
     with pytest.raises(ValueError, match=message):
         SGKRRetriever.from_defaults(**kwargs)
+
+
+def test_every_build_option_is_accepted(every_build_option) -> None:  # type: ignore[no-untyped-def]
+    from sgkr import BuildOptions, build_graph
+
+    src, options = every_build_option
+    built = SGKRRetriever.from_defaults(sources=[src], **options).graph
+    assert built.to_dict() == build_graph([src], BuildOptions(**options)).to_dict()
+    assert sorted(f.id for f in built.functions()) == ["fn:a.f", "fn:b.f"]
+    assert any(options["cache"].iterdir())
+    given = SGKRRetriever.from_defaults(sources=[src], build_options=BuildOptions(**options),
+                                        merge="auto")  # a keyword overrides build_options
+    assert len(list(given.graph.functions())) == 1
 
 
 def test_constructor_wants_an_sgkr_retriever(payments_graph) -> None:  # type: ignore[no-untyped-def]
@@ -199,6 +241,10 @@ def test_persist_round_trip(payments_graph, case_question, tmp_path) -> None:  #
     assert [(h.node.node_id, h.score, h.node.text, h.node.metadata) for h in after] == [
         (h.node.node_id, h.score, h.node.text, h.node.metadata) for h in before]
     assert SGKRRetriever.from_persist_dir(str(tmp_path / "store"), k=2).options.k == 2
+    top = SGKRRetriever.from_persist_dir(tmp_path / "store", similarity_top_k=3)
+    assert top.similarity_top_k == 3 and len(top.retrieve(case_question)) == 3
+    with pytest.raises(InvalidArgumentError, match="k or similarity_top_k, not both"):
+        SGKRRetriever.from_persist_dir(tmp_path / "store", k=2, similarity_top_k=3)
 
 
 def test_persist_into_an_existing_folder_overwrites(payments_graph, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -305,9 +351,10 @@ def test_verbose_prints_the_tags(payments_graph, case_question, capsys) -> None:
     assert "SGKR: inputs [" in out and "2 functions (paths)" in out
 
 
-def test_export_draws_the_last_retrieval(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
+def test_core_exports_a_questions_retrieval(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
     retriever = SGKRRetriever.from_defaults(payments_graph, k=3)
-    assert 'role="retrieved"' not in retriever.export("dot")
     hits = retriever.retrieve(case_question)
-    drawn = [line for line in retriever.export("dot").splitlines() if 'role="retrieved"' in line]
+    drawn = [line for line in retriever.sgkr_retriever.export(case_question, "dot").splitlines()
+             if 'role="retrieved"' in line]
     assert sorted(line.split('"')[1] for line in drawn) == sorted(h.node.node_id for h in hits)
+    assert not hasattr(retriever, "_last")  # stateless: nothing kept from a call
