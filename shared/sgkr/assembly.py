@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from . import __version__
 from .affected import ImportIndex, matches, rematched
 from .batch import uses_processes
 from .errors import InvalidArgumentError, SourceError
@@ -61,6 +60,7 @@ from .records import (
 from .resolve import CallResolver, flatten, ordered
 from .sources import SourceInput, common_root
 from .tagging import add_sidecar_tags, add_tag, attach_example, inferred_rows, link
+from .version import __version__
 
 __all__ = ["Plan", "make_plan", "Assembly"]
 

@@ -42,7 +42,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
 from .errors import InvalidArgumentError
 from .records import (
     CallSite,
@@ -54,6 +53,7 @@ from .records import (
     SourceSpan,
     bulk_record,
 )
+from .version import __version__
 
 __all__ = [
     "CACHE_FORMAT",

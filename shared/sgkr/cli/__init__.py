@@ -18,7 +18,6 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from .. import __version__
 from ..errors import (
     GraphFormatError,
     InvalidArgumentError,
@@ -27,6 +26,7 @@ from ..errors import (
     SGKRError,
     SourceError,
 )
+from ..version import __version__
 from . import bench, build, demo, evaluate, export, inspect, mcp, query
 
 __all__ = ["main", "EXIT_CODES"]
