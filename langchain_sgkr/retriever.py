@@ -32,6 +32,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import (
     ConfigDict,
     Field,
+    InstanceOf,
     PrivateAttr,
     field_serializer,
     field_validator,
@@ -50,6 +51,7 @@ from sgkr import (
 from sgkr.errors import InvalidArgumentError
 from sgkr.retriever import Partial
 from sgkr.sources import SourceInput
+from sgkr.stores import GraphStore
 
 from .documents import to_documents
 
@@ -78,12 +80,21 @@ class SGKRRetriever(BaseRetriever):
     Key init args:
         graph: sgkr.KnowledgeGraph
             The knowledge–code graph (``sgkr build`` or ``sgkr.build_graph``).
+        store: sgkr.stores.GraphStore | str
+            Instead of ``graph``: a graph store or its URL
+            (``falkordb://host:port/name``, where ``sgkr push`` wrote the graph).
         k: int
             Most documents returned (default 8, as :class:`sgkr.Retriever`);
             ``invoke(q, k=3)`` per call.
         max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts
             The options of :class:`sgkr.RetrieverOptions`, same defaults; any
             of them can also be given per call.
+        filter: dict | None
+            A metadata filter on ``file``, ``kind``, ``name`` and ``matched_tags``
+            in the vector stores' style (``{"file": {"$in": [...]}}``,
+            ``{"$or": [...]}``; see :mod:`sgkr.filters`), applied before ranking
+            so that ``k`` is spent on what passes; per call too
+            (``invoke(q, filter={"kind": "function"})``).
         tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None
             Finds a question's tags (default: the graph's tag vocabulary).
         fallback: Callable[[str, int], Sequence[str]] | None
@@ -164,7 +175,9 @@ class SGKRRetriever(BaseRetriever):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    graph: KnowledgeGraph = Field(description="The knowledge–code graph.")
+    graph: KnowledgeGraph | None = Field(default=None, description="The knowledge–code graph.")
+    store: InstanceOf[GraphStore] | str | None = Field(
+        default=None, description="Instead of graph: a graph store, or its URL.")
     k: int = Field(default=_DEFAULTS.k, ge=1, strict=True, description="Most documents returned.")
     max_depth: int = Field(default=_DEFAULTS.max_depth, ge=1, strict=True,
                            description="Most edges on one dependency path.")
@@ -180,6 +193,10 @@ class SGKRRetriever(BaseRetriever):
                                     description="Put each function's knowledge before its code.")
     scripts: int = Field(default=_DEFAULTS.scripts, ge=0, strict=True,
                          description="Most module-body documents (whole scripts) returned.")
+    filter: dict[str, Any] | None = Field(
+        default=None,
+        description="Only documents whose file, kind, name or matched_tags pass, "
+                    "e.g. {'kind': 'function'} (see sgkr.filters); k is spent on them.")
     # sgkr.tags.TagExtractor and sgkr.retriever.Fallback, spelt out for pydantic.
     tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None = Field(
         default=None, description="question -> tag matches or labels (default: vocabulary).")
@@ -187,6 +204,7 @@ class SGKRRetriever(BaseRetriever):
         default=None, description="(question, k) -> node ids, when no tag matches.")
 
     _core: Retriever | None = PrivateAttr(default=None)
+    _made_of: tuple[Any, Any] = PrivateAttr(default=(None, None))
 
     @field_validator("graph", mode="before")
     @classmethod
@@ -201,8 +219,12 @@ class SGKRRetriever(BaseRetriever):
         return value
 
     @field_serializer("graph", when_used="json")
-    def _graph_to_json(self, graph: KnowledgeGraph) -> dict[str, Any]:
-        return graph.to_dict()
+    def _graph_to_json(self, graph: KnowledgeGraph | None) -> dict[str, Any] | None:
+        return None if graph is None else graph.to_dict()
+
+    @field_serializer("store", when_used="json")
+    def _store_to_json(self, store: GraphStore | str | None) -> str | None:
+        return store if store is None or isinstance(store, str) else store.url
 
     @field_serializer("tag_extractor", "fallback", when_used="json")
     def _callable_to_json(self, function: Callable[..., Any] | None) -> str | None:
@@ -329,11 +351,13 @@ class SGKRRetriever(BaseRetriever):
                 f"expected any of {list(_OPTIONS)}")
         core = self._core
         # Made once and shared by every call; made again if a field it holds changed.
-        if (core is None or core.graph is not self.graph
+        if (core is None or self._made_of != (self.graph, self.store)
                 or core.tag_extractor is not self.tag_extractor
                 or core.fallback is not self.fallback):
-            core = self._core = Retriever(self.graph, tag_extractor=self.tag_extractor,
+            core = self._core = Retriever(self.graph, store=self.store,
+                                          tag_extractor=self.tag_extractor,
                                           fallback=self.fallback)
+            self._made_of = (self.graph, self.store)
         return core.with_options(**{**self._options(), **options})
 
 

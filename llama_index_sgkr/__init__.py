@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 from .fallback import retriever_fallback
+from .filters import to_sgkr_filter
 from .nodes import (
     EXCLUDED_EMBED_METADATA_KEYS,
     EXCLUDED_LLM_METADATA_KEYS,
@@ -23,6 +24,7 @@ from .nodes import (
     to_node_with_score,
 )
 from .persist import GRAPH_FILENAME, OPTIONS_FILENAME
+from .property_graph import from_property_graph_store, to_property_graph_store
 from .retriever import SGKRRetriever
 
 __all__ = [
@@ -31,6 +33,9 @@ __all__ = [
     "to_node",
     "to_node_with_score",
     "retriever_fallback",
+    "to_sgkr_filter",
+    "to_property_graph_store",
+    "from_property_graph_store",
     "METADATA_KEYS",
     "EXCLUDED_EMBED_METADATA_KEYS",
     "EXCLUDED_LLM_METADATA_KEYS",

@@ -29,6 +29,7 @@ from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
 from llama_index.core.utils import print_text
+from llama_index.core.vector_stores.types import MetadataFilters
 
 from sgkr.build import build_graph
 from sgkr.errors import InvalidArgumentError
@@ -37,8 +38,10 @@ from sgkr.options import BuildOptions
 from sgkr.records import RetrievalResult
 from sgkr.retriever import Fallback, Retriever, RetrieverOptions
 from sgkr.sources import SourceInput
+from sgkr.stores import GraphStore
 from sgkr.tags import TagExtractor
 
+from .filters import to_sgkr_filter
 from .nodes import to_node_with_score
 from .persist import load_retriever, save_retriever
 
@@ -101,16 +104,18 @@ class SGKRRetriever(BaseRetriever):
         graph: KnowledgeGraph | None = None,
         *,
         graph_path: str | os.PathLike[str] | None = None,
+        store: GraphStore | str | None = None,
         sources: Iterable[SourceInput] | None = None,
         build_options: BuildOptions | None = None,
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
+        filters: MetadataFilters | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **options: Any,
     ) -> SGKRRetriever:
-        """Make a retriever from exactly one of a graph, a graph.json path or sources.
+        """Make a retriever from exactly one of a graph, a graph.json path, a store or sources.
 
         Parameters
         ----------
@@ -118,6 +123,9 @@ class SGKRRetriever(BaseRetriever):
             A built :class:`~sgkr.graph.KnowledgeGraph`.
         graph_path
             A ``graph.json`` written by ``sgkr build`` or ``KnowledgeGraph.save``.
+        store
+            A graph store, or its URL (``falkordb://host:port/name``, where
+            ``sgkr push`` wrote the graph): the graph is read there, never loaded.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
             from (:func:`sgkr.build_graph`); ``examples`` alone also builds.
@@ -129,6 +137,11 @@ class SGKRRetriever(BaseRetriever):
             another LlamaIndex retriever).
         similarity_top_k
             LlamaIndex's name for ``k``; give one or the other.
+        filters
+            LlamaIndex ``MetadataFilters`` on ``file``, ``kind``, ``name`` and
+            ``matched_tags``, applied before ranking so that ``k`` is spent on
+            the functions that pass (see :func:`llama_index_sgkr.to_sgkr_filter`);
+            SGKR's own ``filter`` option is the same in its form.
         callback_manager, verbose
             As for any LlamaIndex retriever.
         **options
@@ -154,8 +167,8 @@ class SGKRRetriever(BaseRetriever):
         >>> SGKRRetriever.from_defaults(graph_path="g.json", sources=["src"])
         Traceback (most recent call last):
         ...
-        sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path or sources; \
-got graph_path and sources
+        sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path, store or \
+sources; got graph_path and sources
         >>> SGKRRetriever.from_defaults(sources=[("m.py", "")], top_k=3)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
@@ -168,18 +181,22 @@ got graph_path and sources
                 f"unknown argument(s) {unknown}: expected options of sgkr.RetrieverOptions "
                 f"{list(_RETRIEVER_NAMES)} or of sgkr.BuildOptions {list(_BUILD_NAMES)}")
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
-                                          ("sources", sources)) if value is not None]
+                                          ("store", store), ("sources", sources))
+                 if value is not None]
         if sources is None and build.get("examples") is not None and not given:
             given, sources = ["sources"], ()
         if len(given) != 1:
             got = " and ".join(given) if given else "none"
             raise InvalidArgumentError(
-                f"pass exactly one of graph, graph_path or sources; got {got}")
+                f"pass exactly one of graph, graph_path, store or sources; got {got}")
         extra = [*build, *(["build_options"] if build_options is not None else [])]
         if sources is None and extra:
             raise InvalidArgumentError(
                 f"{', '.join(extra)}: only with sources, not with {given[0]}")
-        _top_k(similarity_top_k, options)
+        _framework_options(similarity_top_k, filters, options)
+        if store is not None:
+            return cls(Retriever(store=store, tag_extractor=tag_extractor, fallback=fallback,
+                                 **options), callback_manager=callback_manager, verbose=verbose)
         if graph_path is not None:
             graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:
@@ -218,13 +235,14 @@ got graph_path and sources
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
+        filters: MetadataFilters | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **options: Any,
     ) -> SGKRRetriever:
         """Load a retriever written by :meth:`persist`; ``options`` override the stored ones.
 
-        ``similarity_top_k`` is ``k``, as for :meth:`from_defaults`.
+        ``similarity_top_k`` and ``filters`` are as for :meth:`from_defaults`.
 
         Raises
         ------
@@ -240,7 +258,7 @@ got graph_path and sources
         ...
         sgkr.errors.GraphFormatError: /nonexistent/sgkr_retriever.json: cannot read ...
         """
-        _top_k(similarity_top_k, options)
+        _framework_options(similarity_top_k, filters, options)
         graph, stored = load_retriever(persist_dir)
         core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
                          **{**stored, **options})
@@ -291,9 +309,13 @@ got graph_path and sources
         return [to_node_with_score(doc) for doc in result.documents]
 
 
-def _top_k(similarity_top_k: int | None, options: dict[str, Any]) -> None:
-    """Put LlamaIndex's ``similarity_top_k`` into ``options`` as SGKR's ``k``."""
-    if similarity_top_k is not None:
-        if "k" in options:
-            raise InvalidArgumentError("pass k or similarity_top_k, not both")
-        options["k"] = similarity_top_k
+def _framework_options(similarity_top_k: int | None, filters: MetadataFilters | None,
+                       options: dict[str, Any]) -> None:
+    """Put LlamaIndex's ``similarity_top_k`` and ``filters`` into SGKR's ``options``."""
+    given = {"k": similarity_top_k,
+             "filter": None if filters is None else to_sgkr_filter(filters)}
+    for (option, value), name in zip(given.items(), ("similarity_top_k", "filters"), strict=True):
+        if value is not None:
+            if option in options:
+                raise InvalidArgumentError(f"pass {option} or {name}, not both")
+            options[option] = value

@@ -53,6 +53,7 @@ from .records import (
     ModuleExtract,
     Problem,
     SourceSpan,
+    ValueUse,
 )
 from .version import __version__
 
@@ -69,7 +70,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6
 _KIND = "sgkr-extract"
 # A definition's derived knowledge is most often its docstring or its comment
 # itself: the entry says which instead of repeating the text.
@@ -395,12 +396,27 @@ def _definition_to_json(d: Definition) -> list[Any]:
             [[c.kind, c.name, c.receiver, c.line] for c in d.calls],
             list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
+            [_use_to_json(u) for u in d.uses],
             *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
+
+
+def _use_to_json(use: ValueUse) -> list[Any]:
+    s, c = use.site, use.argument_of
+    return [s.kind, s.name, s.receiver, s.line,
+            None if c is None else [c.kind, c.name, c.receiver, c.line]]
+
+
+def _use_from_json(raw: list[Any]) -> ValueUse:
+    kind, name, receiver, line, callee = raw
+    site = CallSite(_CALL_KINDS[kind], _str(name), receiver, line)
+    call = None if callee is None else CallSite(
+        _CALL_KINDS[callee[0]], _str(callee[1]), callee[2], callee[3])
+    return ValueUse(site, call)
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
-     calls, keys, enclosing, is_async, knowledge, inputs, outputs, *cells) = raw
+     calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, *cells) = raw
     known_kind = _DEFINITION_KINDS.get(kind)
     if known_kind is None:
         raise ValueError(f"unknown definition kind {kind!r}")
@@ -416,7 +432,8 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
                         *(map(int, cells[0]) if cells else ())),
         docstring=docstring, comment=comment, params=tuple(params), signature=signature,
         calls=tuple([CallSite(_CALL_KINDS[k], n, r, ln) for k, n, r, ln in calls]),
-        subscript_keys=tuple(keys), enclosing_class=enclosing, is_async=bool(is_async),
+        subscript_keys=tuple(keys), uses=tuple([_use_from_json(u) for u in uses]),
+        enclosing_class=enclosing, is_async=bool(is_async),
         knowledge=knowledge,
         inferred_inputs=None if inputs is None else tuple(map(_str, inputs)),
         inferred_outputs=None if outputs is None else tuple(map(_str, outputs)),

@@ -17,17 +17,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, cast, get_args
 
 from .context import make_documents
 from .errors import InvalidArgumentError
 from .export import render
+from .filters import compile_filter, filter_values
 from .graph import KnowledgeGraph
 from .records import RetrievalResult, TagMatch
 from .search import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
-from .stores import GraphReader, GraphStore, MemoryStore
+from .stores import GraphReader, GraphStore, MemoryStore, open_store
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
 
 __all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
@@ -67,6 +68,11 @@ class RetrieverOptions:
     scripts
         Most module-body documents (whole solution scripts) returned; near
         copies of one solution would otherwise crowd out the functions.
+    filter
+        Only functions whose metadata passes this filter are returned, with
+        the budget ``k`` spent on them (see :mod:`sgkr.filters`: ``file``,
+        ``kind``, ``name``, ``matched_tags``); the others still lead to their
+        callees. ``None``: no filter.
     """
 
     k: int = DEFAULT_K
@@ -77,6 +83,7 @@ class RetrieverOptions:
     partial: Partial = "connect"
     include_knowledge: bool = True
     scripts: int = 1
+    filter: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         for name in ("k", "max_depth", "max_paths", "callees", "scripts"):
@@ -91,6 +98,8 @@ class RetrieverOptions:
         if self.partial not in get_args(Partial):
             raise InvalidArgumentError(
                 f"partial must be one of {get_args(Partial)}, got {self.partial!r}")
+        if self.filter is not None:
+            compile_filter(self.filter)
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict."""
@@ -114,9 +123,10 @@ class Retriever:
         The knowledge–code graph, in memory. It is read, never changed, so one
         retriever can serve many threads.
     store
-        Instead of ``graph``: a :class:`~sgkr.stores.base.GraphStore`. Each
-        question reads one version of its graph, with the same answers as
-        from the graph in memory.
+        Instead of ``graph``: a :class:`~sgkr.stores.base.GraphStore`, or the URL
+        of one (``falkordb://host:port/name``, see ``sgkr push``). The graph
+        stays in the store; each question reads one version of it in a few
+        batched queries, with the same answers as from the graph in memory.
     tag_extractor
         A callable ``question -> tag matches or labels``; default: folded
         vocabulary matching (:class:`~sgkr.tags.VocabularyMatcher`).
@@ -131,23 +141,28 @@ class Retriever:
     InvalidArgumentError
         If neither or both of ``graph`` and ``store`` are given, or an argument
         has the wrong type.
+    StoreError
+        If the store at a URL cannot be reached.
     """
 
     def __init__(self, graph: KnowledgeGraph | None = None, *,
-                 store: GraphStore | None = None,
+                 store: GraphStore | str | None = None,
                  tag_extractor: TagExtractor | None = None,
                  fallback: Fallback | None = None, **options: Any) -> None:
         if (graph is None) == (store is None):
             raise InvalidArgumentError("give a graph or a store (exactly one)")
         if graph is not None and not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
-        if store is not None and not isinstance(store, GraphStore):
-            raise InvalidArgumentError(f"store must be a GraphStore, got {type(store)}")
+        if store is not None and not isinstance(store, (str, GraphStore)):
+            raise InvalidArgumentError(
+                f"store must be a GraphStore or a store URL, got {type(store)}")
         if tag_extractor is not None and not callable(tag_extractor):
             raise InvalidArgumentError("tag_extractor must be callable")
         if fallback is not None and not callable(fallback):
             raise InvalidArgumentError("fallback must be callable")
         self.options = RetrieverOptions.from_dict(options)
+        if isinstance(store, str):
+            store = open_store(store)
         self.store: GraphStore = (MemoryStore(graph) if graph is not None
                                   else cast(GraphStore, store))
         self.tag_extractor = tag_extractor
@@ -239,7 +254,7 @@ class Retriever:
                                          max_paths=o.max_paths)
         if not paths and o.partial != "none":
             paths = self._nearest(reader, inputs, outputs)
-        ranked = self._rank(reader, paths, limit)
+        ranked = self._rank(reader, paths, limit, self._filter(reader, paths))
         label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
             question=question,
@@ -292,8 +307,27 @@ class Retriever:
         paths += [(f, t) for t in outputs for f in producers.get(t, ())]
         return sorted(set(paths))
 
-    def _rank(self, reader: GraphReader, paths: Sequence[tuple[str, ...]],
-              limit: int) -> list[tuple[str, float]]:
+    def _filter(self, reader: GraphReader,
+                paths: Sequence[tuple[str, ...]]) -> Callable[[list[str]], set[str]] | None:
+        """The ids of a batch of function nodes that pass the filter option, if any."""
+        if self.options.filter is None:
+            return None
+        rule = compile_filter(self.options.filter)
+        ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths else {}
+        tags_of: dict[str, dict[str, None]] = defaultdict(dict)
+        for p in paths:  # as make_documents finds a document's matched tags
+            labels = dict.fromkeys(ends[n].label for n in (p[0], p[-1]) if n in ends)
+            for n in p:
+                tags_of[n].update(labels)
+
+        def passing(nodes: list[str]) -> set[str]:
+            records = reader.functions(nodes)
+            return {n for n, f in records.items() if rule(filter_values(f, tags_of.get(n, ())))}
+
+        return passing
+
+    def _rank(self, reader: GraphReader, paths: Sequence[tuple[str, ...]], limit: int,
+              keep: Callable[[list[str]], set[str]] | None = None) -> list[tuple[str, float]]:
         weight: dict[str, float] = defaultdict(float)
         first: dict[str, tuple[int, int]] = {}
         kinds = reader.kinds({node for path in paths for node in path})
@@ -304,18 +338,23 @@ class Retriever:
                     first.setdefault(node, (index, position))
         dropped: set[str] = set()
         scripts_left = self.options.scripts
+        shown: list[str] = []  # what is returned: the admitted nodes that pass the filter
 
         def admit(nodes: list[str]) -> list[str]:
             """``nodes`` less the module bodies over the ``scripts`` cap (those go to dropped)."""
             nonlocal scripts_left
+            passing = None if keep is None else keep(nodes)
             kept: list[str] = []
             for node in nodes:
-                if kinds[node] == "module":
+                visible = passing is None or node in passing
+                if visible and kinds[node] == "module":
                     if scripts_left == 0:
                         dropped.add(node)
                         continue
                     scripts_left -= 1
                 kept.append(node)
+                if visible:
+                    shown.append(node)
             return kept
 
         order = admit(sorted(weight, key=lambda n: (-weight[n], first[n], n)))
@@ -323,15 +362,17 @@ class Retriever:
         score = {n: weight[n] / top for n in order}
         frontier = order
         for _ in range(self.options.callees):
-            if len(order) >= limit or not frontier:
+            if len(shown) >= limit or not frontier:
                 break
             # Each layer of callees scores below the layer that calls it, so scores
             # fall with rank and a score cut-off keeps what SGKR ranks first.
             floor = min(score[n] for n in frontier)
             best: dict[str, float] = {}
+            # Functions used as values (references) are followed as calls are.
             callees = reader.neighbours(frontier, "calls", "out")
+            used = reader.neighbours(frontier, "references", "out")
             for node in frontier:
-                for callee in callees[node]:
+                for callee in (*callees[node], *used[node]):
                     if callee not in score and callee not in dropped:
                         best[callee] = max(best.get(callee, 0.0), score[node])
             kinds.update(reader.kinds(best))
@@ -339,14 +380,19 @@ class Retriever:
             most = max((best[n] for n in frontier), default=1.0)
             score.update({n: floor * _CALLEE_WEIGHT * best[n] / most for n in frontier})
             order += frontier
-        return [(n, max(round(score[n], 6), 1e-6)) for n in order[:limit]]
+        return [(n, max(round(score[n], 6), 1e-6)) for n in shown[:limit]]
 
     def _fallback(self, reader: GraphReader, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:
             return RetrievalResult(question=question, documents=())
         found = list(self.fallback(question, limit))
         known = reader.kinds(found)
-        ids = [i for i in found if i in known][:limit]
+        ids = [i for i in found if i in known]
+        keep = self._filter(reader, ())
+        if keep is not None:
+            passing = keep(ids)
+            ids = [i for i in ids if i in passing]
+        ids = ids[:limit]
         ranked = [(node_id, round(1.0 / (rank + 1), 6)) for rank, node_id in enumerate(ids)]
         docs = make_documents(reader, ranked, (),
                               include_knowledge=self.options.include_knowledge)

@@ -1,12 +1,14 @@
 """graph.json: a versioned JSON document, validated on load, written atomically.
 
-Schema (version 1)::
+Schema (version 2)::
 
-    {"schema_version": 1, "meta": {...},
+    {"schema_version": 2, "meta": {...},
      "nodes": [{"id", "type": "function", "name", "kind", "qualnames", "sources",
                 "knowledge", "code"} | {"id", "type": "tag", "label", "aliases"}],
-     "edges": [{"source", "target", "type": "calls"|"consumes"|"produces",
-                "resolution": "exact"|"name" (calls only)}]}
+     "edges": [{"source", "target", "type": "calls"|"references"|"consumes"|"produces",
+                "resolution": "exact"|"inferred"|"name" (calls and references only)}]}
+
+Version 1 (no ``references`` edges, no ``inferred`` resolution) is still read.
 
 Loading refuses a truncated, malformed, wrong-schema or inconsistent file with
 a :class:`~sgkr.errors.GraphFormatError` naming the problem; nothing is
@@ -24,6 +26,7 @@ sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -31,20 +34,22 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import GraphFormatError
+from .errors import GraphFormatError, InvalidArgumentError
+from .files import FileRefused, parse_json, read_file
 from .records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, TagNode
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_json",
            "write_document"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_GRAPH_BYTES = 2_000_000_000
 _KINDS = ("function", "method", "module")
-_TYPES: dict[str, EdgeType] = {"calls": "calls", "consumes": "consumes",
-                               "produces": "produces"}
-_RESOLUTIONS: dict[Any, Resolution] = {"exact": "exact", "name": "name"}
-_EDGE_ENDS = {"calls": ("function", "function"), "consumes": ("tag", "function"),
-              "produces": ("function", "tag")}
+_TYPES: dict[str, EdgeType] = {"calls": "calls", "references": "references",
+                               "consumes": "consumes", "produces": "produces"}
+_RESOLVED = ("calls", "references")  # the edge types that have a resolution
+_RESOLUTIONS: dict[Any, Resolution] = {"exact": "exact", "inferred": "inferred", "name": "name"}
+_EDGE_ENDS = {"calls": ("function", "function"), "references": ("function", "function"),
+              "consumes": ("tag", "function"), "produces": ("function", "tag")}
 
 
 def to_document(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
@@ -121,27 +126,22 @@ def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
         nested too deep); the message names the file.
     """
     try:
-        size = file.stat().st_size
-        if size > max_bytes:
-            raise GraphFormatError(f"{file}: {size} bytes is over the limit of {max_bytes}")
-        raw = file.read_bytes()
+        raw = read_file(file, max_bytes)  # regular file, size checked first, read capped
+    except FileRefused as exc:
+        raise GraphFormatError(f"{file}: {exc}") from exc
     except OSError as exc:
         raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise GraphFormatError(f"{file}: not UTF-8 text: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise GraphFormatError(
-            f"{file}: not valid JSON (truncated or corrupted?): {exc.msg} at line {exc.lineno}"
-        ) from exc
-    except RecursionError as exc:
-        raise GraphFormatError(f"{file}: JSON nested too deeply") from exc
+    return parse_json(raw, str(file), GraphFormatError,
+                      invalid="not valid JSON (truncated or corrupted?)")
 
 
 def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write graph.json atomically: a temporary file in the same folder, then a rename."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
     target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(target))
     text = _dumps(doc)
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
@@ -152,7 +152,13 @@ def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            if exc.filename is None:
+                raise
+            # Named by the file asked for, not by the temporary one.
+            raise type(exc)(exc.errno, exc.strerror, str(target)) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -250,10 +256,12 @@ def _edges(edges: list[Any], types: dict[str, str], where: str) -> list[EdgeRow]
         if kind is None:
             raise GraphFormatError(f"{at}: unknown edge type {given!r}; expected {tuple(_TYPES)}")
         resolution = raw.get("resolution")
-        if kind == "calls" and (type(resolution) is not str or resolution not in _RESOLUTIONS):
-            raise GraphFormatError(f"{at}: a calls edge needs resolution 'exact' or 'name'")
-        if kind != "calls" and resolution is not None:
-            raise GraphFormatError(f"{at}: only calls edges have a resolution")
+        resolved = kind in _RESOLVED
+        if resolved and (type(resolution) is not str or resolution not in _RESOLUTIONS):
+            raise GraphFormatError(
+                f"{at}: a {kind} edge needs resolution 'exact', 'inferred' or 'name'")
+        if not resolved and resolution is not None:
+            raise GraphFormatError(f"{at}: only calls and references edges have a resolution")
         source, target = _text(raw, "source", at, empty=False), _text(raw, "target", at,
                                                                         empty=False)
         for end in (source, target):
