@@ -362,9 +362,11 @@ class Retriever:
             # fall with rank and a score cut-off keeps what SGKR ranks first.
             floor = min(score[n] for n in frontier)
             best: dict[str, float] = {}
+            # Functions used as values (references) are followed as calls are.
             callees = reader.neighbours(frontier, "calls", "out")
+            used = reader.neighbours(frontier, "references", "out")
             for node in frontier:
-                for callee in callees[node]:
+                for callee in (*callees[node], *used[node]):
                     if callee not in score and callee not in dropped:
                         best[callee] = max(best.get(callee, 0.0), score[node])
             kinds.update(reader.kinds(best))

@@ -228,6 +228,8 @@ def _check(graph: KnowledgeGraph, nodes: Sequence[str], max_depth: int, max_path
 
 Moves = dict[str, tuple[str, ...]]
 Adjacency = Mapping[str, Mapping[str, Mapping[str, str]]]
+# Edges between functions: a call, or a function used as a value (both are walked alike).
+_CALLING = ("calls", "references")
 
 
 class _Fetched(dict[str, tuple[str, ...]]):
@@ -258,7 +260,7 @@ def _table(forward: Adjacency, backward: Adjacency, direction: str,
     for node, following in succ.items():
         if reverse_calls:
             # The reverse of a call edge, seen from the side we walk on.
-            back = [n for n, data in pred[node].items() if data["type"] == "calls"]
+            back = [n for n, data in pred[node].items() if data["type"] in _CALLING]
             if back:
                 table[node] = tuple(sorted(set(following).union(back)))
                 continue
