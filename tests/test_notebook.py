@@ -92,6 +92,8 @@ def test_markdown_above_a_cell_is_knowledge_of_its_functions(tmp_path: Path) -> 
     ("%matplotlib inline\nx = 1", ["", "x = 1"]),
     ("!pip install pandas\nfiles = !ls\nt = %timeit -o f()\ny = 2", ["", "", "", "y = 2"]),
     ("if x:\n    %time f()\n    y = x != 1", ["if x:", "", "    y = x != 1"]),
+    ("msg = ('fee %s'\n       % rate)", ["msg = ('fee %s'", "       % rate)"]),
+    ("pd.read_csv?\n??fee\nz = 1", ["", "", "z = 1"]),
     ("%%time\nz = 3", ["", "z = 3"]),
     ("%%bash\nls -l\necho hi", ["", "", ""]),
     ("%%writefile a.py\ndef f():\n    pass", ["", "", ""]),
@@ -167,3 +169,20 @@ def test_a_bad_cell_number_in_graph_json_is_refused(tmp_path: Path) -> None:
     (tmp_path / "g.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(GraphFormatError, match="cell and end_cell"):
         KnowledgeGraph.load(tmp_path / "g.json")
+
+
+def test_query_output_and_metadata_name_the_cell(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from sgkr import Retriever
+    from sgkr.cli import main
+
+    (tmp_path / "fees.ipynb").write_text(_notebook(
+        ("markdown", "Fees."), ("code", "x = 1"),
+        ("code", "def total_fee(amount):\n    return 2 * amount\n")), encoding="utf-8")
+    graph = build_graph([tmp_path], infer_tags=True)
+    [doc] = [d for d in Retriever(graph).retrieve("What is the total fee?").documents
+             if d.name == "total_fee"]
+    assert doc.metadata()["cell"] == 3 and doc.metadata()["start_line"] == 1
+    graph.save(tmp_path / "g.json")
+    assert main(["query", str(tmp_path / "g.json"), "What is the total fee?"]) == 0
+    assert "total_fee  (fees.ipynb, cell 3, line 1)" in capsys.readouterr().out
