@@ -42,7 +42,7 @@ from sgkr import (
 )
 from sgkr.errors import InvalidArgumentError
 from sgkr.export import render
-from sgkr.retriever import Partial
+from sgkr.retriever import Fill, Partial
 from sgkr.sources import SourceInput
 
 from .documents import to_documents
@@ -74,7 +74,8 @@ class SGKRRetriever(BaseRetriever):
             The knowledge–code graph (``sgkr build`` or ``sgkr.build_graph``).
         k: int
             Most documents returned (default 4); ``invoke(q, k=3)`` per call.
-        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts
+        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts,
+        fill, lexical, centrality, brevity
             The options of :class:`sgkr.RetrieverOptions`, same defaults; any
             of them can also be given per call.
         tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None
@@ -138,8 +139,8 @@ class SGKRRetriever(BaseRetriever):
     --------
     >>> from sgkr import build_graph
     >>> graph = build_graph([("m.py", "def total(fees):\\n    return sum(fees)\\n")])
-    >>> SGKRRetriever(graph=graph, k=2).invoke("What is the total?")  # no known tag
-    []
+    >>> [d.metadata["name"] for d in SGKRRetriever(graph=graph, k=2).invoke("What is the total?")]
+    ['total']
     >>> try:
     ...     SGKRRetriever(graph=graph, kk=2)  # misspelt k
     ... except ValueError as error:  # pydantic.ValidationError
@@ -165,6 +166,14 @@ class SGKRRetriever(BaseRetriever):
                                     description="Put each function's knowledge before its code.")
     scripts: int = Field(default=_DEFAULTS.scripts, ge=0, strict=True,
                          description="Most module-body documents (whole scripts) returned.")
+    fill: Fill = Field(default=_DEFAULTS.fill,
+                       description="ppr: fill the budget by a walk from the question's seeds.")
+    lexical: bool = Field(default=_DEFAULTS.lexical, strict=True,
+                          description="Seed the walk with the functions matching words.")
+    centrality: float = Field(default=_DEFAULTS.centrality, ge=0,
+                              description="Weight of the call graph's centrality in the fill.")
+    brevity: float = Field(default=_DEFAULTS.brevity, ge=0,
+                           description="How much the fill prefers short functions.")
     # sgkr.tags.TagExtractor and sgkr.retriever.Fallback, spelt out for pydantic.
     tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None = Field(
         default=None, description="question -> tag matches or labels (default: vocabulary).")

@@ -24,7 +24,7 @@ def graph() -> KnowledgeGraph:
 
 
 def test_paths_then_callees(graph: KnowledgeGraph) -> None:
-    r = Retriever(graph, callees=0)
+    r = Retriever(graph, callees=0, fill="none")
     result = r.retrieve("the average fee for an amount")
     assert [d.name for d in result.documents] == ["fee", "avg_fee"]
     assert result.inputs == ("amount",) and result.outputs == ("average fee",)
@@ -50,8 +50,9 @@ def test_documents_carry_metadata(graph: KnowledgeGraph) -> None:
     assert meta["path"] == ["tag:amount", "fn:fee", "fn:avg_fee", "tag:average fee"]
 
 
-def test_no_tags_means_nothing_unless_a_fallback(graph: KnowledgeGraph) -> None:
-    assert Retriever(graph).retrieve("unrelated words").documents == ()
+def test_no_tags_and_no_fill_means_nothing_unless_a_fallback(graph: KnowledgeGraph) -> None:
+    bare = Retriever(graph, fill="none", lexical=False)
+    assert bare.retrieve("unrelated words").documents == ()
     calls: list[tuple[str, int]] = []
 
     def fallback(question: str, k: int) -> list[str]:
@@ -65,18 +66,44 @@ def test_no_tags_means_nothing_unless_a_fallback(graph: KnowledgeGraph) -> None:
 
 def test_partial_matches(graph: KnowledgeGraph) -> None:
     # only an input matched: its consumers (nearest) ...
-    near = Retriever(graph, partial="nearest", callees=0).retrieve("the amount")
+    paper = Retriever(graph, fill="none", lexical=False)
+    near = paper.with_options(partial="nearest", callees=0).retrieve("the amount")
     assert [d.name for d in near.documents] == ["fee"]
     # ... or nothing
-    assert Retriever(graph, partial="none").retrieve("the amount").documents == ()
+    assert paper.with_options(partial="none").retrieve("the amount").documents == ()
     # two inputs with no input->output path are connected through shared functions
-    joined = Retriever(graph, partial="connect", callees=0).retrieve("amount per scheme")
+    joined = paper.with_options(partial="connect", callees=0).retrieve("amount per scheme")
     assert joined.paths == (("tag:amount", "fn:fee", "fn:other", "tag:scheme"),)
 
 
 def test_custom_tag_extractor(graph: KnowledgeGraph) -> None:
-    r = Retriever(graph, tag_extractor=lambda q: ["amount", "average fee"], callees=0)
+    r = Retriever(graph, tag_extractor=lambda q: ["amount", "average fee"], callees=0,
+                  fill="none")
     assert [d.name for d in r.retrieve("anything at all").documents] == ["fee", "avg_fee"]
+
+
+def test_fill_completes_the_budget_after_the_paths(graph: KnowledgeGraph) -> None:
+    r = Retriever(graph, callees=0, k=4)
+    names = [d.name for d in r.retrieve("the average fee for an amount").documents]
+    # the paper's path first, then what the walk from the tags and the path reaches
+    assert names[:2] == ["fee", "avg_fee"] and len(names) == 4 and len(set(names)) == 4
+    scores = [d.score for d in r.retrieve("the average fee for an amount").documents]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_no_tag_is_answered_by_name(graph: KnowledgeGraph) -> None:
+    result = Retriever(graph, k=2).retrieve("how is a file read?")
+    assert result.tags == () and result.fallback_used
+    assert result.documents[0].name == "read"
+
+
+def test_never_empty_when_the_graph_has_functions(graph: KnowledgeGraph) -> None:
+    # no tag and no word of any function: the most-called functions
+    result = Retriever(graph, k=2).retrieve("zzz qqq")
+    assert [d.name for d in result.documents] == ["fee", "load"]
+    # lexical answers alone when the walk is off
+    assert [d.name for d in Retriever(graph, fill="none").retrieve("read").documents] == [
+        "read"]
 
 
 def test_options_validation(graph: KnowledgeGraph) -> None:
@@ -84,6 +111,10 @@ def test_options_validation(graph: KnowledgeGraph) -> None:
         Retriever(graph, kk=3)
     with pytest.raises(InvalidArgumentError, match="partial"):
         Retriever(graph, partial="guess")
+    with pytest.raises(InvalidArgumentError, match="fill"):
+        Retriever(graph, fill="bfs")
+    with pytest.raises(InvalidArgumentError, match="centrality"):
+        Retriever(graph, centrality=-1)
     with pytest.raises(InvalidArgumentError, match="question"):
         Retriever(graph).retrieve("   ")
     with pytest.raises(InvalidArgumentError, match="KnowledgeGraph"):

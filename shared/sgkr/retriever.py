@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
@@ -24,7 +25,8 @@ from typing import Any, Literal, get_args
 from .context import make_documents
 from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
-from .records import RetrievalResult, TagMatch
+from .lexical import LexicalIndex
+from .records import FunctionKind, RetrievalResult, TagMatch
 from .search import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_PATHS,
@@ -33,6 +35,7 @@ from .search import (
     find_paths,
 )
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
+from .walk import call_centrality, personalized_pagerank
 
 __all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
 
@@ -40,7 +43,9 @@ DEFAULT_K = 8
 #: A fallback retriever: the question and k in, function node ids out, best first.
 Fallback = Callable[[str, int], Sequence[str]]
 Partial = Literal["connect", "nearest", "none"]
+Fill = Literal["ppr", "none"]
 _CALLEE_WEIGHT = 0.5
+_FILL_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,24 @@ class RetrieverOptions:
     scripts
         Most module-body documents (whole solution scripts) returned; near
         copies of one solution would otherwise crowd out the functions.
+    fill
+        ``ppr`` fills what the paths and their callees leave of the ``k``
+        functions with the functions a personalized PageRank walk from the
+        question's seeds visits most (then the most-called functions), so a
+        question always gets ``k`` functions when the graph has them;
+        ``none`` returns only what the paths found (the paper).
+    lexical
+        Seed the walk with the functions whose names, identifiers and
+        knowledge match the question's words (BM25, :mod:`sgkr.lexical`); they
+        answer when no tag matches.
+    centrality
+        Weight of the call graph's centrality (:func:`sgkr.walk.call_centrality`)
+        as a prior of the fill: a function's walk score is multiplied by
+        ``1 + centrality * its share of the calls`` (0: no prior).
+    brevity
+        How much the fill prefers short functions: a function's walk score is
+        divided by its length over the mean length to this power (0: length
+        does not count), so the context a filled slot costs is priced in.
     """
 
     k: int = DEFAULT_K
@@ -80,7 +103,11 @@ class RetrieverOptions:
     callees: int = 2
     partial: Partial = "connect"
     include_knowledge: bool = True
-    scripts: int = 1
+    scripts: int = 0
+    fill: Fill = "ppr"
+    lexical: bool = True
+    centrality: float = 1.0
+    brevity: float = 0.5
 
     def __post_init__(self) -> None:
         for name in ("k", "max_depth", "max_paths", "callees", "scripts"):
@@ -89,12 +116,20 @@ class RetrieverOptions:
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise InvalidArgumentError(
                     f"{name} must be an integer of at least {low}, got {value!r}")
-        for name in ("reverse_calls", "include_knowledge"):
+        for name in ("reverse_calls", "include_knowledge", "lexical"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidArgumentError(f"{name} must be True or False")
         if self.partial not in get_args(Partial):
             raise InvalidArgumentError(
                 f"partial must be one of {get_args(Partial)}, got {self.partial!r}")
+        if self.fill not in get_args(Fill):
+            raise InvalidArgumentError(
+                f"fill must be one of {get_args(Fill)}, got {self.fill!r}")
+        for name in ("centrality", "brevity"):
+            value = getattr(self, name)
+            if (not isinstance(value, (int, float)) or isinstance(value, bool)
+                    or not 0 <= value < float("inf")):
+                raise InvalidArgumentError(f"{name} must be a non-negative number, got {value!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict."""
@@ -122,7 +157,9 @@ class Retriever:
         vocabulary matching (:class:`~sgkr.tags.VocabularyMatcher`).
     fallback
         Called as ``fallback(question, k)`` when no tag matches; returns
-        function node ids. Without one, such a question retrieves nothing.
+        function node ids. Without one, such a question is answered by the
+        lexical seeds and the walk (``fill``), or retrieves nothing when both
+        are off.
     **options
         Any field of :class:`RetrieverOptions` (``k``, ``max_depth``, ...).
     """
@@ -141,6 +178,7 @@ class Retriever:
         self.fallback = fallback
         self._matcher = VocabularyMatcher(graph)
         self._index = SearchIndex(graph)
+        self._tables = _Tables(graph)
 
     @property
     def k(self) -> int:
@@ -152,7 +190,7 @@ class Retriever:
         clone = Retriever.__new__(Retriever)
         clone.graph, clone.tag_extractor, clone.fallback = (
             self.graph, self.tag_extractor, self.fallback)
-        clone._matcher, clone._index = self._matcher, self._index
+        clone._matcher, clone._index, clone._tables = self._matcher, self._index, self._tables
         clone.options = replace(self.options, **options)
         return clone
 
@@ -188,22 +226,26 @@ class Retriever:
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
         matches = self.match(question)
-        if not matches:
+        o = self.options
+        if not matches and (self.fallback is not None or (o.fill == "none" and not o.lexical)):
             return self._fallback(question, limit)
         inputs, outputs = split_roles(question, matches)
-        o = self.options
-        # Every table this query might need, so the first fallback is not a slow query.
-        self._index.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect")
-        paths = find_paths(self.graph, inputs, outputs, max_depth=o.max_depth,
-                           max_paths=o.max_paths, reverse_calls=o.reverse_calls,
-                           index=self._index)
-        if not paths and o.partial == "connect" and len(matches) > 1:
-            paths = connect_paths(self.graph, [m.tag_id for m in matches],
-                                  max_depth=o.max_depth, max_paths=o.max_paths,
-                                  index=self._index)
-        if not paths and o.partial != "none":
-            paths = self._nearest(inputs, outputs)
+        paths: list[tuple[str, ...]] = []
+        if matches:
+            # Every table this query might need, so the first fallback is not a slow query.
+            self._index.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect")
+            paths = find_paths(self.graph, inputs, outputs, max_depth=o.max_depth,
+                               max_paths=o.max_paths, reverse_calls=o.reverse_calls,
+                               index=self._index)
+            if not paths and o.partial == "connect" and len(matches) > 1:
+                paths = connect_paths(self.graph, [m.tag_id for m in matches],
+                                      max_depth=o.max_depth, max_paths=o.max_paths,
+                                      index=self._index)
+            if not paths and o.partial != "none":
+                paths = self._nearest(inputs, outputs)
         ranked = self._rank(paths, limit)
+        if len(ranked) < limit and (o.fill == "ppr" or o.lexical):
+            ranked = self._fill(question, matches, ranked, limit)
         return RetrievalResult(
             question=question,
             documents=make_documents(self.graph, ranked, paths,
@@ -212,6 +254,7 @@ class Retriever:
             paths=tuple(paths),
             inputs=tuple(self.graph.tag(t).label for t in inputs),
             outputs=tuple(self.graph.tag(t).label for t in outputs),
+            fallback_used=not paths and bool(ranked),
         )
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
@@ -255,8 +298,9 @@ class Retriever:
 
         order = admit(sorted(weight, key=lambda n: (-weight[n], first[n], n)))
         top = max(weight.values(), default=1.0)
-        score = {n: weight[n] / top for n in order}
-        frontier = order
+        score = {n: weight[n] / top for n in weight}
+        # A module body left out still leads to the functions it calls.
+        frontier = sorted(weight, key=lambda n: (-weight[n], first[n], n))
         for _ in range(self.options.callees):
             if len(order) >= limit or not frontier:
                 break
@@ -274,6 +318,48 @@ class Retriever:
             order += frontier
         return [(n, max(round(score[n], 6), 1e-6)) for n in order[:limit]]
 
+    def _fill(self, question: str, matches: Sequence[TagMatch],
+              ranked: list[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
+        """``ranked`` and, after it, the walk's functions (the lexical ones with fill off)."""
+        o = self.options
+        taken = {n for n, _ in ranked}
+        kind = self._tables.kinds()
+        scripts_left = o.scripts - sum(1 for n in taken if kind[n] == "module")
+        hits = self._tables.lexical().search(question, limit) if o.lexical else []
+        if o.fill == "none":
+            if ranked:
+                return ranked
+            scored = dict(hits)
+        else:
+            seeds: dict[str, float] = defaultdict(float)
+            for m in matches:
+                seeds[m.tag_id] += 1.0
+            for node, score in (*ranked, *hits):
+                seeds[node] += score
+            walk = personalized_pagerank(self._index.moves("any"), seeds)
+            central = self._tables.centrality()
+            size = self._tables.sizes()
+            scored = {n: v * (1.0 + o.centrality * central[n]) / size[n] ** o.brevity
+                      for n, v in walk.items() if n in central}
+        order = sorted((n for n in scored if n not in taken), key=lambda n: (-scored[n], n))
+        if o.fill == "ppr":  # the most-called functions, when the walk reached too few
+            order += [n for n in self._tables.central_order() if n not in scored]
+        floor = min((s for _, s in ranked), default=1.0 / _FILL_WEIGHT) * _FILL_WEIGHT
+        top = max((scored[n] for n in order if n in scored), default=1.0) or 1.0
+        out = list(ranked)
+        for node in order:
+            if len(out) >= limit:
+                break
+            if node in taken:
+                continue
+            if kind[node] == "module":
+                if scripts_left <= 0:
+                    continue
+                scripts_left -= 1
+            out.append((node, max(round(floor * scored.get(node, 0.0) / top, 6), 1e-6)))
+            taken.add(node)
+        return out
+
     def _fallback(self, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:
             return RetrievalResult(question=question, documents=())
@@ -282,3 +368,57 @@ class Retriever:
         docs = make_documents(self.graph, ranked, (),
                               include_knowledge=self.options.include_knowledge)
         return RetrievalResult(question=question, documents=docs, fallback_used=True)
+
+
+class _Tables:
+    """What the fill reads of a graph, computed on first use and shared by clones."""
+
+    def __init__(self, graph: KnowledgeGraph) -> None:
+        self.graph = graph
+        self._lock = threading.Lock()
+        self._lexical: LexicalIndex | None = None
+        self._centrality: dict[str, float] | None = None
+        self._order: list[str] | None = None
+        self._kinds: dict[str, FunctionKind] | None = None
+        self._sizes: dict[str, float] | None = None
+
+    def lexical(self) -> LexicalIndex:
+        if self._lexical is None:
+            with self._lock:
+                if self._lexical is None:
+                    self._lexical = LexicalIndex(self.graph)
+        return self._lexical
+
+    def centrality(self) -> dict[str, float]:
+        if self._centrality is None:
+            with self._lock:
+                if self._centrality is None:
+                    self._centrality = call_centrality(self.graph)
+        return self._centrality
+
+    def central_order(self) -> list[str]:
+        """Function ids, most-called first (ties by id)."""
+        if self._order is None:
+            central = self.centrality()
+            order = sorted(central, key=lambda n: (-central[n], n))
+            with self._lock:
+                self._order = order
+        return self._order
+
+    def sizes(self) -> dict[str, float]:
+        """Each function node's length (its text's characters) over the mean length."""
+        if self._sizes is None:
+            lengths = {f.id: len(f.text) for f in self.graph.functions()}
+            mean = sum(lengths.values()) / max(len(lengths), 1) or 1.0
+            sizes = {n: max(v, 1) / mean for n, v in lengths.items()}
+            with self._lock:
+                self._sizes = sizes
+        return self._sizes
+
+    def kinds(self) -> dict[str, FunctionKind]:
+        """The kind of each function node (``function``, ``method``, ``module``, ...)."""
+        if self._kinds is None:
+            kinds: dict[str, FunctionKind] = {f.id: f.kind for f in self.graph.functions()}
+            with self._lock:
+                self._kinds = kinds
+        return self._kinds
