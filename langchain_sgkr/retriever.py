@@ -18,7 +18,6 @@ Examples
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
@@ -30,19 +29,31 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from sgkr import (
+    BuildOptions,
+    GraphFormatError,
     KnowledgeGraph,
-    RetrievalResult,
     Retriever,
     RetrieverOptions,
     TagMatch,
     build_graph,
 )
 from sgkr.errors import InvalidArgumentError
+<<<<<<< HEAD
 from sgkr.export import render
 from sgkr.retriever import Fill, Partial
+=======
+from sgkr.retriever import Partial
+>>>>>>> main
 from sgkr.sources import SourceInput
 
 from .documents import to_documents
@@ -73,9 +84,15 @@ class SGKRRetriever(BaseRetriever):
         graph: sgkr.KnowledgeGraph
             The knowledge–code graph (``sgkr build`` or ``sgkr.build_graph``).
         k: int
+<<<<<<< HEAD
             Most documents returned (default 4); ``invoke(q, k=3)`` per call.
         max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts,
         fill, lexical, centrality, brevity
+=======
+            Most documents returned (default 8, as :class:`sgkr.Retriever`);
+            ``invoke(q, k=3)`` per call.
+        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts
+>>>>>>> main
             The options of :class:`sgkr.RetrieverOptions`, same defaults; any
             of them can also be given per call.
         tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None
@@ -134,6 +151,14 @@ class SGKRRetriever(BaseRetriever):
 
     Raises ``pydantic.ValidationError`` for a misspelt, mistyped or out-of-range
     field, and :class:`sgkr.InvalidArgumentError` for a bad per-call argument.
+    An empty question retrieves no documents.
+
+    The retriever holds no per-call state: it pickles, deep-copies and
+    ``model_copy(update=...)``-s like any pydantic model (a copy retrieves with
+    its own fields). ``model_dump_json()`` writes the graph as its graph.json
+    document (``model_validate_json`` reads it back) and a tag extractor or
+    fallback as its dotted name, which cannot be read back: pass it again. To
+    draw a question's retrieval, call ``retriever.core.export(question)``.
 
     Examples
     --------
@@ -151,7 +176,7 @@ class SGKRRetriever(BaseRetriever):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     graph: KnowledgeGraph = Field(description="The knowledge–code graph.")
-    k: int = Field(default=4, ge=1, strict=True, description="Most documents returned.")
+    k: int = Field(default=_DEFAULTS.k, ge=1, strict=True, description="Most documents returned.")
     max_depth: int = Field(default=_DEFAULTS.max_depth, ge=1, strict=True,
                            description="Most edges on one dependency path.")
     max_paths: int = Field(default=_DEFAULTS.max_paths, ge=1, strict=True,
@@ -180,23 +205,46 @@ class SGKRRetriever(BaseRetriever):
     fallback: Callable[[str, int], Sequence[str]] | None = Field(
         default=None, description="(question, k) -> node ids, when no tag matches.")
 
-    _core: Retriever = PrivateAttr()
-    _last: RetrievalResult | None = PrivateAttr(default=None)
+    _core: Retriever | None = PrivateAttr(default=None)
+
+    @field_validator("graph", mode="before")
+    @classmethod
+    def _graph_from_json(cls, value: Any) -> Any:
+        if isinstance(value, dict):  # what model_dump_json wrote
+            try:
+                return KnowledgeGraph.from_dict(value, where="graph")
+            except GraphFormatError as error:
+                raise ValueError(
+                    f"graph must be a KnowledgeGraph or its graph.json document: {error}"
+                ) from error
+        return value
+
+    @field_serializer("graph", when_used="json")
+    def _graph_to_json(self, graph: KnowledgeGraph) -> dict[str, Any]:
+        return graph.to_dict()
+
+    @field_serializer("tag_extractor", "fallback", when_used="json")
+    def _callable_to_json(self, function: Callable[..., Any] | None) -> str | None:
+        if function is None:
+            return None
+        name = getattr(function, "__qualname__", type(function).__qualname__)
+        return f"{getattr(function, '__module__', None) or '?'}.{name}"
 
     @model_validator(mode="after")
-    def _make_core(self) -> SGKRRetriever:
-        # Runs again on every field assignment (validate_assignment), so the core
-        # retriever never goes stale. A core option without a field keeps its default
-        # (a test flags it) rather than breaking construction.
-        options = {n: getattr(self, n) for n in _OPTIONS if n in type(self).model_fields}
-        self._core = Retriever(self.graph, tag_extractor=self.tag_extractor,
-                               fallback=self.fallback, **options)
+    def _check_options(self) -> SGKRRetriever:
+        # Runs again on every field assignment (validate_assignment). The options are
+        # read from the fields at each call, so a model_copy(update=...), which skips
+        # validation, still retrieves with its own fields.
+        self._configured({})
         return self
 
     @property
     def core(self) -> Retriever:
-        """The :class:`sgkr.Retriever` doing the work (for its full results: tags, paths)."""
-        return self._core
+        """The :class:`sgkr.Retriever` doing the work (for its full results: tags, paths).
+
+        Its ``export(question)`` draws the graph with a question's retrieval highlighted.
+        """
+        return self._configured({})
 
     @classmethod
     def from_graph_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> SGKRRetriever:
@@ -259,7 +307,7 @@ class SGKRRetriever(BaseRetriever):
         (3, 2)
         """
         _refuse_graph(kwargs, "from_sources builds the graph from sources")
-        build_names = set(inspect.signature(build_graph).parameters) - {"sources"}
+        build_names = {f.name for f in fields(BuildOptions)} | {"options", "progress"}
         unknown = sorted(set(kwargs) - build_names - set(cls.model_fields))
         if unknown:
             raise InvalidArgumentError(
@@ -271,41 +319,33 @@ class SGKRRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        core, k = self._for_call(kwargs)
-        # The local result, not self._last, which a concurrent call may have replaced.
-        result = self._last = core.retrieve(query, k)
-        return to_documents(result.documents)
+        return to_documents(self._configured(kwargs).retrieve(query).documents)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        core, k = self._for_call(kwargs)
-        result = self._last = await core.aretrieve(query, k)
-        return to_documents(result.documents)
+        return to_documents((await self._configured(kwargs).aretrieve(query)).documents)
 
-    def export(self, format: str = "html", **options: Any) -> str:
-        """The picture of the last retrieval (before any: the whole graph).
+    def _options(self) -> dict[str, Any]:
+        # A core option without a field keeps its default (a test flags it).
+        return {n: getattr(self, n) for n in _OPTIONS if n in type(self).model_fields}
 
-        ``format`` and ``options`` are those of :func:`sgkr.export.render`.
-
-        Examples
-        --------
-        >>> from sgkr import build_graph
-        >>> r = SGKRRetriever(graph=build_graph([("m.py", "def f():\\n    return 1\\n")]))
-        >>> r.export("mermaid").splitlines()[0]
-        'flowchart TD'
-        """
-        return render(self.graph, self._last, format, **options)
-
-    def _for_call(self, kwargs: dict[str, Any]) -> tuple[Retriever, int | None]:
+    def _configured(self, kwargs: dict[str, Any]) -> Retriever:
+        """The core retriever with the fields' options and a call's ``kwargs`` over them."""
         options = {n: v for n, v in kwargs.items() if n not in _LANGCHAIN_CALL_ARGS}
         unknown = sorted(set(options) - set(_OPTIONS))
         if unknown:
             raise InvalidArgumentError(
                 f"unknown argument(s) {unknown} for SGKRRetriever.invoke: "
                 f"expected any of {list(_OPTIONS)}")
-        k = options.pop("k", None)
-        return (self._core.with_options(**options) if options else self._core), k
+        core = self._core
+        # Made once and shared by every call; made again if a field it holds changed.
+        if (core is None or core.graph is not self.graph
+                or core.tag_extractor is not self.tag_extractor
+                or core.fallback is not self.fallback):
+            core = self._core = Retriever(self.graph, tag_extractor=self.tag_extractor,
+                                          fallback=self.fallback)
+        return core.with_options(**{**self._options(), **options})
 
 
 def _refuse_graph(kwargs: dict[str, Any], why: str) -> None:

@@ -26,14 +26,12 @@ def fee(rule, amount): ...
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from llama_index.core.schema import NodeWithScore, TextNode
 
+from sgkr.context import function_document
 from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
-from sgkr.records import FunctionNode, RetrievedFunction, SourceSpan
+from sgkr.records import FunctionNode, RetrievedFunction
 
 __all__ = [
     "METADATA_KEYS",
@@ -44,16 +42,17 @@ __all__ = [
     "graph_nodes",
 ]
 
-#: The metadata of every node, in this order.
+#: The metadata of every node, in this order: :meth:`sgkr.RetrievedFunction.metadata`.
 METADATA_KEYS = (
-    "name", "qualnames", "kind", "file", "start_line", "end_line", "matched_tags", "path",
+    "id", "name", "qualnames", "kind", "file", "start_line", "end_line", "sources", "score",
+    "matched_tags", "path",
 )
 #: Only the bare name goes into embeddings: the rest is location or per-question.
-EXCLUDED_EMBED_METADATA_KEYS = (
-    "qualnames", "kind", "file", "start_line", "end_line", "matched_tags", "path",
+EXCLUDED_EMBED_METADATA_KEYS = METADATA_KEYS[:1] + METADATA_KEYS[2:]
+#: The LLM sees the name, the file and the matched tags, not ids, scores or line numbers.
+EXCLUDED_LLM_METADATA_KEYS = (
+    "id", "qualnames", "kind", "start_line", "end_line", "sources", "score", "path",
 )
-#: The LLM sees the name, the file and the matched tags, not ids or line numbers.
-EXCLUDED_LLM_METADATA_KEYS = ("qualnames", "kind", "start_line", "end_line", "path")
 
 
 def to_node(record: RetrievedFunction | FunctionNode) -> TextNode:
@@ -63,7 +62,7 @@ def to_node(record: RetrievedFunction | FunctionNode) -> TextNode:
     ----------
     record
         A retrieved function, or a function node of the graph (then
-        ``matched_tags`` and ``path`` are empty).
+        ``score`` is 0.0 and ``matched_tags`` and ``path`` are empty).
 
     Returns
     -------
@@ -81,13 +80,18 @@ def to_node(record: RetrievedFunction | FunctionNode) -> TextNode:
     >>> node.node_id, node.text, node.metadata["file"]
     ('fn:f', 'def f(): ...', None)
     """
-    if isinstance(record, RetrievedFunction):
-        return _node(record, record.text, record.matched_tags,
-                     record.paths[0] if record.paths else ())
     if isinstance(record, FunctionNode):
-        return _node(record, record.text, (), ())
-    raise InvalidArgumentError(
-        f"record must be a RetrievedFunction or a FunctionNode, got {type(record).__name__}")
+        record = function_document(record)
+    if not isinstance(record, RetrievedFunction):
+        raise InvalidArgumentError(
+            f"record must be a RetrievedFunction or a FunctionNode, got {type(record).__name__}")
+    return TextNode(
+        id_=record.id,
+        text=record.text,
+        metadata=record.metadata(),
+        excluded_embed_metadata_keys=list(EXCLUDED_EMBED_METADATA_KEYS),
+        excluded_llm_metadata_keys=list(EXCLUDED_LLM_METADATA_KEYS),
+    )
 
 
 def to_node_with_score(doc: RetrievedFunction) -> NodeWithScore:
@@ -133,24 +137,3 @@ def graph_nodes(graph: KnowledgeGraph) -> list[TextNode]:
         raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph).__name__}")
     return [to_node(f) for f in sorted(graph.functions(), key=lambda f: f.id)]
 
-
-def _node(record: RetrievedFunction | FunctionNode, text: str,
-          matched_tags: Sequence[str], path: Sequence[str]) -> TextNode:
-    first: SourceSpan | None = record.sources[0] if record.sources else None
-    metadata: dict[str, Any] = {
-        "name": record.name,
-        "qualnames": list(record.qualnames),
-        "kind": record.kind,
-        "file": first.file if first else None,
-        "start_line": first.start_line if first else None,
-        "end_line": first.end_line if first else None,
-        "matched_tags": list(matched_tags),
-        "path": list(path),
-    }
-    return TextNode(
-        id_=record.id,
-        text=text,
-        metadata=metadata,
-        excluded_embed_metadata_keys=list(EXCLUDED_EMBED_METADATA_KEYS),
-        excluded_llm_metadata_keys=list(EXCLUDED_LLM_METADATA_KEYS),
-    )

@@ -31,7 +31,6 @@ from llama_index.core.utils import print_text
 
 from sgkr.build import build_graph
 from sgkr.errors import InvalidArgumentError
-from sgkr.export import render
 from sgkr.graph import KnowledgeGraph
 from sgkr.knowledge import Example, Sidecar
 from sgkr.records import RetrievalResult
@@ -44,7 +43,7 @@ from .persist import load_retriever, save_retriever
 
 __all__ = ["SGKRRetriever"]
 
-_BUILD_ARGS = ("knowledge", "examples", "merge", "infer", "root", "exclude")
+_BUILD_ARGS = ("knowledge", "examples", "merge", "infer_tags", "root", "exclude")
 
 
 class SGKRRetriever(BaseRetriever):
@@ -91,7 +90,6 @@ class SGKRRetriever(BaseRetriever):
             raise InvalidArgumentError(
                 f"retriever must be an sgkr.Retriever, got {type(retriever).__name__}")
         self._sgkr = retriever
-        self._last: RetrievalResult | None = None
         super().__init__(callback_manager=callback_manager, object_map=object_map,
                          objects=objects, verbose=verbose)
 
@@ -105,7 +103,7 @@ class SGKRRetriever(BaseRetriever):
         knowledge: str | os.PathLike[str] | Sidecar | None = None,
         examples: str | os.PathLike[str] | Sequence[Example] | None = None,
         merge: str | None = None,
-        infer: bool | None = None,
+        infer_tags: bool | None = None,
         root: str | os.PathLike[str] | None = None,
         exclude: Sequence[str] | None = None,
         tag_extractor: TagExtractor | None = None,
@@ -126,7 +124,7 @@ class SGKRRetriever(BaseRetriever):
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
             from (:func:`sgkr.build_graph`), with the build arguments
-            ``knowledge``, ``examples``, ``merge``, ``infer``, ``root`` and
+            ``knowledge``, ``examples``, ``merge``, ``infer_tags``, ``root`` and
             ``exclude`` (only with ``sources``; ``examples`` alone also builds).
         tag_extractor, fallback
             Passed to :class:`sgkr.Retriever` (see
@@ -160,7 +158,7 @@ class SGKRRetriever(BaseRetriever):
 got graph_path and sources
         """
         build_args: dict[str, Any] = {"knowledge": knowledge, "examples": examples,
-                                      "merge": merge, "infer": infer, "root": root,
+                                      "merge": merge, "infer_tags": infer_tags, "root": root,
                                       "exclude": exclude}
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
                                           ("sources", sources)) if value is not None]
@@ -174,10 +172,7 @@ got graph_path and sources
         if sources is None and extra:
             raise InvalidArgumentError(
                 f"{', '.join(extra)}: only with sources, not with {given[0]}")
-        if similarity_top_k is not None:
-            if "k" in options:
-                raise InvalidArgumentError("pass k or similarity_top_k, not both")
-            options["k"] = similarity_top_k
+        _top_k(similarity_top_k, options)
         if graph_path is not None:
             graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:
@@ -215,11 +210,14 @@ got graph_path and sources
         *,
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
+        similarity_top_k: int | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **options: Any,
     ) -> SGKRRetriever:
         """Load a retriever written by :meth:`persist`; ``options`` override the stored ones.
+
+        ``similarity_top_k`` is ``k``, as for :meth:`from_defaults`.
 
         Raises
         ------
@@ -235,6 +233,7 @@ got graph_path and sources
         ...
         sgkr.errors.GraphFormatError: /nonexistent/sgkr_retriever.json: cannot read ...
         """
+        _top_k(similarity_top_k, options)
         graph, stored = load_retriever(persist_dir)
         core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
                          **{**stored, **options})
@@ -244,7 +243,10 @@ got graph_path and sources
 
     @property
     def sgkr_retriever(self) -> Retriever:
-        """The :class:`sgkr.Retriever` doing the work."""
+        """The :class:`sgkr.Retriever` doing the work.
+
+        Its ``export(question)`` draws the graph with a question's retrieval highlighted.
+        """
         return self._sgkr
 
     @property
@@ -274,24 +276,17 @@ got graph_path and sources
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self._convert(await self._sgkr.aretrieve(query_bundle.query_str))
 
-    def export(self, format: str = "html", **options: Any) -> str:
-        """The picture of the last retrieval (before any: the whole graph).
-
-        ``format`` and ``options`` are those of :func:`sgkr.export.render`.
-
-        Examples
-        --------
-        >>> from sgkr import build_graph
-        >>> r = SGKRRetriever.from_defaults(build_graph([("m.py", "def f():\\n    return 1\\n")]))
-        >>> r.export("mermaid").splitlines()[0]
-        'flowchart TD'
-        """
-        return render(self.graph, self._last, format, **options)
-
     def _convert(self, result: RetrievalResult) -> list[NodeWithScore]:
-        self._last = result
         if self._verbose:
             how = "fallback" if result.fallback_used else "paths"
             print_text(f"SGKR: inputs {list(result.inputs)}, outputs {list(result.outputs)}, "
                        f"{len(result.documents)} functions ({how})\n", color="llama_blue")
         return [to_node_with_score(doc) for doc in result.documents]
+
+
+def _top_k(similarity_top_k: int | None, options: dict[str, Any]) -> None:
+    """Put LlamaIndex's ``similarity_top_k`` into ``options`` as SGKR's ``k``."""
+    if similarity_top_k is not None:
+        if "k" in options:
+            raise InvalidArgumentError("pass k or similarity_top_k, not both")
+        options["k"] = similarity_top_k

@@ -55,10 +55,10 @@ def test_workers_hand_back_any_text_exactly(tmp_path: Path) -> None:
 
 def test_parallel_build_writes_the_same_graph_json_as_a_serial_one(tmp_path: Path) -> None:
     src = _project(tmp_path / "src")
-    serial = build_graph([src], infer=True, jobs=1)
-    parallel = build_graph([src], infer=True, jobs=2, cache=tmp_path / "cache")
+    serial = build_graph([src], infer_tags=True, jobs=1)
+    parallel = build_graph([src], infer_tags=True, jobs=2, cache=tmp_path / "cache")
     warm = ExtractCache(tmp_path / "cache")
-    cached = build_graph([src], infer=True, jobs=2, cache=warm)
+    cached = build_graph([src], infer_tags=True, jobs=2, cache=warm)
     serial.save(tmp_path / "serial.json")
     parallel.save(tmp_path / "parallel.json")
     cached.save(tmp_path / "cached.json")
@@ -147,14 +147,14 @@ def test_a_failure_in_a_worker_is_raised_in_the_build(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pairs = _sized(tmp_path)
     largest = max(pairs, key=lambda pair: len(pair[1]))[0]  # a worker parses it
-    real = batch.extract_module
+    real = batch.extract_source
 
     def failing(path: str, text: str) -> ModuleExtract:
         if path == largest:
             raise ValueError(f"cannot read {path}")
         return real(path, text)
 
-    monkeypatch.setattr(batch, "extract_module", failing)
+    monkeypatch.setattr(batch, "extract_source", failing)
     with pytest.raises(ValueError, match="cannot read"):
         extract_files(pairs, jobs=2)
     assert not multiprocessing.active_children()

@@ -58,7 +58,7 @@ def test_cli_bench_json_has_the_required_keys(tmp_path: Path,
 
 
 def test_max_files_and_no_questions_without_tags(tmp_path: Path) -> None:
-    report = run_bench(_code(tmp_path), queries=4, jobs=1, max_files=2, infer=False)
+    report = run_bench(_code(tmp_path), queries=4, jobs=1, max_files=2, infer_tags=False)
     assert report.files == 2
     assert (report.queries, report.query_p99_ms) == (0, 0.0)
 
@@ -76,7 +76,7 @@ def test_bad_input_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 def test_questions_name_input_and_output_tags() -> None:
     graph = build_graph([("m.py", "def average_fee(amount, rate):\n    return amount * rate\n")],
-                        infer=True)
+                        infer_tags=True)
     questions = make_questions(graph, 3, seed=1)
     assert len(questions) == 3
     assert all("average fee" in q and "amount" in q and "rate" in q for q in questions)

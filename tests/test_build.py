@@ -65,7 +65,7 @@ def test_merge_policy_changes_node_count() -> None:
 
 def test_inferred_tags() -> None:
     src = "def get_average_fee(fees, merchant):\n    return fees[merchant]\n"
-    graph = build_graph([("m.py", src)], infer=True)
+    graph = build_graph([("m.py", src)], infer_tags=True)
     assert graph.consumers("tag:merchant") == ["fn:m.get_average_fee"]
     assert graph.producers("tag:average fee") == ["fn:m.get_average_fee"]
     assert build_graph([("m.py", src)]).stats()["tags"] == 0

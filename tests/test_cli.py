@@ -101,3 +101,37 @@ def test_demo_runs_as_a_program() -> None:
     assert done.stdout.count("task ") >= 3
     assert "tag: 'mcc'" in done.stdout and "calculate_fee" in done.stdout
 
+
+
+def test_skipped_files_are_summarised_by_reason(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "main.py").write_text("def f():\n    return 1\n")
+    for i in range(40):
+        (tmp_path / f"p{i:02d}").mkdir()
+        (tmp_path / f"p{i:02d}" / "__init__.py").write_text("")
+    out = tmp_path / "g.json"
+    assert main(["build", str(tmp_path), "-o", str(out), "--no-cache"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert "skipped: 40" in printed
+    assert ("  empty file: 40 (p00/__init__.py, p01/__init__.py, p02/__init__.py, ...)"
+            in printed)
+    assert len(printed) < 6
+    # --verbose, after the command as before it, lists every file.
+    for argv in (["build", str(tmp_path), "-o", str(out), "--no-cache", "--verbose"],
+                 ["--verbose", "build", str(tmp_path), "-o", str(out), "--no-cache"]):
+        assert main(argv) == 0
+        assert sum("empty file" in line for line in capsys.readouterr().out.splitlines()) == 40
+
+
+def test_no_gitignore_reads_ignored_files(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / ".gitignore").write_text("gen_*.py\n")
+    (src / "main.py").write_text("def f():\n    return g()\n")
+    (src / "gen_a.py").write_text("def g():\n    return 1\n")
+    out = tmp_path / "g.json"
+    assert main(["build", str(src), "-o", str(out), "--no-cache"]) == 0
+    assert "gen_a.py: ignored by .gitignore" in capsys.readouterr().out
+    assert main(["build", str(src), "-o", str(out), "--no-cache", "--no-gitignore"]) == 0
+    assert "files: 2, functions: 2" in capsys.readouterr().out

@@ -108,7 +108,7 @@ EDITS: dict[str, Edit] = {
 def test_update_after_an_edit_equals_a_fresh_build(tmp_path: Path, edit: Edit,
                                                    merge: str) -> None:
     _write(tmp_path, FILES)
-    options: dict[str, Any] = {"infer": True, "merge": merge}
+    options: dict[str, Any] = {"infer_tags": True, "merge": merge}
     builder = GraphBuilder([tmp_path], root=tmp_path, jobs=1, **options)
     builder.build()
     edit(tmp_path)
@@ -167,7 +167,7 @@ def test_sidecar_links_follow_a_renamed_function(tmp_path: Path) -> None:
     sidecar = Sidecar(tags={}, functions={"scaled_rate": FunctionKnowledge(
         knowledge="The rate grows with the monthly volume.", inputs=("volume",),
         outputs=("scaled rate",))})
-    options: dict[str, Any] = {"knowledge": sidecar, "infer": True}
+    options: dict[str, Any] = {"knowledge": sidecar, "infer_tags": True}
     builder = GraphBuilder([tmp_path], root=tmp_path, jobs=1, **options)
     builder.build()
     _edit(tmp_path, "pkg/rates.py", "def scaled_rate(", "def scaled_rate_v2(")
@@ -181,7 +181,7 @@ def test_sidecar_links_follow_a_renamed_function(tmp_path: Path) -> None:
 
 def test_a_new_retriever_sees_the_update(tmp_path: Path) -> None:
     _write(tmp_path, FILES)
-    builder = GraphBuilder([tmp_path], root=tmp_path, jobs=1, infer=True)
+    builder = GraphBuilder([tmp_path], root=tmp_path, jobs=1, infer_tags=True)
     builder.build()
     _append(tmp_path, "util.py", "\ndef interchange_fee(merchant_category):\n    return 0.2\n")
     result = Retriever(builder.update()).retrieve(
@@ -209,7 +209,7 @@ def _stdlib_copy(root: Path, packages: tuple[str, ...]) -> None:
 
 def test_random_edits_of_real_code_keep_the_graph_equal_to_a_fresh_build(tmp_path: Path) -> None:
     _stdlib_copy(tmp_path, ("json", "email"))
-    options: dict[str, Any] = {"infer": True}
+    options: dict[str, Any] = {"infer_tags": True}
     builder = GraphBuilder([tmp_path], root=tmp_path, jobs=1, **options)
     builder.build()
     rng = random.Random(7)

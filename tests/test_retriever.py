@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import pickle
 
 import pytest
 
@@ -115,8 +117,8 @@ def test_options_validation(graph: KnowledgeGraph) -> None:
         Retriever(graph, fill="bfs")
     with pytest.raises(InvalidArgumentError, match="centrality"):
         Retriever(graph, centrality=-1)
-    with pytest.raises(InvalidArgumentError, match="question"):
-        Retriever(graph).retrieve("   ")
+    with pytest.raises(InvalidArgumentError, match="question must be a string, got NoneType"):
+        Retriever(graph).retrieve(None)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="KnowledgeGraph"):
         Retriever({})  # type: ignore[arg-type]
     opts = RetrieverOptions(k=3, callees=1)
@@ -147,3 +149,35 @@ def test_scores_fall_with_rank(payments_graph: KnowledgeGraph) -> None:
     for line in (PAYMENTS / "heldout.jsonl").read_text(encoding="utf-8").splitlines():
         scores = [d.score for d in r.retrieve(json.loads(line)["question"]).documents]
         assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+
+
+@pytest.mark.parametrize("question", ["", "   ", "\n\t"])
+def test_an_empty_question_retrieves_nothing(graph: KnowledgeGraph, question: str) -> None:
+    # As a vector retriever does, and without asking the fallback.
+    asked: list[str] = []
+    r = Retriever(graph, fallback=lambda q, k: asked.append(q) or ["fn:fee"])
+    result = r.retrieve(question)
+    assert result.documents == () and result.question == question and not asked
+    with pytest.raises(InvalidArgumentError, match="k must be"):
+        r.retrieve(question, k=0)
+
+
+@pytest.mark.parametrize("clone", [lambda r: pickle.loads(pickle.dumps(r)), copy.deepcopy])
+def test_pickles_and_deep_copies(payments_graph: KnowledgeGraph, clone: object) -> None:
+    question = "What is the most expensive MCC for a transaction of 5 euros, in general?"
+    r = Retriever(payments_graph, k=5, callees=1)
+    before = r.retrieve(question)  # the search tables are built and then held
+    back = clone(r)  # type: ignore[operator]
+    assert back.options == r.options and back.graph is not r.graph
+    assert back.graph.to_dict() == payments_graph.to_dict()
+    assert back.retrieve(question) == before and len(before.documents) == 5
+
+
+def test_export_draws_a_questions_retrieval(payments_graph: KnowledgeGraph) -> None:
+    r = Retriever(payments_graph, k=3)
+    assert 'role="retrieved"' not in r.export(format="dot")
+    question = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
+    drawn = [line for line in r.export(question, "dot").splitlines()
+             if 'role="retrieved"' in line]
+    assert sorted(line.split('"')[1] for line in drawn) == sorted(
+        d.id for d in r.retrieve(question).documents)

@@ -71,3 +71,72 @@ def test_in_memory_sources() -> None:
 ])
 def test_module_name(path: str, module: str) -> None:
     assert module_name(path) == module
+
+
+def test_gitignore_and_default_folders_are_left_out_and_reported(tmp_path: Path) -> None:
+    _write(tmp_path, "app/main.py", b"x = 1\n")
+    _write(tmp_path, ".gitignore", b"generated/\n*_local.py\n!keep_local.py\n")
+    _write(tmp_path, "generated/gen.py", b"x = 1\n")
+    _write(tmp_path, "app/conf_local.py", b"x = 1\n")
+    _write(tmp_path, "app/keep_local.py", b"x = 1\n")
+    _write(tmp_path, "app/.gitignore", b"!conf_local.py\nscratch.py\n")  # the deeper file decides
+    _write(tmp_path, "app/scratch.py", b"x = 1\n")
+    _write(tmp_path, "venv/pyvenv.cfg", b"home = /usr/bin\n")
+    _write(tmp_path, "venv/lib/python3.12/site-packages/dep/mod.py", b"x = 1\n")
+    _write(tmp_path, "lib/site-packages/dep.py", b"x = 1\n")
+    _write(tmp_path, "web/node_modules/pkg/x.py", b"x = 1\n")
+    _write(tmp_path, "build/lib/app/main.py", b"x = 1\n")
+    _write(tmp_path, "dist/x.py", b"x = 1\n")
+    _write(tmp_path, "app.egg-info/x.py", b"x = 1\n")
+    _write(tmp_path, "steps/build/__init__.py", b"x = 1\n")  # a package named build is read
+    _write(tmp_path, "__pycache__/m.py", b"x = 1\n")
+    _write(tmp_path, ".git/hooks/h.py", b"x = 1\n")
+    files, problems = read_sources([tmp_path])
+    assert [f.path for f in files] == [
+        "app/conf_local.py", "app/keep_local.py", "app/main.py", "steps/build/__init__.py"]
+    assert {p.file: p.reason for p in problems} == {
+        "generated": "ignored by .gitignore",
+        "app/scratch.py": "ignored by .gitignore",
+        "venv": "virtual environment left out",
+        "lib/site-packages": "site-packages left out",
+        "web/node_modules": "node_modules left out",
+        "build": "build folder left out",
+        "dist": "build folder left out",
+        "app.egg-info": "build folder left out",
+    }
+
+
+def test_left_out_folders_are_read_when_named(tmp_path: Path) -> None:
+    _write(tmp_path, ".gitignore", b"generated/\n")
+    _write(tmp_path, "generated/gen.py", b"x = 1\n")
+    _write(tmp_path, "venv/pyvenv.cfg", b"home = /usr/bin\n")
+    _write(tmp_path, "venv/tool.py", b"x = 1\n")
+    _write(tmp_path, "main.py", b"x = 1\n")
+    files, problems = read_sources([tmp_path, tmp_path / "generated", tmp_path / "venv"])
+    assert [f.path for f in files] == ["generated/gen.py", "main.py", "venv/tool.py"]
+    assert problems == []
+    files, _ = read_sources([tmp_path / "venv"])
+    assert [f.path for f in files] == ["tool.py"]
+
+
+def test_gitignore_can_be_switched_off(tmp_path: Path) -> None:
+    _write(tmp_path, ".gitignore", b"*.py\n")
+    _write(tmp_path, "a.py", b"x = 1\n")
+    assert read_sources([tmp_path])[0] == []
+    assert [f.path for f in read_sources([tmp_path], gitignore=False)[0]] == ["a.py"]
+
+
+def test_a_bad_gitignore_is_reported_not_fatal(tmp_path: Path) -> None:
+    _write(tmp_path, ".gitignore", b"x" * 1_000_001)
+    _write(tmp_path, "a.py", b"x = 1\n")
+    files, problems = read_sources([tmp_path])
+    assert [f.path for f in files] == ["a.py"]
+    assert [(p.file, "not applied" in p.reason) for p in problems] == [(".gitignore", True)]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks")
+def test_a_symlinked_gitignore_is_not_followed(tmp_path: Path) -> None:
+    _write(tmp_path, "outside/rules", b"*.py\n")
+    _write(tmp_path, "tree/a.py", b"x = 1\n")
+    (tmp_path / "tree" / ".gitignore").symlink_to(tmp_path / "outside" / "rules")
+    assert [f.path for f in read_sources([tmp_path / "tree"])[0]] == ["a.py"]

@@ -27,6 +27,7 @@ from .errors import (
 )
 from .graph import KnowledgeGraph, tag_id
 from .incremental import GraphBuilder, UpdateReport
+from .options import BuildOptions
 from .records import (
     BuildReport,
     Edge,
@@ -43,6 +44,7 @@ from .retriever import Retriever, RetrieverOptions
 __all__ = [
     "__version__",
     "build_graph",
+    "BuildOptions",
     "GraphBuilder",
     "UpdateReport",
     "KnowledgeGraph",

@@ -54,10 +54,10 @@ from .cache import (
     json_entry_bytes,
 )
 from .errors import InvalidArgumentError
-from .extract import extract_module
 from .forked import lower_priority
 from .gcpause import paused_gc
 from .knowledge import annotate
+from .notebook import extract_source
 from .records import ModuleExtract
 
 __all__ = ["extract_files", "extracting", "ExtractStats", "default_jobs", "uses_processes",
@@ -231,7 +231,7 @@ def _processes(jobs: int | None, count: int) -> int:
 
 def _serial(items: list[_Item]) -> Iterator[tuple[int, ModuleExtract]]:
     for position, (path, text, _) in enumerate(items):
-        yield position, annotate(extract_module(path, text))
+        yield position, annotate(extract_source(path, text))
 
 
 class _Pool:
@@ -286,7 +286,7 @@ class _Pool:
             position = self.order.pop()
             self.left -= len(self.items[position][1])
             path, text, key = self.items[position]
-            module = annotate(extract_module(path, text))
+            module = annotate(extract_source(path, text))
             if self.own is not None and key is not None:
                 self.own.append((key, entry_bytes(key, module)))
             yield position, module
@@ -365,7 +365,7 @@ def _work(connection: Connection, items: list[_Item], folder: str | None) -> Non
                     sent.extend(message)
                     continue
                 try:
-                    forms = [extract_to_json(annotate(extract_module(*items[i][:2])))
+                    forms = [extract_to_json(annotate(extract_source(*items[i][:2])))
                              for i in message]
                 except Exception as exc:  # handed to the build, which raises it
                     _send_error(connection, exc)

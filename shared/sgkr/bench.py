@@ -56,6 +56,7 @@ from .errors import InvalidArgumentError, SourceError
 from .extract import parse_only
 from .graph import KnowledgeGraph
 from .incremental import GraphBuilder
+from .options import BuildOptions
 from .retriever import Retriever
 from .sources import SourceFile, read_sources
 
@@ -134,7 +135,7 @@ def run_bench(
     jobs: int | None = None,
     exclude: Sequence[str] = (),
     max_files: int | None = None,
-    infer: bool = True,
+    infer_tags: bool = True,
     seed: int = 0,
     repeat: int = DEFAULT_REPEAT,
     log: Log | None = None,
@@ -154,7 +155,7 @@ def run_bench(
     max_files
         Keep only this many files, spread evenly over the sorted paths (for
         growth curves); default: all.
-    infer
+    infer_tags
         Infer I/O tags from the code (needed for questions on a bare code base).
     seed
         Seed of the question generator.
@@ -202,6 +203,7 @@ def run_bench(
             shutil.copyfile(base / file.path, target)
         # Parsing after the copy also lets the copies age past the window in which
         # an update does not trust a file's modification time.
+        options = BuildOptions(root=tree, infer_tags=infer_tags, jobs=jobs)
         parse_runs: list[float] = []
         build_runs: list[float] = []
         last: GraphBuilder | None = None
@@ -212,7 +214,7 @@ def run_bench(
             last = None  # the previous run's graph is let go before this build,
             gc.collect()  # with the reference cycles of its networkx views
             cache_dir = work / f"cache-{run}"  # empty: the build is cold
-            last = GraphBuilder([tree], root=tree, infer=infer, jobs=jobs, cache=cache_dir)
+            last = GraphBuilder([tree], options, cache=cache_dir)
             build_runs.append(_timed(last.build)[0])
         parse_s, build_s = statistics.median(parse_runs), statistics.median(build_runs)
         assert last is not None
@@ -222,8 +224,7 @@ def run_bench(
         say("new build from the cache after one file changed")
         _append(probe, _PROBE.format(n=1))
         cache = ExtractCache(cache_dir)
-        cached_s, _ = _timed(lambda: build_graph(
-            [tree], root=tree, infer=infer, jobs=jobs, cache=cache))
+        cached_s, _ = _timed(lambda: build_graph([tree], options, cache=cache))
         say("update after one file changed")
         _append(probe, _PROBE.format(n=2))
         incremental_s, graph = _timed(builder.update)
@@ -275,7 +276,7 @@ def make_questions(graph: KnowledgeGraph, count: int, *, seed: int = 0) -> list[
     --------
     >>> from sgkr import build_graph
     >>> g = build_graph([("m.py", "def average_fee(amount, rate):\\n    return amount * rate\\n")],
-    ...                 infer=True)
+    ...                 infer_tags=True)
     >>> make_questions(g, 1)
     ['Given the rate and the amount, what is the average fee?']
     """

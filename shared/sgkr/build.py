@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .batch import extracting, uses_processes
-from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
 from .forked import Background
 from .gcpause import paused_gc
@@ -40,7 +40,8 @@ from .knowledge import (
     load_sidecar,
     mentions_phrase,
 )
-from .merge import MERGE_POLICIES, merge_groups
+from .merge import merge_groups
+from .options import DEFAULT_MERGE, BuildOptions
 from .records import (
     BuildReport,
     Definition,
@@ -53,28 +54,20 @@ from .records import (
     bulk_record,
 )
 from .resolve import CallEdge, CallResolver, flatten, ordered
-from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, common_root, read_sources
+from .sources import SourceInput, common_root, read_sources
 from .text import fold
 
-__all__ = ["build_graph", "DEFAULT_MERGE"]
+__all__ = ["build_graph", "BuildOptions", "DEFAULT_MERGE"]
 
-DEFAULT_MERGE = "auto"
 Progress = Callable[[str, int, int], None]
 
 
 def build_graph(
     sources: Iterable[SourceInput] = (),
+    options: BuildOptions | None = None,
     *,
-    knowledge: str | os.PathLike[str] | Sidecar | None = None,
-    examples: str | os.PathLike[str] | Sequence[Example] | None = None,
-    merge: str = DEFAULT_MERGE,
-    infer: bool = False,
-    root: str | os.PathLike[str] | None = None,
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-    exclude: Sequence[str] = (),
     progress: Progress | None = None,
-    jobs: int | None = None,
-    cache: str | os.PathLike[str] | ExtractCache | None = None,
+    **kwargs: Any,
 ) -> KnowledgeGraph:
     """Build a knowledge–code graph.
 
@@ -82,32 +75,14 @@ def build_graph(
     ----------
     sources
         Python files, folders, or in-memory ``(relative path, text)`` pairs.
-    knowledge
-        A sidecar file (JSON or YAML) or a parsed :class:`~sgkr.knowledge.Sidecar`.
-    examples
-        An examples JSONL file, or parsed examples; their solution code is
-        parsed like any source and their I/O tags attached to it.
-    merge
-        ``auto`` (default), ``name``, ``qualname`` or ``none`` (see :mod:`sgkr.merge`).
-    infer
-        Infer I/O tags from code for functions that get none otherwise.
-    root
-        Folder that file paths and qualnames are relative to (default: the
-        deepest folder holding all sources and the examples file).
-    max_file_bytes
-        Larger files are skipped and reported.
-    exclude
-        Glob patterns of files and folders to leave out (see :func:`sgkr.sources.read_sources`).
+    options
+        How to build (see :class:`~sgkr.options.BuildOptions`; default: its defaults).
     progress
         Called as ``progress(stage, done, total)`` during long work.
-    jobs
-        Processes that parse files, this one included; ``None`` (default)
-        uses every core for large builds and parses small ones in-process;
-        ``1`` never starts a process. The graph does not depend on it.
-    cache
-        A folder of per-file extraction results keyed by content hash
-        (see :mod:`sgkr.cache`): unchanged files are not parsed again.
-        ``None`` (default): no cache.
+    **kwargs
+        Options by name (``knowledge=``, ``examples=``, ``merge=``,
+        ``infer_tags=``, ``root=``, ``max_file_bytes=``, ``exclude=``,
+        ``jobs=``, ``cache=``), overriding those in ``options``.
 
     Returns
     -------
@@ -121,11 +96,11 @@ def build_graph(
     KnowledgeFormatError
         The sidecar or the examples file is malformed.
     InvalidArgumentError
-        An unknown merge policy or a wrong argument type.
+        An unknown option, merge policy or a wrong argument type.
     """
+    opts = BuildOptions.from_kwargs(options, **kwargs)
     with paused_gc(long_lived=True):
-        return _build_graph(sources, knowledge, examples, merge, infer, root, max_file_bytes,
-                            exclude, progress, jobs, cache)
+        return _build_graph(sources, opts, progress)
 
 
 @dataclass(frozen=True)
@@ -137,10 +112,11 @@ class _Plan:
     sidecar: Sidecar | None
     examples: list[Example]
     merge: str
-    infer: bool
+    infer_tags: bool
     max_file_bytes: int
     exclude: tuple[str, ...]
     where: str
+    gitignore: bool = True
 
 
 @dataclass
@@ -155,24 +131,12 @@ class _Assembly:
     problems: list[Problem]
 
 
-def _plan(
-    sources: Iterable[SourceInput],
-    knowledge: str | os.PathLike[str] | Sidecar | None,
-    examples: str | os.PathLike[str] | Sequence[Example] | None,
-    merge: str,
-    infer: bool,
-    root: str | os.PathLike[str] | None,
-    max_file_bytes: int,
-    exclude: Sequence[str],
-) -> _Plan:
-    if merge not in MERGE_POLICIES:
-        raise InvalidArgumentError(f"merge={merge!r} is not one of {MERGE_POLICIES}")
+def _plan(sources: Iterable[SourceInput], options: BuildOptions) -> _Plan:
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     source_list = list(sources)
+    knowledge, examples = options.knowledge, options.examples
     sidecar = load_sidecar(knowledge) if isinstance(knowledge, (str, os.PathLike)) else knowledge
-    if sidecar is not None and not isinstance(sidecar, Sidecar):
-        raise InvalidArgumentError(f"knowledge must be a path or a Sidecar, got {knowledge!r}")
     example_list = _examples(examples)
     if not source_list and not example_list:
         raise SourceError("nothing to build: give source paths or an examples file")
@@ -184,39 +148,29 @@ def _plan(
     extra_dirs = [e.source_file.parent for e in example_list if e.source_file is not None]
     if isinstance(examples, (str, os.PathLike)):
         extra_dirs.append(Path(examples).resolve().parent)
-    base = Path(root).resolve() if root is not None else common_root(
+    base = Path(options.root).resolve() if options.root is not None else common_root(
         [p.resolve() for p in disk] + extra_dirs)
     inputs: list[SourceInput] = list(source_list)
     inputs += [e.source_file for e in example_list if e.source_file is not None]
     inputs += [(e.path, e.code) for e in example_list if e.source_file is None]
     where = ", ".join(str(s) for s in source_list) or "the examples"
-    return _Plan(inputs, base, sidecar, example_list, merge, infer, max_file_bytes,
-                 tuple(exclude), where)
+    return _Plan(inputs, base, sidecar, example_list, options.merge, options.infer_tags,
+                 options.max_file_bytes, tuple(options.exclude), where, options.gitignore)
 
 
-def _build_graph(
-    sources: Iterable[SourceInput],
-    knowledge: str | os.PathLike[str] | Sidecar | None,
-    examples: str | os.PathLike[str] | Sequence[Example] | None,
-    merge: str,
-    infer: bool,
-    root: str | os.PathLike[str] | None,
-    max_file_bytes: int,
-    exclude: Sequence[str],
-    progress: Progress | None,
-    jobs: int | None,
-    cache: str | os.PathLike[str] | ExtractCache | None,
-) -> KnowledgeGraph:
+def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
+                 progress: Progress | None) -> KnowledgeGraph:
     started = time.perf_counter()
-    plan = _plan(sources, knowledge, examples, merge, infer, root, max_file_bytes, exclude)
+    plan = _plan(sources, options)
     files, problems = read_sources(plan.inputs, root=plan.base,
-                                   max_file_bytes=plan.max_file_bytes, exclude=plan.exclude)
+                                   max_file_bytes=plan.max_file_bytes, exclude=plan.exclude,
+                                   gitignore=plan.gitignore)
     if not files:
         raise SourceError(f"found no Python source to read in {plan.where}")
-    with extracting([(f.path, f.text) for f in files], jobs=jobs, cache=cache,
+    with extracting([(f.path, f.text) for f in files], jobs=options.jobs, cache=options.cache,
                     progress=progress) as (modules, _):
         # Worker processes write their cache entries while the graph is assembled.
-        return _assemble(plan, modules, problems, started, jobs=jobs).graph
+        return _assemble(plan, modules, problems, started, jobs=options.jobs).graph
 
 
 def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
@@ -230,7 +184,7 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
     for module in modules:
         problems.extend(module.problems)
     graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
-                                 "infer_tags": plan.infer})
+                                 "infer_tags": plan.infer_tags})
     resolver = CallResolver(modules)
     resolving = Background(partial(_resolved_calls, resolver, modules),
                            fork=uses_processes(jobs, len(modules)))
@@ -238,7 +192,7 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
         qual_to_id = _add_functions(graph, modules, plan.merge, plan.sidecar)
         # Without a sidecar or examples no function is tagged otherwise, and the
         # inferred tags are added while the calls are still being resolved.
-        early = plan.infer and plan.sidecar is None and not plan.examples
+        early = plan.infer_tags and plan.sidecar is None and not plan.examples
         if early:
             graph.add_edge_rows(_inferred_tags(graph, modules, qual_to_id, set()))
     except BaseException:
@@ -256,7 +210,7 @@ def _assemble(plan: _Plan, modules: list[ModuleExtract], read_problems: Sequence
                                     kind="knowledge"))
             continue
         _attach_example(graph, example, solution, qual_to_id, problems)
-    if plan.infer and not early:
+    if plan.infer_tags and not early:
         graph.add_edge_rows(_inferred_tags(graph, modules, qual_to_id,
                                            graph.tagged_functions()))
     graph.report = _report(graph, len(modules), problems, started)

@@ -68,7 +68,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 _KIND = "sgkr-extract"
 # A definition's derived knowledge is most often its docstring or its comment
 # itself: the entry says which instead of repeating the text.
@@ -393,12 +393,13 @@ def _definition_to_json(d: Definition) -> list[Any]:
             d.span.end_line, d.docstring, d.comment, list(d.params), d.signature,
             [[c.kind, c.name, c.receiver, c.line] for c in d.calls],
             list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
-            None if inputs is None else list(inputs), None if outputs is None else list(outputs)]
+            None if inputs is None else list(inputs), None if outputs is None else list(outputs),
+            *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
-     calls, keys, enclosing, is_async, knowledge, inputs, outputs) = raw
+     calls, keys, enclosing, is_async, knowledge, inputs, outputs, *cells) = raw
     known_kind = _DEFINITION_KINDS.get(kind)
     if known_kind is None:
         raise ValueError(f"unknown definition kind {kind!r}")
@@ -413,7 +414,8 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
     return bulk_record(Definition, {
         "qualname": _str(qualname), "name": _str(name), "kind": known_kind, "code": _str(code),
         "span": bulk_record(SourceSpan, {"file": path if file == path else _str(file),
-                                         "start_line": int(start), "end_line": int(end)}),
+                                         "start_line": int(start), "end_line": int(end)})
+        if not cells else SourceSpan(_str(file), int(start), int(end), *map(int, cells[0])),
         "docstring": docstring, "comment": comment, "params": tuple(params),
         "signature": signature,
         "calls": tuple([bulk_record(CallSite, {"kind": _CALL_KINDS[k], "name": n, "receiver": r,

@@ -21,10 +21,11 @@ from collections.abc import Mapping, Sequence
 
 from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
-from .records import RetrievalResult, RetrievedFunction
+from .records import FunctionNode, RetrievalResult, RetrievedFunction
 
 __all__ = [
     "make_documents",
+    "function_document",
     "render_context",
     "format_prompt",
     "DABSTEP_PROMPT",
@@ -56,14 +57,36 @@ def make_documents(
         tags = tuple(dict.fromkeys(
             label for p in through for n in (p[0], p[-1])
             if (label := _tag_label(graph, n, labels)) is not None))
-        docs.append(RetrievedFunction(
-            id=f.id, name=f.name, qualnames=f.qualnames,
-            knowledge=f.knowledge if include_knowledge else "",
-            code=f.shown_code,
-            sources=f.sources, kind=f.kind, score=score,
-            matched_tags=tags, paths=through,
-        ))
+        docs.append(function_document(f, score, include_knowledge=include_knowledge,
+                                      matched_tags=tags, paths=through))
     return tuple(docs)
+
+
+def function_document(
+    function: FunctionNode,
+    score: float = 0.0,
+    *,
+    include_knowledge: bool = True,
+    matched_tags: tuple[str, ...] = (),
+    paths: tuple[tuple[str, ...], ...] = (),
+) -> RetrievedFunction:
+    """The document of one function node: its knowledge, the code a model is shown.
+
+    Examples
+    --------
+    >>> doc = function_document(FunctionNode("fn:f", "f", ("m.f",), "def f(): ...", "Does f.",
+    ...                                      (), "function"))
+    >>> doc.text, doc.score
+    ('Does f.\\n\\ndef f(): ...', 0.0)
+    """
+    f = function
+    return RetrievedFunction(
+        id=f.id, name=f.name, qualnames=f.qualnames,
+        knowledge=f.knowledge if include_knowledge else "",
+        code=f.shown_code,
+        sources=f.sources, kind=f.kind, score=score,
+        matched_tags=matched_tags, paths=paths,
+    )
 
 
 def _tag_label(graph: KnowledgeGraph, node_id: str, seen: dict[str, str | None]) -> str | None:

@@ -45,10 +45,10 @@ from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 from .batch import extract_files, extracting
 from .build import (
-    DEFAULT_MERGE,
     _add_calls,
     _assemble,
     _Assembly,
@@ -59,12 +59,11 @@ from .build import (
     _report,
     _tag,
 )
-from .cache import ExtractCache
 from .errors import InvalidArgumentError, SourceError
 from .gcpause import paused_gc
 from .graph import KnowledgeGraph, tag_id
-from .knowledge import Example, Sidecar
 from .merge import merge_groups
+from .options import BuildOptions
 from .records import (
     BuildReport,
     Definition,
@@ -75,7 +74,7 @@ from .records import (
     TagNode,
 )
 from .resolve import NAME_MATCH_LIMIT, CallResolver, flatten
-from .sources import DEFAULT_MAX_FILE_BYTES, SourceInput, list_sources, read_source
+from .sources import SourceInput, list_sources, read_source
 
 __all__ = ["GraphBuilder", "UpdateReport"]
 
@@ -136,11 +135,13 @@ class GraphBuilder:
 
     Parameters
     ----------
-    sources, knowledge, examples, merge, infer, root, max_file_bytes, exclude, jobs, cache
+    sources, options, **kwargs
         As for :func:`~sgkr.build.build_graph`.
 
     Attributes
     ----------
+    options : BuildOptions
+        The options of the build.
     last_update : UpdateReport or None
         What the last :meth:`update` did.
 
@@ -151,24 +152,12 @@ class GraphBuilder:
     tables made from the graph as it was.
     """
 
-    def __init__(
-        self,
-        sources: Iterable[SourceInput] = (),
-        *,
-        knowledge: str | os.PathLike[str] | Sidecar | None = None,
-        examples: str | os.PathLike[str] | Sequence[Example] | None = None,
-        merge: str = DEFAULT_MERGE,
-        infer: bool = False,
-        root: str | os.PathLike[str] | None = None,
-        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        exclude: Sequence[str] = (),
-        jobs: int | None = None,
-        cache: str | os.PathLike[str] | ExtractCache | None = None,
-    ) -> None:
-        self._plan = _plan(sources, knowledge, examples, merge, infer, root, max_file_bytes,
-                           exclude)
-        self._jobs = jobs
-        self._cache = cache
+    def __init__(self, sources: Iterable[SourceInput] = (),
+                 options: BuildOptions | None = None, **kwargs: Any) -> None:
+        self.options = BuildOptions.from_kwargs(options, **kwargs)
+        self._plan = _plan(sources, self.options)
+        self._jobs = self.options.jobs
+        self._cache = self.options.cache
         self._state: _Assembly | None = None
         self._index: _Index | None = None
         self._texts: dict[str, str] = {}
@@ -235,7 +224,8 @@ class GraphBuilder:
                 if not path.exists():
                     raise SourceError(f"source path does not exist: {path}")
                 disk.append(path)
-        found, problems = list_sources(disk, plan.base, exclude=plan.exclude, skip=texts)
+        found, problems = list_sources(disk, plan.base, exclude=plan.exclude, skip=texts,
+                                       gitignore=plan.gitignore)
         now = time.time_ns()
         read: dict[str, tuple[_Stamp, str | Problem]] = {}
         for path, rel in found:
@@ -490,7 +480,7 @@ class GraphBuilder:
                                 touched.add(_tag(graph, label))
                                 _link(graph, tag_id(label), node_id, role)
                                 tagged = True
-            if plan.infer and not tagged:
+            if plan.infer_tags and not tagged:
                 inferred += [(node_id, d) for d in self._definitions(state, node_id)]
         rows, tags = _inferred_rows(graph, inferred)
         graph.add_edge_rows(rows)

@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -51,15 +52,27 @@ Role = Literal["input", "output", "both"]
 
 @dataclass(frozen=True)
 class SourceSpan:
-    """Where a definition stands: a file relative to the build root, 1-based lines."""
+    """Where a definition stands: a file relative to the build root, 1-based lines.
+
+    In a notebook, ``cell`` and ``end_cell`` are the 1-based numbers of the
+    cells (counting every cell) that the first and the last line are in, and
+    the lines count from the top of their cell; ``None`` in other files.
+    """
 
     file: str
     start_line: int
     end_line: int
+    cell: int | None = None
+    end_cell: int | None = None
 
     def to_dict(self) -> dict[str, str | int]:
         """Return the JSON form used in graph.json and in document metadata."""
-        return {"file": self.file, "start_line": self.start_line, "end_line": self.end_line}
+        form: dict[str, str | int] = {
+            "file": self.file, "start_line": self.start_line, "end_line": self.end_line}
+        if self.cell is not None and self.end_cell is not None:
+            form["cell"] = self.cell
+            form["end_cell"] = self.end_cell
+        return form
 
 
 @dataclass(frozen=True)
@@ -215,21 +228,61 @@ class BuildReport:
     problems: tuple[Problem, ...]
     seconds: float
 
-    def summary(self) -> str:
-        """One human-readable paragraph, as ``sgkr build`` prints it."""
+    def summary(self, *, verbose: bool = False) -> str:
+        """One human-readable paragraph, as ``sgkr build`` prints it.
+
+        Problems are grouped by reason, each with its count and three examples;
+        ``verbose`` lists every one.
+
+        Examples
+        --------
+        >>> report = BuildReport(3, 5, {"exact": 4}, 0, tuple(
+        ...     Problem(f"p{i}/__init__.py", "empty file") for i in range(5)), 0.25)
+        >>> print(report.summary())
+        files: 3, functions: 5, call edges: 4 exact, tags: 0, 0.25 s
+        skipped: 5
+          empty file: 5 (p0/__init__.py, p1/__init__.py, p2/__init__.py, ...)
+        """
         edges = ", ".join(f"{n} {r}" for r, n in sorted(self.call_edges.items())) or "0"
-        skipped = [p for p in self.problems if p.kind == "skipped"]
-        syntax = [p for p in self.problems if p.kind == "syntax"]
         lines = [
             f"files: {self.files}, functions: {self.functions}, call edges: {edges}, "
             f"tags: {self.tags}, {self.seconds:.2f} s",
         ]
-        if syntax:
-            lines.append(f"syntax errors (read as far as possible): {len(syntax)}")
-        if skipped:
-            lines.append(f"skipped: {len(skipped)}")
-        lines.extend(f"  {p}" for p in self.problems)
+        for kind, title in _PROBLEM_TITLES.items():
+            problems = [p for p in self.problems if p.kind == kind]
+            if not problems:
+                continue
+            lines.append(f"{title}: {len(problems)}")
+            if verbose:
+                lines.extend(f"  {p}" for p in problems)
+                continue
+            groups: dict[str, list[Problem]] = {}
+            for problem in problems:
+                groups.setdefault(_reason_group(problem.reason), []).append(problem)
+            for reason, members in groups.items():
+                if len(members) == 1:
+                    lines.append(f"  {members[0]}")
+                    continue
+                labels = [_where(p) for p in members]
+                if len(set(labels)) < len(labels):  # one file: what differs is the reason
+                    labels = [p.reason for p in members]
+                more = ", ..." if len(members) > 3 else ""
+                lines.append(f"  {reason}: {len(members)} ({', '.join(labels[:3])}{more})")
         return "\n".join(lines)
+
+
+_PROBLEM_TITLES = {"skipped": "skipped", "syntax": "syntax errors (read as far as possible)",
+                   "knowledge": "knowledge not applied"}
+
+
+def _where(problem: Problem) -> str:
+    return f"{problem.file}:{problem.line}" if problem.line is not None else problem.file
+
+
+def _reason_group(reason: str) -> str:
+    """The reason without what varies from file to file (numbers, names, details)."""
+    general = re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", reason)
+    return re.split(r"[:(;]", general, maxsplit=1)[0].strip() or reason
 
 
 @dataclass(frozen=True)
@@ -267,6 +320,7 @@ class RetrievedFunction:
     def metadata(self) -> dict[str, object]:
         """Flat metadata as the adapters attach it to their documents."""
         first = self.sources[0] if self.sources else None
+        cell = {"cell": first.cell} if first is not None and first.cell is not None else {}
         return {
             "id": self.id,
             "name": self.name,
@@ -275,6 +329,7 @@ class RetrievedFunction:
             "file": first.file if first else None,
             "start_line": first.start_line if first else None,
             "end_line": first.end_line if first else None,
+            **cell,
             "sources": [s.to_dict() for s in self.sources],
             "score": self.score,
             "matched_tags": list(self.matched_tags),

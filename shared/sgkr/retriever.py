@@ -24,6 +24,7 @@ from typing import Any, Literal, get_args
 
 from .context import make_documents
 from .errors import InvalidArgumentError
+from .export import render
 from .graph import KnowledgeGraph
 from .lexical import LexicalIndex
 from .records import FunctionKind, RetrievalResult, TagMatch
@@ -215,16 +216,22 @@ class Retriever:
         RetrievalResult
             Documents best first (scores in (0, 1]), the matched tags and the paths.
 
+            An empty (or blank) question retrieves nothing, as a vector
+            retriever's does.
+
         Raises
         ------
         InvalidArgumentError
-            If ``question`` is empty or not a string, or ``k`` is not positive.
+            If ``question`` is not a string, or ``k`` is not positive.
         """
-        if not isinstance(question, str) or not question.strip():
-            raise InvalidArgumentError("question must be a non-empty string")
+        if not isinstance(question, str):
+            raise InvalidArgumentError(
+                f"question must be a string, got {type(question).__name__}")
         limit = self.options.k if k is None else k
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
+        if not question.strip():
+            return RetrievalResult(question=question, documents=())
         matches = self.match(question)
         o = self.options
         if not matches and (self.fallback is not None or (o.fill == "none" and not o.lexical)):
@@ -260,6 +267,32 @@ class Retriever:
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""
         return await asyncio.to_thread(self.retrieve, question, k)
+
+    def export(self, question: str | None = None, format: str = "html",
+               **options: Any) -> str:
+        """The picture of the graph, with the retrieval of ``question`` highlighted.
+
+        The one export helper of the core and of both adapters
+        (``retriever.core.export(question)``): it retrieves ``question`` afresh,
+        so it draws exactly what that question gets, whatever ran in between.
+
+        Parameters
+        ----------
+        question
+            The question whose tags, functions and paths are highlighted
+            (``None``: the graph, nothing highlighted).
+        format, **options
+            As for :func:`sgkr.export.render` (``around``, ``depth``, ``focus``).
+
+        Examples
+        --------
+        >>> from sgkr import build_graph
+        >>> r = Retriever(build_graph([("m.py", "def f():\\n    return 1\\n")]))
+        >>> r.export("Which f?", "mermaid").splitlines()[0]
+        'flowchart TD'
+        """
+        result = None if question is None else self.retrieve(question)
+        return render(self.graph, result, format, **options)
 
     # -- internals -----------------------------------------------------------------
 

@@ -73,6 +73,15 @@ class SearchIndex:
         self._tables: dict[tuple[str, bool], Moves] = {}
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, KnowledgeGraph]:
+        # The tables are a cache, remade on first use; a lock cannot be pickled.
+        return {"graph": self.graph}
+
+    def __setstate__(self, state: dict[str, KnowledgeGraph]) -> None:
+        self.graph = state["graph"]
+        self._tables = {}
+        self._lock = threading.Lock()
+
     def moves(self, direction: str, *, reverse_calls: bool = True) -> Moves:
         """Sorted next nodes of every node: ``forward``, ``backward`` or ``any`` direction."""
         if direction not in ("forward", "backward", "any"):

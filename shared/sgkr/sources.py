@@ -1,7 +1,10 @@
 """Finding and reading the Python files of a build, reporting what cannot be read.
 
-Folders are walked for ``*.py`` files (hidden folders and ``__pycache__``
-left out); symlinks that loop or lead outside the tree are skipped. Each file
+Folders are walked for ``*.py`` files and Jupyter notebooks (``*.ipynb``,
+read by :mod:`sgkr.notebook`); symlinks that loop or lead outside the
+tree are skipped, and so are what ``.gitignore`` files ignore, virtual
+environments, ``node_modules`` and build folders (see :mod:`sgkr.ignore`),
+unless given by name. Each file
 is decoded by its BOM or PEP 263 coding line, else as UTF-8; binary, empty,
 oversized and undecodable files are skipped with a :class:`~sgkr.records.Problem`.
 
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidArgumentError, SourceError
+from .ignore import GITIGNORE_MAX_BYTES, IgnoreRules, left_out_folder, silently_skipped
 from .records import Problem
 
 __all__ = [
@@ -39,7 +43,9 @@ __all__ = [
 
 SourceInput = str | os.PathLike[str] | tuple[str, str]
 DEFAULT_MAX_FILE_BYTES = 5_000_000
-_SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
+#: The suffixes of the files a folder's walk reads.
+SOURCE_SUFFIXES = (".py", ".ipynb")
+_GITIGNORED = "ignored by .gitignore"
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
@@ -66,13 +72,15 @@ def module_name(path: str) -> str:
 
     Examples
     --------
-    >>> module_name("pkg/sub/__init__.py"), module_name("pkg/mod.py")
-    ('pkg.sub', 'pkg.mod')
+    >>> module_name("pkg/sub/__init__.py"), module_name("pkg/mod.py"), module_name("nb.ipynb")
+    ('pkg.sub', 'pkg.mod', 'nb')
     """
     parts = path.replace("\\", "/").split("/")
     last = parts[-1]
-    if last.endswith(".py"):
-        last = last[:-3]
+    for suffix in SOURCE_SUFFIXES:
+        if last.endswith(suffix):
+            last = last[: -len(suffix)]
+            break
     if last == "__init__" and len(parts) > 1:
         parts = parts[:-1]
     else:
@@ -113,6 +121,7 @@ def read_sources(
     root: str | os.PathLike[str] | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     exclude: Sequence[str] = (),
+    gitignore: bool = True,
 ) -> tuple[list[SourceFile], list[Problem]]:
     """Read the Python files named by ``sources``.
 
@@ -128,6 +137,9 @@ def read_sources(
     exclude
         Glob patterns; a file is left out when its relative path, or the name
         of one of its folders, matches one (``tests``, ``*/migrations/*``).
+    gitignore
+        Leave out what the ``.gitignore`` files inside the folders walked ignore
+        (a file or folder given by name is read all the same).
 
     Returns
     -------
@@ -163,7 +175,8 @@ def read_sources(
     files: dict[str, SourceFile] = {}
     for name, content in memory:
         files[name.replace("\\", "/")] = SourceFile(name.replace("\\", "/"), content)
-    found, problems = list_sources(disk, base, exclude=exclude, skip=files)
+    found, problems = list_sources(disk, base, exclude=exclude, skip=files,
+                                   gitignore=gitignore)
     for path, rel in found:
         text, problem = read_source(path, rel, max_file_bytes)
         if problem is not None:
@@ -179,6 +192,7 @@ def list_sources(
     *,
     exclude: Sequence[str] = (),
     skip: Container[str] = (),
+    gitignore: bool = True,
 ) -> tuple[list[tuple[Path, str]], list[Problem]]:
     """The Python files under ``paths``, without reading them.
 
@@ -192,6 +206,8 @@ def list_sources(
         Glob patterns, as in :func:`read_sources`.
     skip
         Relative paths to leave out (files given in memory).
+    gitignore
+        As in :func:`read_sources`.
 
     Returns
     -------
@@ -211,13 +227,20 @@ def list_sources(
     problems: list[Problem] = []
     seen: set[str] = set()
     for path in paths:
-        for item, where in _walk(path, base, exclude):
+        for item, where in _walk(path, base, exclude, gitignore):
             if isinstance(where, Problem):
                 problems.append(where)
             elif where not in skip and where not in seen:
                 seen.add(where)
                 found.append((item, where))
-    return found, problems
+    return found, _unless_named(problems, paths, base)
+
+
+def _unless_named(problems: list[Problem], paths: Sequence[Path], base: Path) -> list[Problem]:
+    """Without the folders left out of one walk that hold a path given by name."""
+    named = [_relative(p, base) for p in paths]
+    return [p for p in problems
+            if not any(n == p.file or n.startswith(p.file + "/") for n in named)]
 
 
 def _excluded(rel: str, patterns: Sequence[str]) -> bool:
@@ -239,7 +262,8 @@ def _relative(path: Path, base: Path) -> str:
         return Path(os.path.relpath(path.resolve(), base)).as_posix()
 
 
-def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Path, str | Problem]]:
+def _walk(start: Path, base: Path, exclude: Sequence[str], gitignore: bool = True,
+          ) -> Iterable[tuple[Path, str | Problem]]:
     """Yield (file, relative path) for each Python file, or (folder, Problem) for a skip."""
     if not start.is_dir():
         yield start, _relative(start, base)
@@ -247,17 +271,27 @@ def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Pat
     top = start.resolve()
     seen = {top}
     files_seen: set[Path] = set()
-    # (folder, its real path, relative path): a real path is resolved only through links.
-    stack = [(top, top, _relative(top, base))]
+    # (folder, its real path, relative path, the .gitignore rules above it): a real path
+    # is resolved only through links.
+    stack = [(top, top, _relative(top, base), IgnoreRules())]
     while stack:
-        folder, real_folder, rel_folder = stack.pop()
+        folder, real_folder, rel_folder, rules = stack.pop()
         prefix = "" if rel_folder in ("", ".") else rel_folder + "/"
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
             yield folder, Problem(rel_folder, f"folder not readable: {exc.strerror}")
             continue
-        subdirs: list[tuple[Path, Path, str]] = []
+        if folder is not top:
+            reason = left_out_folder(folder.name, {e.name for e in entries})
+            if reason is not None:
+                yield folder, Problem(rel_folder, reason)
+                continue
+        if gitignore:
+            rules, problem = _with_gitignore(rules, entries, prefix)
+            if problem is not None:
+                yield folder, problem
+        subdirs: list[tuple[Path, Path, str, IgnoreRules]] = []
         for entry in entries:
             rel = prefix + entry.name
             try:
@@ -265,11 +299,12 @@ def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Pat
             except OSError:
                 is_dir = False
             if is_dir:
-                if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
-                    continue
-                if _excluded(rel + "/", exclude):
+                if silently_skipped(entry.name) or _excluded(rel + "/", exclude):
                     continue
                 path = Path(entry.path)
+                if rules.ignored(rel, is_dir=True):
+                    yield path, Problem(rel, _GITIGNORED)
+                    continue
                 link = entry.is_symlink()
                 real = path.resolve() if link else real_folder / entry.name
                 if link and (
@@ -277,8 +312,11 @@ def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Pat
                     yield path, Problem(rel, "symlink to a folder outside or in a loop")
                     continue
                 seen.add(real)
-                subdirs.append((path, real, rel))
-            elif entry.name.endswith(".py") and not _excluded(rel, exclude):
+                subdirs.append((path, real, rel, rules))
+            elif entry.name.endswith(SOURCE_SUFFIXES) and not _excluded(rel, exclude):
+                if rules.ignored(rel, is_dir=False):
+                    yield Path(entry.path), Problem(rel, _GITIGNORED)
+                    continue
                 link = entry.is_symlink()
                 if link and not os.path.exists(entry.path):
                     yield Path(entry.path), Problem(rel, "broken symlink")
@@ -289,6 +327,25 @@ def _walk(start: Path, base: Path, exclude: Sequence[str]) -> Iterable[tuple[Pat
                     files_seen.add(real)
                     yield Path(entry.path), rel
         stack.extend(reversed(subdirs))
+
+
+def _with_gitignore(rules: IgnoreRules, entries: Sequence[os.DirEntry[str]], prefix: str,
+                    ) -> tuple[IgnoreRules, Problem | None]:
+    """``rules`` and those of the folder's ``.gitignore``, if it has one that is a regular file."""
+    entry = next((e for e in entries if e.name == ".gitignore"), None)
+    if entry is None or not entry.is_file(follow_symlinks=False):
+        return rules, None
+    rel = prefix + entry.name
+    try:
+        with open(entry.path, "rb") as handle:
+            data = handle.read(GITIGNORE_MAX_BYTES + 1)
+        if len(data) > GITIGNORE_MAX_BYTES:
+            return rules, Problem(rel, f"not applied: larger than {GITIGNORE_MAX_BYTES} bytes")
+        return rules.with_gitignore(prefix, data.decode("utf-8", "replace").splitlines()), None
+    except OSError as exc:
+        return rules, Problem(rel, f"not applied: not readable: {exc.strerror or exc}")
+    except ValueError as exc:
+        return rules, Problem(rel, f"not applied: {exc}")
 
 
 def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,

@@ -58,7 +58,7 @@ def graph_to_dict(graph: KnowledgeGraph) -> dict[str, Any]:
                 "id": record.id, "type": "function", "name": record.name, "kind": record.kind,
                 "qualnames": list(record.qualnames),
                 "sources": [{"file": s.file, "start_line": s.start_line, "end_line": s.end_line}
-                            for s in record.sources],
+                            if s.cell is None else s.to_dict() for s in record.sources],
                 "knowledge": record.knowledge, "code": record.code,
             })
         else:
@@ -278,6 +278,8 @@ def _fast_rows_unchecked(nodes: list[Any], edges: list[Any]) -> tuple[NodeRows, 
                     raise _Invalid
                 item = _new(SourceSpan)
                 _set(item, "__dict__", {"file": file, "start_line": start, "end_line": end})
+                if len(span) > 3:  # a notebook's cells: the careful pass checks them
+                    raise _Invalid
                 spans.append(item)
             record = _new(FunctionNode)
             _set(record, "__dict__", {
@@ -388,12 +390,24 @@ def _node(raw: Any, at: str) -> FunctionNode | TagNode:
             raise GraphFormatError(f"{where}: start_line and end_line must be positive integers")
         start, end = lines
         assert isinstance(start, int) and isinstance(end, int)
-        spans.append(SourceSpan(_text(span, "file", where), start, end))
+        spans.append(SourceSpan(_text(span, "file", where), start, end, *_cells(span, where)))
     return FunctionNode(
         id=node_id, name=_text(raw, "name", at, empty=False),
         qualnames=_texts(raw, "qualnames", at), code=_text(raw, "code", at),
         knowledge=_text(raw, "knowledge", at), sources=tuple(spans), kind=fkind,
     )
+
+
+def _cells(span: dict[str, Any], where: str) -> tuple[int, int] | tuple[()]:
+    """The ``cell`` and ``end_cell`` of a notebook's span, or nothing for another file's."""
+    if "cell" not in span and "end_cell" not in span:
+        return ()
+    cells = (span.get("cell"), span.get("end_cell"))
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in cells):
+        raise GraphFormatError(f"{where}: cell and end_cell must be positive integers")
+    first, last = cells
+    assert isinstance(first, int) and isinstance(last, int)
+    return first, last
 
 
 def _edge(raw: Any, at: str) -> Edge:

@@ -118,6 +118,15 @@ def test_retriever_tool_with_documents_as_artifact(retriever: SGKRRetriever) -> 
     assert [d.id for d in message.artifact] == [d.id for d in retriever.invoke(CASE_STUDY)]
 
 
+def test_retriever_tool_with_an_empty_query(retriever: SGKRRetriever) -> None:
+    tool = create_retriever_tool(retriever, "payments_functions", "Payments functions.",
+                                 response_format="content_and_artifact")
+    message = tool.invoke({"name": tool.name, "args": {"query": " "}, "id": "c",
+                           "type": "tool_call"})
+    assert isinstance(message, ToolMessage) and message.status == "success"
+    assert message.content == "" and message.artifact == []
+
+
 def _ensemble_classes() -> tuple[Any, Any]:
     with warnings.catch_warnings():  # langchain-community announces its sunset on import
         warnings.simplefilter("ignore", DeprecationWarning)

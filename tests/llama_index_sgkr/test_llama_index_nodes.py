@@ -32,9 +32,12 @@ def test_node_carries_id_text_and_metadata() -> None:
     assert node.node_id == "fn:fee"
     assert node.text == DOC.knowledge + "\n\n" + DOC.code
     assert tuple(node.metadata) == METADATA_KEYS
-    assert node.metadata == {
-        "name": "fee", "qualnames": ["a.fee", "b.fee"], "kind": "function",
+    assert node.metadata == DOC.metadata() == {
+        "id": "fn:fee", "name": "fee", "qualnames": ["a.fee", "b.fee"], "kind": "function",
         "file": "a.py", "start_line": 3, "end_line": 4,
+        "sources": [{"file": "a.py", "start_line": 3, "end_line": 4},
+                    {"file": "b.py", "start_line": 9, "end_line": 10}],
+        "score": 0.25,
         "matched_tags": ["amount", "fee"], "path": ["tag:amount", "fn:fee", "tag:fee"],
     }
 
@@ -63,7 +66,7 @@ def test_function_without_knowledge_or_sources() -> None:
     assert node.text == "x = 1\n"
     assert node.metadata["file"] is None and node.metadata["start_line"] is None
     assert node.metadata["matched_tags"] == [] and node.metadata["path"] == []
-    assert node.metadata["kind"] == "module"
+    assert node.metadata["kind"] == "module" and node.metadata["score"] == 0.0
 
 
 def test_node_survives_llama_index_serialisation() -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -90,9 +92,28 @@ def test_no_tags(retriever, paper, no_tag_question) -> None:  # type: ignore[no-
     assert paper.retrieve("What is the capital of France?") == []
 
 
-def test_empty_question_is_an_error(retriever) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ValueError, match="question"):
-        retriever.retrieve("  ")
+@pytest.mark.parametrize("question", ["", "  ", "\n"])
+async def test_an_empty_question_retrieves_nothing(retriever, question) -> None:  # type: ignore[no-untyped-def]
+    assert retriever.retrieve(question) == []
+    assert retriever.retrieve(QueryBundle(question)) == []
+    assert await retriever.aretrieve(question) == []
+
+
+def test_default_k_is_the_cores(payments_graph) -> None:  # type: ignore[no-untyped-def]
+    assert SGKRRetriever.from_defaults(payments_graph).similarity_top_k == Retriever(
+        payments_graph).k == 8
+
+
+@pytest.mark.parametrize("clone", [lambda r: pickle.loads(pickle.dumps(r)), copy.deepcopy])
+def test_pickles_and_deep_copies(payments_graph, case_question, clone) -> None:  # type: ignore[no-untyped-def]
+    r = SGKRRetriever.from_defaults(payments_graph, k=5, callees=1)
+    before = r.retrieve(case_question)
+    back = clone(r)
+    assert back.graph is not payments_graph and back.options == r.options
+    after = back.retrieve(case_question)
+    assert [(h.node.node_id, h.score, h.node.text, h.node.metadata) for h in after] == [
+        (h.node.node_id, h.score, h.node.text, h.node.metadata) for h in before]
+    assert len(after) == 5
 
 
 def test_options_pass_through(payments_graph) -> None:  # type: ignore[no-untyped-def]
@@ -200,6 +221,10 @@ def test_persist_round_trip(payments_graph, case_question, tmp_path) -> None:  #
     assert [(h.node.node_id, h.score, h.node.text, h.node.metadata) for h in after] == [
         (h.node.node_id, h.score, h.node.text, h.node.metadata) for h in before]
     assert SGKRRetriever.from_persist_dir(str(tmp_path / "store"), k=2).options.k == 2
+    top = SGKRRetriever.from_persist_dir(tmp_path / "store", similarity_top_k=3)
+    assert top.similarity_top_k == 3 and len(top.retrieve(case_question)) == 3
+    with pytest.raises(InvalidArgumentError, match="k or similarity_top_k, not both"):
+        SGKRRetriever.from_persist_dir(tmp_path / "store", k=2, similarity_top_k=3)
 
 
 def test_persist_into_an_existing_folder_overwrites(payments_graph, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -307,10 +332,15 @@ def test_verbose_prints_the_tags(payments_graph, case_question, capsys) -> None:
     assert "SGKR: inputs [" in out and "2 functions (paths)" in out
 
 
-def test_export_draws_the_last_retrieval(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
+def test_core_exports_a_questions_retrieval(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
     retriever = SGKRRetriever.from_defaults(payments_graph, k=3)
-    assert 'role="retrieved"' not in retriever.export("dot")
     hits = retriever.retrieve(case_question)
+<<<<<<< HEAD
     drawn = [line for line in retriever.export("dot").splitlines()
              if 'role="retrieved"' in line and "->" not in line]
+=======
+    drawn = [line for line in retriever.sgkr_retriever.export(case_question, "dot").splitlines()
+             if 'role="retrieved"' in line]
+>>>>>>> main
     assert sorted(line.split('"')[1] for line in drawn) == sorted(h.node.node_id for h in hits)
+    assert not hasattr(retriever, "_last")  # stateless: nothing kept from a call

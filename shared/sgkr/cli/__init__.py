@@ -51,11 +51,16 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="sgkr", description="Structure-grounded knowledge retrieval.")
     parser.add_argument("--version", action="version", version=f"sgkr {__version__}")
-    parser.add_argument("--verbose", action="store_true", help="show tracebacks on errors")
+    parser.add_argument("--verbose", action="store_true",
+                        help="show tracebacks on errors and every skipped file")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for command in _COMMANDS:
         command.register(sub)
+    for command_parser in sub.choices.values():
+        # Accepted after the command too; SUPPRESS keeps one given before it.
+        command_parser.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
+                                    help="show tracebacks on errors and every skipped file")
     return parser
 
 

@@ -45,7 +45,7 @@ def _log(line: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures."""
     report = run_bench(args.path, queries=args.queries, jobs=args.jobs, exclude=args.exclude,
-                       max_files=args.max_files, infer=not args.no_infer_tags, seed=args.seed,
+                       max_files=args.max_files, infer_tags=not args.no_infer_tags, seed=args.seed,
                        repeat=args.repeat, log=_log)
     if args.json:
         print(json.dumps(report.to_dict(), sort_keys=True))

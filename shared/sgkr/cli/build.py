@@ -7,10 +7,11 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..build import DEFAULT_MERGE, build_graph
+from ..build import build_graph
 from ..cache import default_cache_dir
 from ..incremental import GraphBuilder
 from ..merge import MERGE_POLICIES
+from ..options import DEFAULT_MERGE, BuildOptions
 from ..sources import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["register", "run", "progress_printer", "positive_int", "positive_float", "watch"]
@@ -18,9 +19,11 @@ __all__ = ["register", "run", "progress_printer", "positive_int", "positive_floa
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``build`` command."""
-    p = sub.add_parser("build", help="build graph.json from Python sources",
-                       description="Build a knowledge-code graph from Python sources.")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="Python files or folders")
+    p = sub.add_parser("build", help="build graph.json from Python sources and notebooks",
+                       description="Build a knowledge-code graph from Python sources and Jupyter "
+                                   "notebooks.")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="Python files, notebooks (.ipynb) or folders")
     p.add_argument("--knowledge", metavar="FILE", help="sidecar knowledge file (JSON or YAML)")
     p.add_argument("--examples", metavar="FILE", help="examples JSONL of solved questions")
     p.add_argument("--merge", choices=MERGE_POLICIES, default=DEFAULT_MERGE,
@@ -29,6 +32,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="infer I/O tags from parameters, column keys and function names")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="leave out files or folders matching GLOB (repeatable)")
+    p.add_argument("--no-gitignore", action="store_true",
+                   help="read what .gitignore files ignore too")
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
                    help="skip larger files (default: %(default)s)")
     p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
@@ -76,21 +81,20 @@ def progress_printer(stage: str, done: int, total: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and save the graph; print the summary (and, with ``--watch``, keep updating)."""
-    options = dict(
+    options = BuildOptions(
         knowledge=args.knowledge, examples=args.examples, merge=args.merge,
-        infer=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
-        jobs=args.jobs,
+        infer_tags=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
+        jobs=args.jobs, gitignore=not args.no_gitignore,
         cache=None if args.no_cache else (args.cache or default_cache_dir(args.output)),
     )
     if args.watch is not None:
-        builder = GraphBuilder(args.paths, **options)
+        builder = GraphBuilder(args.paths, options)
         graph = builder.build()
     else:
-        graph = build_graph(args.paths, progress=progress_printer,
-                            **options)
+        graph = build_graph(args.paths, options, progress=progress_printer)
     graph.save(args.output)
     if not args.quiet and graph.report is not None:
-        print(graph.report.summary())
+        print(graph.report.summary(verbose=getattr(args, "verbose", False)))
         print(f"wrote {args.output}")
     if args.watch is not None:
         try:
