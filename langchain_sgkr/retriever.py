@@ -48,12 +48,7 @@ from sgkr import (
     build_graph,
 )
 from sgkr.errors import InvalidArgumentError
-<<<<<<< HEAD
-from sgkr.export import render
 from sgkr.retriever import Fill, Partial
-=======
-from sgkr.retriever import Partial
->>>>>>> main
 from sgkr.sources import SourceInput
 
 from .documents import to_documents
@@ -84,15 +79,10 @@ class SGKRRetriever(BaseRetriever):
         graph: sgkr.KnowledgeGraph
             The knowledge–code graph (``sgkr build`` or ``sgkr.build_graph``).
         k: int
-<<<<<<< HEAD
-            Most documents returned (default 4); ``invoke(q, k=3)`` per call.
-        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts,
-        fill, lexical, centrality, brevity
-=======
             Most documents returned (default 8, as :class:`sgkr.Retriever`);
             ``invoke(q, k=3)`` per call.
-        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts
->>>>>>> main
+        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts,
+        fill, lexical, centrality, brevity
             The options of :class:`sgkr.RetrieverOptions`, same defaults; any
             of them can also be given per call.
         tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None

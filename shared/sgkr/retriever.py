@@ -415,6 +415,15 @@ class _Tables:
         self._kinds: dict[str, FunctionKind] | None = None
         self._sizes: dict[str, float] | None = None
 
+    def __getstate__(self) -> dict[str, KnowledgeGraph]:
+        # A copy (pickle, deepcopy) recomputes the tables on first use; a lock is not copied.
+        return {"graph": self.graph}
+
+    def __setstate__(self, state: dict[str, KnowledgeGraph]) -> None:
+        self.graph = state["graph"]
+        self._lock = threading.Lock()
+        self._lexical = self._centrality = self._order = self._kinds = self._sizes = None
+
     def lexical(self) -> LexicalIndex:
         if self._lexical is None:
             with self._lock:

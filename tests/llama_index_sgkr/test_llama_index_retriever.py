@@ -335,12 +335,7 @@ def test_verbose_prints_the_tags(payments_graph, case_question, capsys) -> None:
 def test_core_exports_a_questions_retrieval(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
     retriever = SGKRRetriever.from_defaults(payments_graph, k=3)
     hits = retriever.retrieve(case_question)
-<<<<<<< HEAD
-    drawn = [line for line in retriever.export("dot").splitlines()
-             if 'role="retrieved"' in line and "->" not in line]
-=======
     drawn = [line for line in retriever.sgkr_retriever.export(case_question, "dot").splitlines()
-             if 'role="retrieved"' in line]
->>>>>>> main
+             if 'role="retrieved"' in line and "->" not in line]
     assert sorted(line.split('"')[1] for line in drawn) == sorted(h.node.node_id for h in hits)
     assert not hasattr(retriever, "_last")  # stateless: nothing kept from a call
