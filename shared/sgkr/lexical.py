@@ -24,7 +24,10 @@ Examples
 
 from __future__ import annotations
 
+import functools
+import heapq
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
@@ -39,10 +42,32 @@ DEFAULT_POSTINGS = 256
 _K1 = 1.2
 _B = 0.75
 _NAME_REPEAT = 3
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*|[0-9]+")
+
+
+@functools.lru_cache(maxsize=262_144)
+def _folded(token: str) -> tuple[str, ...]:
+    return fold(token)
+
+
+def _text_words(text: str) -> list[str]:
+    """:func:`sgkr.text.fold` of ``text``, a token at a time (identifiers recur: each is
+    folded once)."""
+    return [w for token in _TOKEN.findall(text) for w in _folded(token)]
+
+
+def _counts(node: FunctionNode) -> Counter[str]:
+    """:func:`node_words` counted, each distinct token of the code folded once."""
+    counts: Counter[str] = Counter()
+    for token, c in Counter(_TOKEN.findall(f"{node.knowledge}\n{node.code}")).items():
+        for w in _folded(token):
+            counts[w] += c
+    counts.update(_head(node))
+    return counts
 
 
 def node_words(node: FunctionNode) -> list[str]:
-    """The folded words a function node is indexed by (name three times, then the rest).
+    """The folded words a function node is indexed by: name three times, class, knowledge, code.
 
     Examples
     --------
@@ -51,10 +76,16 @@ def node_words(node: FunctionNode) -> list[str]:
     ...                         "def get_fees(self): ...", "", (), "method"))
     ['get', 'fee', 'get', 'fee', 'get', 'fee', 'c', 'def', 'get', 'fee', 'self']
     """
-    name = list(fold(node.name)) * _NAME_REPEAT
+    return _head(node) + _text_words(node.knowledge) + _text_words(node.code)
+
+
+def _head(node: FunctionNode) -> list[str]:
+    """The name's words three times, and a method's class's words."""
+    name = _text_words(node.name) * _NAME_REPEAT
+    if node.kind != "method":
+        return name
     owners = {q.rsplit(".", 2)[-2] for q in node.qualnames if q.count(".") >= 2}
-    owner = [w for o in sorted(owners) for w in fold(o)] if node.kind == "method" else []
-    return name + owner + list(fold(node.knowledge)) + list(fold(node.shown_code))
+    return name + [w for o in sorted(owners) for w in _text_words(o)]
 
 
 class LexicalIndex:
@@ -77,13 +108,13 @@ class LexicalIndex:
         if not isinstance(postings, int) or isinstance(postings, bool) or postings < 1:
             raise InvalidArgumentError(f"postings must be a positive integer, got {postings!r}")
         nodes = [f for f in graph.functions() if modules or f.kind != "module"]
-        self._index, self.idf = _build(((f.id, node_words(f)) for f in nodes), postings)
+        self._index, self.idf = _build(((f.id, _counts(f)) for f in nodes), postings)
         self.size = len(nodes)
 
     def scores(self, question: str) -> dict[str, float]:
         """BM25 score of every function node sharing a word with ``question`` (unordered)."""
         found: dict[str, float] = defaultdict(float)
-        for word in dict.fromkeys(fold(question)):
+        for word in dict.fromkeys(_text_words(question)):
             for node_id, impact in self._index.get(word, ()):
                 found[node_id] += impact
         return found
@@ -98,13 +129,12 @@ class LexicalIndex:
         return [(node_id, round(score / top, 6)) for node_id, score in best if score > 0]
 
 
-def _build(docs: Iterable[tuple[str, list[str]]], postings: int,
+def _build(docs: Iterable[tuple[str, Counter[str]]], postings: int,
            ) -> tuple[dict[str, tuple[tuple[str, float], ...]], dict[str, float]]:
     counts: list[tuple[str, Counter[str], int]] = []
     df: Counter[str] = Counter()
-    for node_id, found in docs:
-        tf = Counter(found)
-        counts.append((node_id, tf, len(found)))
+    for node_id, tf in docs:
+        counts.append((node_id, tf, tf.total()))
         df.update(tf.keys())
     n = len(counts)
     mean = sum(length for _, _, length in counts) / n if n else 1.0
@@ -114,6 +144,7 @@ def _build(docs: Iterable[tuple[str, list[str]]], postings: int,
         norm = _K1 * (1 - _B + _B * length / (mean or 1.0))
         for word, c in tf.items():
             lists[word].append((node_id, idf[word] * c * (_K1 + 1) / (c + norm)))
-    index = {w: tuple(sorted(hits, key=lambda h: (-h[1], h[0]))[:postings])
+    index = {w: tuple(hits if len(hits) <= postings
+                      else heapq.nsmallest(postings, hits, key=lambda h: (-h[1], h[0])))
              for w, hits in lists.items()}
     return index, idf

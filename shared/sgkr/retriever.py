@@ -238,9 +238,11 @@ class Retriever:
             return self._fallback(question, limit)
         inputs, outputs = split_roles(question, matches)
         paths: list[tuple[str, ...]] = []
+        # Every table this query might need, so that the first use is not in a later query.
+        self._index.prepare(reverse_calls=o.reverse_calls,
+                            connect=o.partial == "connect" or o.fill == "ppr")
+        self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
         if matches:
-            # Every table this query might need, so the first fallback is not a slow query.
-            self._index.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect")
             paths = find_paths(self.graph, inputs, outputs, max_depth=o.max_depth,
                                max_paths=o.max_paths, reverse_calls=o.reverse_calls,
                                index=self._index)
@@ -423,6 +425,15 @@ class _Tables:
         self.graph = state["graph"]
         self._lock = threading.Lock()
         self._lexical = self._centrality = self._order = self._kinds = self._sizes = None
+
+    def prepare(self, *, lexical: bool, fill: bool) -> None:
+        """Make now what a query with these options reads."""
+        self.kinds()
+        if lexical:
+            self.lexical()
+        if fill:
+            self.central_order()
+            self.sizes()
 
     def lexical(self) -> LexicalIndex:
         if self._lexical is None:
