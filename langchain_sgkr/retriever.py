@@ -269,7 +269,8 @@ class SGKRRetriever(BaseRetriever):
         return cls(graph=KnowledgeGraph.load(path), **kwargs)
 
     @classmethod
-    def from_sources(cls, sources: Iterable[SourceInput], **kwargs: Any) -> SGKRRetriever:
+    def from_sources(cls, sources: Iterable[SourceInput],
+                     build_options: BuildOptions | None = None, **kwargs: Any) -> SGKRRetriever:
         """Build the graph of ``sources`` and a retriever over it.
 
         Parameters
@@ -277,15 +278,20 @@ class SGKRRetriever(BaseRetriever):
         sources
             Python files, folders, or ``(relative path, text)`` pairs, as for
             :func:`sgkr.build_graph`.
+        build_options
+            A :class:`sgkr.BuildOptions` for the build.
         **kwargs
-            Options of :func:`sgkr.build_graph` (``knowledge``, ``examples``,
-            ``merge``, ``root``, ``exclude``, ...) and fields of the retriever
-            (``k``, ``max_depth``, ...); not ``graph``.
+            Fields of :class:`sgkr.BuildOptions` (``knowledge``, ``examples``,
+            ``merge``, ``infer_tags``, ``root``, ``exclude``, ``jobs``,
+            ``cache``, ...; over ``build_options``), ``progress`` (as for
+            :func:`sgkr.build_graph`) and fields of the retriever (``k``,
+            ``max_depth``, ...); not ``graph``.
 
         Raises
         ------
         InvalidArgumentError
-            If an argument is neither a build option nor a field, or ``graph`` is given.
+            If an argument is neither a build option nor a field (the message
+            names it), or ``graph`` is given.
         SourceError, KnowledgeFormatError
             As :func:`sgkr.build_graph`.
 
@@ -297,14 +303,16 @@ class SGKRRetriever(BaseRetriever):
         (3, 2)
         """
         _refuse_graph(kwargs, "from_sources builds the graph from sources")
-        build_names = {f.name for f in fields(BuildOptions)} | {"options", "progress"}
-        unknown = sorted(set(kwargs) - build_names - set(cls.model_fields))
+        build_names = [f.name for f in fields(BuildOptions)]
+        unknown = sorted(set(kwargs) - {*build_names, "progress"} - set(cls.model_fields))
         if unknown:
             raise InvalidArgumentError(
-                f"unknown argument(s) {unknown}: expected options of sgkr.build_graph "
-                f"{sorted(build_names)} or fields of SGKRRetriever {sorted(cls.model_fields)}")
+                f"unknown argument(s) {unknown}: expected options of sgkr.BuildOptions "
+                f"{build_names} or fields of SGKRRetriever {sorted(cls.model_fields)}")
         build = {name: kwargs.pop(name) for name in list(kwargs) if name in build_names}
-        return cls(graph=build_graph(sources, **build), **kwargs)
+        graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build),
+                            progress=kwargs.pop("progress", None))
+        return cls(graph=graph, **kwargs)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any

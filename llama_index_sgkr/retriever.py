@@ -21,7 +21,8 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from dataclasses import fields
 from typing import Any
 
 from llama_index.core.callbacks.base import CallbackManager
@@ -32,7 +33,7 @@ from llama_index.core.utils import print_text
 from sgkr.build import build_graph
 from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
-from sgkr.knowledge import Example, Sidecar
+from sgkr.options import BuildOptions
 from sgkr.records import RetrievalResult
 from sgkr.retriever import Fallback, Retriever, RetrieverOptions
 from sgkr.sources import SourceInput
@@ -43,7 +44,8 @@ from .persist import load_retriever, save_retriever
 
 __all__ = ["SGKRRetriever"]
 
-_BUILD_ARGS = ("knowledge", "examples", "merge", "infer_tags", "root", "exclude")
+_BUILD_NAMES = tuple(f.name for f in fields(BuildOptions))
+_RETRIEVER_NAMES = tuple(f.name for f in fields(RetrieverOptions))
 
 
 class SGKRRetriever(BaseRetriever):
@@ -100,12 +102,7 @@ class SGKRRetriever(BaseRetriever):
         *,
         graph_path: str | os.PathLike[str] | None = None,
         sources: Iterable[SourceInput] | None = None,
-        knowledge: str | os.PathLike[str] | Sidecar | None = None,
-        examples: str | os.PathLike[str] | Sequence[Example] | None = None,
-        merge: str | None = None,
-        infer_tags: bool | None = None,
-        root: str | os.PathLike[str] | None = None,
-        exclude: Sequence[str] | None = None,
+        build_options: BuildOptions | None = None,
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
@@ -123,9 +120,9 @@ class SGKRRetriever(BaseRetriever):
             A ``graph.json`` written by ``sgkr build`` or ``KnowledgeGraph.save``.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
-            from (:func:`sgkr.build_graph`), with the build arguments
-            ``knowledge``, ``examples``, ``merge``, ``infer_tags``, ``root`` and
-            ``exclude`` (only with ``sources``; ``examples`` alone also builds).
+            from (:func:`sgkr.build_graph`); ``examples`` alone also builds.
+        build_options
+            A :class:`sgkr.BuildOptions` for that build (only with ``sources``).
         tag_extractor, fallback
             Passed to :class:`sgkr.Retriever` (see
             :func:`llama_index_sgkr.retriever_fallback` to fall back on
@@ -136,7 +133,10 @@ class SGKRRetriever(BaseRetriever):
             As for any LlamaIndex retriever.
         **options
             Any field of :class:`sgkr.RetrieverOptions` (``k``, ``max_depth``,
-            ``max_paths``, ``callees``, ``partial``, ...); an unknown one is an error.
+            ``callees``, ``partial``, ...) and, with ``sources``, of
+            :class:`sgkr.BuildOptions` (``knowledge``, ``examples``, ``merge``,
+            ``infer_tags``, ``root``, ``exclude``, ``jobs``, ``cache``, ...; over
+            ``build_options``). An unknown name is an error naming it.
 
         Returns
         -------
@@ -156,19 +156,26 @@ class SGKRRetriever(BaseRetriever):
         ...
         sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path or sources; \
 got graph_path and sources
+        >>> SGKRRetriever.from_defaults(sources=[("m.py", "")], top_k=3)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        sgkr.errors.InvalidArgumentError: unknown argument(s) ['top_k']: expected ...
         """
-        build_args: dict[str, Any] = {"knowledge": knowledge, "examples": examples,
-                                      "merge": merge, "infer_tags": infer_tags, "root": root,
-                                      "exclude": exclude}
+        build = {name: options.pop(name) for name in list(options) if name in _BUILD_NAMES}
+        unknown = sorted(set(options) - set(_RETRIEVER_NAMES))
+        if unknown:
+            raise InvalidArgumentError(
+                f"unknown argument(s) {unknown}: expected options of sgkr.RetrieverOptions "
+                f"{list(_RETRIEVER_NAMES)} or of sgkr.BuildOptions {list(_BUILD_NAMES)}")
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
                                           ("sources", sources)) if value is not None]
-        if sources is None and examples is not None and not given:
+        if sources is None and build.get("examples") is not None and not given:
             given, sources = ["sources"], ()
         if len(given) != 1:
             got = " and ".join(given) if given else "none"
             raise InvalidArgumentError(
                 f"pass exactly one of graph, graph_path or sources; got {got}")
-        extra = [name for name in _BUILD_ARGS if build_args[name] is not None]
+        extra = [*build, *(["build_options"] if build_options is not None else [])]
         if sources is None and extra:
             raise InvalidArgumentError(
                 f"{', '.join(extra)}: only with sources, not with {given[0]}")
@@ -176,7 +183,7 @@ got graph_path and sources
         if graph_path is not None:
             graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:
-            graph = build_graph(sources, **{k: v for k, v in build_args.items() if v is not None})
+            graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build))
         if not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(
                 f"graph must be a KnowledgeGraph, got {type(graph).__name__} "

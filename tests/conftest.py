@@ -18,3 +18,20 @@ def payments_graph():  # type: ignore[no-untyped-def]
 
     return build_graph([PAYMENTS / "solutions"], knowledge=PAYMENTS / "knowledge.json",
                        examples=PAYMENTS / "examples.jsonl", root=PAYMENTS)
+
+
+@pytest.fixture()
+def every_build_option(tmp_path: Path) -> tuple[Path, dict[str, object]]:
+    """A source folder and a value for every build option that changes its graph.
+
+    Built with these options the folder has two functions, ``fn:a.f`` and
+    ``fn:b.f`` (copies kept apart; ``c.py`` excluded, ``big.py`` too large),
+    and the extraction cache is written.
+    """
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, text in (("a.py", "def f():\n    return 1\n"), ("b.py", "def f():\n    return 1\n"),
+                       ("c.py", "def g():\n    return 2\n"), ("big.py", "x = 1\n" * 100)):
+        (src / name).write_text(text, encoding="utf-8")
+    return src, {"merge": "none", "infer_tags": True, "max_file_bytes": 100,
+                 "exclude": ["c.py"], "jobs": 1, "cache": tmp_path / "cache", "root": src}

@@ -135,3 +135,77 @@ def test_no_gitignore_reads_ignored_files(tmp_path: Path,
     assert "gen_a.py: ignored by .gitignore" in capsys.readouterr().out
     assert main(["build", str(src), "-o", str(out), "--no-cache", "--no-gitignore"]) == 0
     assert "files: 2, functions: 2" in capsys.readouterr().out
+
+
+def test_bare_sgkr_prints_usage_and_help_lists_exit_codes(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    usage = capsys.readouterr().out
+    assert usage.startswith("usage: sgkr") and "build" in usage and "mcp" in usage
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    assert "exit statuses:" in text
+    from sgkr.cli import EXIT_CODES
+
+    for code in {0, 130, *EXIT_CODES.values()}:
+        assert f"\n  {code:<4} " in text
+
+
+def test_build_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "g.json"
+    assert main(["build", str(MINI), "--knowledge", str(MINI / "knowledge.json"),
+                 "--examples", str(MINI / "examples.jsonl"), "-o", str(out), "--json",
+                 "--no-cache"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["output"] == str(out)
+    assert (data["files"], data["functions"], data["tags"]) == (4, 9, 6)
+    assert data["call_edges"] == {"exact": 6, "name": 1}
+    assert isinstance(data["seconds"], float) and isinstance(data["problems"], list)
+    assert main(["build", str(MINI), "-o", str(out), "--json", "--watch", "1"]) == 2
+    assert "--watch" in capsys.readouterr().err
+
+
+def test_export_refuses_an_unknown_suffix(graph_file: Path, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "g.png"
+    assert main(["export", str(graph_file), "-o", str(png)]) == 2
+    assert "g.png" in capsys.readouterr().err and not png.exists()
+    assert main(["export", str(graph_file), "-o", str(png), "--format", "dot"]) == 0
+    assert png.read_text(encoding="utf-8").startswith("digraph")
+
+
+def test_shell_completion_script(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--print-completion", "bash"])
+    assert stop.value.code == 0
+    script = capsys.readouterr().out
+    assert "complete" in script and "build" in script and "--no-gitignore" in script
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    import io
+
+    from sgkr import build_graph
+    from sgkr.cli.build import ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for i in range(60):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    screen, pipe = Terminal(), io.StringIO()
+    for stream in (screen, pipe):
+        bar = ProgressBar(stream, delay=0)
+        build_graph([tmp_path], jobs=1, progress=bar)
+        bar.close()
+    assert "parse" in screen.getvalue() and "/60 " in screen.getvalue()
+    assert pipe.getvalue() == ""
+
+
+def test_verbose_after_the_command_shows_the_traceback(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "/no/such/graph.json", "--verbose"]) == 5
+    assert "Traceback" in capsys.readouterr().err

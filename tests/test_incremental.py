@@ -100,6 +100,8 @@ EDITS: dict[str, Edit] = {
     "a copy of a function in another file (merged)": lambda r: _append(
         r, "app.py", "\ndef base_rate(card_scheme):\n    return 0.1\n"),
     "a file touched, text unchanged": lambda r: os.utime(r / "app.py"),
+    "a function defined again below, with other parameters": lambda r: _append(
+        r, "util.py", "\ndef helper_only_here(record, column):\n    return record\n"),
 }
 
 

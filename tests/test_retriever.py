@@ -181,3 +181,29 @@ def test_export_draws_a_questions_retrieval(payments_graph: KnowledgeGraph) -> N
              if 'role="retrieved"' in line and "->" not in line]
     assert sorted(line.split('"')[1] for line in drawn) == sorted(
         d.id for d in r.retrieve(question).documents)
+
+
+class _Wrapped:
+    """A graph store that is not the in-memory one: it reads through the protocol only."""
+
+    url = "wrapped:"
+
+    def __init__(self, graph: KnowledgeGraph) -> None:
+        from sgkr.stores import MemoryStore
+
+        self._inner = MemoryStore(graph)
+
+    def reader(self):  # type: ignore[no-untyped-def]
+        return self._inner
+
+
+def test_the_fill_reads_a_store_through_the_protocol(payments_graph: KnowledgeGraph) -> None:
+    # A store without a lexical index: the walk from the tags and paths, read in batches,
+    # ranks as it does in memory.
+    memory = Retriever(payments_graph, lexical=False, k=12)
+    stored = Retriever(store=_Wrapped(payments_graph), lexical=False, k=12)  # type: ignore[arg-type]
+    for line in (PAYMENTS / "heldout.jsonl").read_text(encoding="utf-8").splitlines():
+        question = json.loads(line)["question"]
+        expected = memory.retrieve(question)
+        assert len(expected.documents) == 12
+        assert stored.retrieve(question) == expected

@@ -214,3 +214,37 @@ def test_search_index_of_another_graph_is_not_used() -> None:
         ("tag:in", "fn:a", "fn:b", "tag:out")]
     with pytest.raises(InvalidArgumentError, match="direction"):
         other.moves("sideways")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fetched_search_is_the_search_in_memory(seed: int) -> None:
+    """A store's search, fetching each round's moves in batches, finds the same paths."""
+    from sgkr.search import SearchIndex, connect_pairs, path_pairs, search_pairs
+
+    g = _random_graph(seed)
+    index = SearchIndex(g)
+    tags = sorted(t.id for t in g.tags())
+    inputs, outputs = tags[:3], tags[3:]
+    batches: list[list[str]] = []
+
+    def fetch(direction: str, reverse: bool = True):  # type: ignore[no-untyped-def]
+        table = index.moves(direction, reverse_calls=reverse)
+
+        def batch(nodes: list[str]) -> dict[str, tuple[str, ...]]:
+            batches.append(nodes)
+            return {n: table[n] for n in nodes}
+        return batch
+
+    for depth, limit in ((8, 32), (4, 4), (6, 2), (8, 1)):
+        for reverse in (True, False):
+            assert search_pairs(fetch("forward", reverse), fetch("backward", reverse),
+                                path_pairs(inputs, outputs), max_depth=depth,
+                                max_paths=limit) == find_paths(
+                g, inputs, outputs, max_depth=depth, max_paths=limit, reverse_calls=reverse,
+                index=index)
+        assert search_pairs(fetch("any"), None, connect_pairs(tags), max_depth=depth,
+                            max_paths=limit) == connect_paths(
+            g, tags, max_depth=depth, max_paths=limit, index=index)
+    # A node's moves are fetched once per search, in a batch per round and direction.
+    assert all(len(set(b)) == len(b) for b in batches)
+    assert max(len(b) for b in batches) > 1

@@ -132,17 +132,12 @@ def test_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
 
 
-def test_fast_and_careful_loading_make_the_same_graph(payments_graph: KnowledgeGraph) -> None:
-    from sgkr.store import _checked_rows, _fast_rows
-
+def test_a_saved_graph_loads_as_it_was(payments_graph: KnowledgeGraph) -> None:
     data = payments_graph.to_dict()
-    fast = _fast_rows(data["nodes"], data["edges"])
-    assert fast is not None
-    assert fast == _checked_rows(data["nodes"], data["edges"], "g")
     assert KnowledgeGraph.from_dict(data).to_dict() == data
 
 
-def test_what_the_fast_pass_declines_still_loads_when_valid() -> None:
+def test_valid_forms_sgkr_does_not_write_still_load() -> None:
     data = _valid()
     data["edges"][0]["resolution"] = None  # valid, but not the form SGKR writes
     data["nodes"][1]["note"] = "extra keys are ignored"
@@ -172,7 +167,7 @@ def test_saved_file_is_compact_one_item_a_line(tmp_path: Path) -> None:
     ("number in aliases", "'aliases' must be a list of strings"),
     ("unknown resolution", "needs resolution"),
 ])
-def test_what_the_fast_pass_meets_is_refused_by_name(change: str, message: str) -> None:
+def test_malformed_items_are_refused_by_name(change: str, message: str) -> None:
     data = _valid()
     if change == "duplicate edge":
         data["edges"].append(dict(data["edges"][0]))
@@ -187,14 +182,3 @@ def test_what_the_fast_pass_meets_is_refused_by_name(change: str, message: str) 
                           "resolution": "guess"}]
     with pytest.raises(GraphFormatError, match=message):
         KnowledgeGraph.from_dict(data)
-
-
-def test_fast_pass_builds_the_graph_through_networkx(payments_graph: KnowledgeGraph) -> None:
-    from sgkr.store import _fast_graph
-
-    data = payments_graph.to_dict()
-    g = _fast_graph(data["nodes"], data["edges"])
-    assert g is not None
-    assert KnowledgeGraph(g, meta=data["meta"]).to_dict() == data
-    data["edges"].append(dict(data["edges"][-1]))
-    assert _fast_graph(data["nodes"], data["edges"]) is None

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, NodeNotFoundError
 from .graph import KnowledgeGraph
 from .records import FunctionNode, RetrievalResult, RetrievedFunction
+from .stores import GraphReader, as_store
 
 __all__ = [
     "make_documents",
@@ -34,13 +35,23 @@ __all__ = [
 
 
 def make_documents(
-    graph: KnowledgeGraph,
+    source: KnowledgeGraph | GraphReader,
     ranked: Sequence[tuple[str, float]],
     paths: Sequence[tuple[str, ...]],
     *,
     include_knowledge: bool = True,
 ) -> tuple[RetrievedFunction, ...]:
-    """One document per ranked function id, with the tags and paths that reach it."""
+    """One document per ranked function id, with the tags and paths that reach it.
+
+    ``source`` is the graph, or the reader of a graph store (one batch of
+    records is read from it).
+
+    Raises
+    ------
+    NodeNotFoundError
+        If a ranked id is not a function node.
+    """
+    reader = as_store(source).reader() if isinstance(source, KnowledgeGraph) else source
     # One pass over the paths finds the paths through every ranked node, in path order
     # (a test per node and path would cost paths x documents).
     through_of: dict[str, list[tuple[str, ...]]] = {node_id: [] for node_id, _ in ranked}
@@ -49,14 +60,16 @@ def make_documents(
             found = through_of.get(n)
             if found is not None:
                 found.append(p)
-    labels: dict[str, str | None] = {}
+    records = reader.functions(through_of)
+    ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths else {}
     docs: list[RetrievedFunction] = []
     for node_id, score in ranked:
-        f = graph.function(node_id)
+        f = records.get(node_id)
+        if f is None:
+            raise NodeNotFoundError(f"no function node {node_id!r} in the graph")
         through = tuple(through_of[node_id])
         tags = tuple(dict.fromkeys(
-            label for p in through for n in (p[0], p[-1])
-            if (label := _tag_label(graph, n, labels)) is not None))
+            ends[n].label for p in through for n in (p[0], p[-1]) if n in ends))
         docs.append(function_document(f, score, include_knowledge=include_knowledge,
                                       matched_tags=tags, paths=through))
     return tuple(docs)
@@ -87,14 +100,6 @@ def function_document(
         sources=f.sources, kind=f.kind, score=score,
         matched_tags=matched_tags, paths=paths,
     )
-
-
-def _tag_label(graph: KnowledgeGraph, node_id: str, seen: dict[str, str | None]) -> str | None:
-    """The label of ``node_id`` if it is a tag, else None; remembered in ``seen``."""
-    if node_id not in seen:
-        seen[node_id] = (graph.tag(node_id).label if graph.node_type(node_id) == "tag"
-                         else None)
-    return seen[node_id]
 
 
 def render_context(result: RetrievalResult) -> dict[str, str]:

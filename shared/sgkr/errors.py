@@ -19,6 +19,7 @@ __all__ = [
     "KnowledgeFormatError",
     "GraphFormatError",
     "NodeNotFoundError",
+    "StoreError",
 ]
 
 
@@ -47,3 +48,9 @@ class NodeNotFoundError(SGKRError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class StoreError(SGKRError):
+    """A graph store cannot answer: it is down, timed out, dropped the connection, or holds
+    no graph under the name asked for. The message names the store's URL (less any password).
+    """

@@ -22,18 +22,22 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
+from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
+from . import store
 from .errors import InvalidArgumentError, NodeNotFoundError
-from .records import BuildReport, Edge, EdgeType, FunctionNode, Resolution, TagNode
+from .gcpause import paused_gc
+from .records import BuildReport, Edge, EdgeRow, FunctionNode, TagNode
 from .text import fold
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
 
-#: An edge as a plain tuple: source, target, type, and resolution (calls only).
-EdgeRow = tuple[str, str, EdgeType, Resolution | None]
+_by_id = attrgetter("id")
+
 
 
 def tag_id(label: str) -> str:
@@ -86,7 +90,7 @@ class KnowledgeGraph:
                 succ[node_id] = {}
                 pred[node_id] = {}
                 attrs[node_id] = {"type": "function", "record": node}
-        self._g.add_nodes_from(())  # lets networkx drop what it caches about the graph
+        self._changed()
 
     def add_tag(self, node: TagNode) -> None:
         """Add a tag node, or merge its aliases into the tag of the same id."""
@@ -122,7 +126,13 @@ class KnowledgeGraph:
                 succ[node_id] = {}
                 pred[node_id] = {}
                 attrs[node_id] = {"type": "tag", "record": node}
-        self._g.add_nodes_from(())  # lets networkx drop what it caches about the graph
+        self._changed()
+
+    def set_tag_label(self, node_id: str, label: str) -> None:
+        """Give the tag ``node_id`` the label ``label``, keeping its other aliases."""
+        old = self.tag(node_id)
+        aliases = tuple(a for a in old.aliases if a != label)
+        self._g._node[node_id]["record"] = TagNode(node_id, label, aliases)
 
     def add_edge(self, edge: Edge) -> None:
         """Add an edge between existing nodes; an ``exact`` call wins over a ``name`` one."""
@@ -164,7 +174,7 @@ class KnowledgeGraph:
                 succ[source][target] = pred[target][source] = attrs
             elif old.get("resolution") != "exact":
                 old.update(attrs)  # the dict both directions share, updated as networkx does
-        self._g.add_edges_from(())  # lets networkx drop what it caches about the graph
+        self._changed()
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
         """Remove nodes and their edges; ids not in the graph are ignored (rebuilds use it)."""
@@ -174,11 +184,38 @@ class KnowledgeGraph:
         """Remove edges given as ``(source, target)``; missing ones are ignored."""
         self._g.remove_edges_from(list(pairs))
 
+    def _changed(self) -> None:
+        # The batch methods write networkx's dicts directly, without its checks per
+        # item (a build adds tens of thousands of nodes and edges); networkx's own
+        # mutators then drop what it caches about the graph (converted graphs).
+        nx._clear_cache(self._g)
+
+    @classmethod
+    def from_rows(cls, records: Iterable[FunctionNode | TagNode], rows: Iterable[EdgeRow], *,
+                  meta: Mapping[str, Any] | None = None) -> KnowledgeGraph:
+        """A graph of these nodes and edges (ids unique, edges between them: graph files).
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph.from_rows([TagNode("tag:fee", "fee")], [])
+        >>> [t.label for t in g.tags()]
+        ['fee']
+        """
+        graph = cls(meta=meta)
+        attrs, succ, pred = graph._g._node, graph._g._succ, graph._g._pred
+        for record in records:
+            kind = "function" if isinstance(record, FunctionNode) else "tag"
+            attrs[record.id] = {"type": kind, "record": record}
+            succ[record.id] = {}
+            pred[record.id] = {}
+        graph.add_edge_rows(rows)
+        return graph
+
     # -- reading ---------------------------------------------------------------
 
     @property
     def nx(self) -> nx.DiGraph:
-        """The underlying networkx graph (do not mutate it while retrieving)."""
+        """The underlying networkx graph, to read (change the graph through this class)."""
         return self._g
 
     def __contains__(self, node_id: object) -> bool:
@@ -186,6 +223,11 @@ class KnowledgeGraph:
 
     def __len__(self) -> int:
         return int(self._g.number_of_nodes())
+
+    def get(self, node_id: str) -> FunctionNode | TagNode | None:
+        """The record of the node ``node_id``, or None if there is none."""
+        attrs = self._g._node.get(node_id)
+        return None if attrs is None else attrs["record"]
 
     def node_type(self, node_id: str) -> str:
         """``function`` or ``tag``."""
@@ -226,6 +268,66 @@ class KnowledgeGraph:
         for source, target in sorted(self._g.edges()):
             data = self._g.edges[source, target]
             yield Edge(source, target, data["type"], data.get("resolution"))
+
+    def records(self) -> Iterator[FunctionNode | TagNode]:
+        """Every node's record, in the order the nodes were added (not sorted: fast)."""
+        for attrs in self._g._node.values():
+            yield attrs["record"]
+
+    def edge_rows(self) -> Iterator[EdgeRow]:
+        """Every edge as a ``(source, target, type, resolution)`` row, sorted."""
+        succ = self._g._succ
+        for source in sorted(succ):
+            targets = succ[source]
+            for target in sorted(targets):
+                data = targets[target]
+                yield source, target, data["type"], data.get("resolution")
+
+    def edges_of(self, nodes: Iterable[str], direction: str = "out") -> list[EdgeRow]:
+        """The edges out of (``out``), into (``in``) or at either end of (``both``) ``nodes``.
+
+        Nodes not in the graph have none.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> g.add_function(FunctionNode("fn:f", "f", ("m.f",), "", "", (), "function"))
+        >>> g.add_edge_rows([("fn:f", "tag:fee", "produces", None)])
+        >>> g.edges_of(["tag:fee"], "in")
+        [('fn:f', 'tag:fee', 'produces', None)]
+        """
+        if direction not in ("out", "in", "both"):
+            raise InvalidArgumentError(f"direction must be out, in or both, got {direction!r}")
+        succ, pred = self._g._succ, self._g._pred
+        rows: list[EdgeRow] = []
+        for node in nodes:
+            if node not in succ:
+                continue
+            if direction != "in":
+                rows += [(node, t, d["type"], d.get("resolution")) for t, d in succ[node].items()]
+            if direction != "out":
+                rows += [(s, node, d["type"], d.get("resolution")) for s, d in pred[node].items()]
+        return rows
+
+    def tags_of(self, nodes: Iterable[str]) -> set[str]:
+        """Ids of the tags that the functions ``nodes`` consume or produce."""
+        found: set[str] = set()
+        for source, target, kind, _ in self.edges_of(nodes, "both"):
+            if kind == "consumes":
+                found.add(source)
+            elif kind == "produces":
+                found.add(target)
+        return found
+
+    def adjacency(self) -> tuple[Mapping[str, Mapping[str, Mapping[str, str]]],
+                                 Mapping[str, Mapping[str, Mapping[str, str]]]]:
+        """Each node's successors and predecessors with their edges' attributes (read only).
+
+        Retrieval makes its look-up tables from these: networkx's views cost
+        more than the search itself.
+        """
+        return self._g._succ, self._g._pred
 
     def find(self, name: str) -> list[str]:
         """Ids of function nodes whose id, bare name or a qualname (or its tail) is ``name``."""
@@ -301,30 +403,34 @@ class KnowledgeGraph:
     # -- persistence -------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The graph.json document (see :mod:`sgkr.store`)."""
-        from .store import graph_to_dict
-
-        return graph_to_dict(self)
+        """The graph.json document (see :mod:`sgkr.store`), nodes and edges sorted."""
+        records = sorted(self.records(), key=_by_id)
+        return store.to_document(self.meta, records, self.edge_rows())
 
     @classmethod
     def from_dict(cls, data: Any, *, where: str = "graph") -> KnowledgeGraph:
         """Validate a graph.json document and build the graph from it."""
-        from .store import graph_from_dict
-
-        return graph_from_dict(data, where=where)
+        meta, records, rows = store.read_document(data, where=where)
+        return cls.from_rows(records, rows, meta=meta)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write graph.json atomically (a crash never leaves a half-written file)."""
-        from .store import save_graph
-
-        save_graph(self, path)
+        store.write_document(self.to_dict(), path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> KnowledgeGraph:
-        """Read and validate graph.json; refuse what is malformed, naming the problem."""
-        from .store import load_graph
+    def load(cls, path: str | os.PathLike[str], *,
+             max_bytes: int = store.MAX_GRAPH_BYTES) -> KnowledgeGraph:
+        """Read and validate graph.json; refuse what is malformed, naming the problem.
 
-        return load_graph(path)
+        Raises
+        ------
+        GraphFormatError
+            If the file is missing, larger than ``max_bytes``, not JSON or not
+            a valid SGKR graph; the message names the file.
+        """
+        file = Path(path)
+        with paused_gc(long_lived=True):
+            return cls.from_dict(store.read_json(file, max_bytes=max_bytes), where=str(file))
 
     def __repr__(self) -> str:
         s = self.stats()

@@ -37,6 +37,7 @@ __all__ = [
     "RetrievalResult",
     "FunctionKind",
     "EdgeType",
+    "EdgeRow",
     "Resolution",
     "Role",
     "bulk_record",
@@ -47,6 +48,8 @@ R = TypeVar("R")
 FunctionKind = Literal["function", "method", "module"]
 EdgeType = Literal["calls", "consumes", "produces"]
 Resolution = Literal["exact", "name"]
+#: An edge as a plain tuple: source, target, type, and resolution (calls only).
+EdgeRow = tuple[str, str, EdgeType, Resolution | None]
 Role = Literal["input", "output", "both"]
 
 
@@ -227,6 +230,23 @@ class BuildReport:
     tags: int
     problems: tuple[Problem, ...]
     seconds: float
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form ``sgkr build --json`` prints: counts, seconds and every problem.
+
+        Examples
+        --------
+        >>> BuildReport(1, 2, {"exact": 1}, 0, (Problem("a.py", "empty file"),), 0.5).to_dict()[
+        ...     "problems"]
+        [{'file': 'a.py', 'reason': 'empty file', 'kind': 'skipped', 'line': None}]
+        """
+        return {
+            "files": self.files, "functions": self.functions,
+            "call_edges": dict(sorted(self.call_edges.items())), "tags": self.tags,
+            "seconds": round(self.seconds, 3),
+            "problems": [{"file": p.file, "reason": p.reason, "kind": p.kind, "line": p.line}
+                         for p in self.problems],
+        }
 
     def summary(self, *, verbose: bool = False) -> str:
         """One human-readable paragraph, as ``sgkr build`` prints it.

@@ -20,23 +20,18 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from .context import make_documents
 from .errors import InvalidArgumentError
 from .export import render
 from .graph import KnowledgeGraph
 from .lexical import LexicalIndex
-from .records import FunctionKind, RetrievalResult, TagMatch
-from .search import (
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_PATHS,
-    SearchIndex,
-    connect_paths,
-    find_paths,
-)
+from .records import EdgeType, RetrievalResult, TagMatch
+from .search import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
+from .stores import GraphReader, GraphStore, MemoryStore, Side
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
-from .walk import call_centrality, personalized_pagerank
+from .walk import call_centrality, centrality_prior, personalized_pagerank
 
 __all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
 
@@ -47,6 +42,7 @@ Partial = Literal["connect", "nearest", "none"]
 Fill = Literal["ppr", "none"]
 _CALLEE_WEIGHT = 0.5
 _FILL_WEIGHT = 0.5
+_WALKED: tuple[EdgeType, ...] = ("calls", "consumes", "produces")
 
 
 @dataclass(frozen=True)
@@ -75,26 +71,29 @@ class RetrieverOptions:
         Put each function's knowledge in its document (off: code only, less
         the docstring that carried the knowledge; an ablation).
     scripts
-        Most module-body documents (whole solution scripts) returned; near
-        copies of one solution would otherwise crowd out the functions.
+        Most module-body documents (whole solution scripts) returned. A
+        module body on a path is still walked through (its callees are
+        added) when it is not returned.
     fill
         ``ppr`` fills what the paths and their callees leave of the ``k``
         functions with the functions a personalized PageRank walk from the
-        question's seeds visits most (then the most-called functions), so a
-        question always gets ``k`` functions when the graph has them;
-        ``none`` returns only what the paths found (the paper).
+        question's seeds (matched tags, path functions, lexical matches) visits
+        most, then, in memory, the most-called functions, so a question gets
+        ``k`` functions when the graph has them; ``none`` returns what the
+        paths found (the paper), or the lexical matches when no tag matched.
     lexical
         Seed the walk with the functions whose names, identifiers and
         knowledge match the question's words (BM25, :mod:`sgkr.lexical`); they
-        answer when no tag matches.
+        answer when no tag matches. A graph store without a lexical index
+        (a server's) has no lexical seeds.
     centrality
-        Weight of the call graph's centrality (:func:`sgkr.walk.call_centrality`)
-        as a prior of the fill: a function's walk score is multiplied by
-        ``1 + centrality * its share of the calls`` (0: no prior).
+        Weight of the call graph's centrality as a prior of the fill: a
+        function's walk score is multiplied by ``1 + centrality * p`` where
+        ``p`` grows with its callers (:func:`sgkr.walk.centrality_prior`).
     brevity
         How much the fill prefers short functions: a function's walk score is
-        divided by its length over the mean length to this power (0: length
-        does not count), so the context a filled slot costs is priced in.
+        divided by its length to this power (0: length does not count), so
+        the context a filled slot costs is priced in.
     """
 
     k: int = DEFAULT_K
@@ -146,13 +145,17 @@ class RetrieverOptions:
 
 
 class Retriever:
-    """Structure-grounded retriever over a :class:`~sgkr.graph.KnowledgeGraph`.
+    """Structure-grounded retriever over a knowledge–code graph or a graph store.
 
     Parameters
     ----------
     graph
-        The knowledge–code graph. It is read, never changed, so one retriever
-        can serve many threads.
+        The knowledge–code graph, in memory. It is read, never changed, so one
+        retriever can serve many threads.
+    store
+        Instead of ``graph``: a :class:`~sgkr.stores.base.GraphStore`. Each
+        question reads one version of its graph, with the same answers as
+        from the graph in memory.
     tag_extractor
         A callable ``question -> tag matches or labels``; default: folded
         vocabulary matching (:class:`~sgkr.tags.VocabularyMatcher`).
@@ -163,23 +166,49 @@ class Retriever:
         are off.
     **options
         Any field of :class:`RetrieverOptions` (``k``, ``max_depth``, ...).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If neither or both of ``graph`` and ``store`` are given, or an argument
+        has the wrong type.
     """
 
-    def __init__(self, graph: KnowledgeGraph, *, tag_extractor: TagExtractor | None = None,
+    def __init__(self, graph: KnowledgeGraph | None = None, *,
+                 store: GraphStore | None = None,
+                 tag_extractor: TagExtractor | None = None,
                  fallback: Fallback | None = None, **options: Any) -> None:
-        if not isinstance(graph, KnowledgeGraph):
+        if (graph is None) == (store is None):
+            raise InvalidArgumentError("give a graph or a store (exactly one)")
+        if graph is not None and not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+        if store is not None and not isinstance(store, GraphStore):
+            raise InvalidArgumentError(f"store must be a GraphStore, got {type(store)}")
         if tag_extractor is not None and not callable(tag_extractor):
             raise InvalidArgumentError("tag_extractor must be callable")
         if fallback is not None and not callable(fallback):
             raise InvalidArgumentError("fallback must be callable")
-        self.graph = graph
         self.options = RetrieverOptions.from_dict(options)
+        self.store: GraphStore = (MemoryStore(graph) if graph is not None
+                                  else cast(GraphStore, store))
         self.tag_extractor = tag_extractor
         self.fallback = fallback
-        self._matcher = VocabularyMatcher(graph)
-        self._index = SearchIndex(graph)
-        self._tables = _Tables(graph)
+        self._tables = (_Tables(self.store) if isinstance(self.store, MemoryStore)
+                        else None)
+
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """The graph in memory (a retriever over a server's store has none).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If the retriever reads a store on a server.
+        """
+        if isinstance(self.store, MemoryStore):
+            return self.store.graph
+        raise InvalidArgumentError(
+            f"this retriever reads the graph store {self.store.url}; it holds no graph")
 
     @property
     def k(self) -> int:
@@ -187,19 +216,22 @@ class Retriever:
         return self.options.k
 
     def with_options(self, **options: Any) -> Retriever:
-        """A retriever over the same graph with some options changed."""
+        """A retriever over the same graph or store with some options changed."""
         clone = Retriever.__new__(Retriever)
-        clone.graph, clone.tag_extractor, clone.fallback = (
-            self.graph, self.tag_extractor, self.fallback)
-        clone._matcher, clone._index, clone._tables = self._matcher, self._index, self._tables
+        clone.store, clone.tag_extractor, clone.fallback, clone._tables = (
+            self.store, self.tag_extractor, self.fallback, self._tables)
         clone.options = replace(self.options, **options)
         return clone
 
     def match(self, question: str) -> list[TagMatch]:
         """The tags of ``question``, from the tag extractor."""
+        return self._match(question, self.store.reader())
+
+    def _match(self, question: str, reader: GraphReader) -> list[TagMatch]:
+        matcher = VocabularyMatcher(reader)
         if self.tag_extractor is None:
-            return self._matcher(question)
-        return resolve_labels(self._matcher, self.graph, question, self.tag_extractor(question))
+            return matcher(question)
+        return resolve_labels(matcher, reader, question, self.tag_extractor(question))
 
     def retrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """Retrieve the functions on the dependency paths of ``question``.
@@ -223,6 +255,8 @@ class Retriever:
         ------
         InvalidArgumentError
             If ``question`` is not a string, or ``k`` is not positive.
+        StoreError
+            If the graph store fails while answering (no partial answer is returned).
         """
         if not isinstance(question, str):
             raise InvalidArgumentError(
@@ -232,37 +266,38 @@ class Retriever:
             raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
         if not question.strip():
             return RetrievalResult(question=question, documents=())
-        matches = self.match(question)
         o = self.options
+        if isinstance(self.store, MemoryStore) and self._tables is not None:
+            # Every table this query might need, so the first use is not in a later query.
+            self.store.prepare(reverse_calls=o.reverse_calls,
+                               connect=o.partial == "connect" or o.fill == "ppr")
+            self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
+        reader = self.store.reader()  # one version of the graph for the whole question
+        matches = self._match(question, reader)
         if not matches and (self.fallback is not None or (o.fill == "none" and not o.lexical)):
-            return self._fallback(question, limit)
+            return self._fallback(reader, question, limit)
         inputs, outputs = split_roles(question, matches)
         paths: list[tuple[str, ...]] = []
-        # Every table this query might need, so that the first use is not in a later query.
-        self._index.prepare(reverse_calls=o.reverse_calls,
-                            connect=o.partial == "connect" or o.fill == "ppr")
-        self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
         if matches:
-            paths = find_paths(self.graph, inputs, outputs, max_depth=o.max_depth,
-                               max_paths=o.max_paths, reverse_calls=o.reverse_calls,
-                               index=self._index)
+            paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
+                                      max_paths=o.max_paths, reverse_calls=o.reverse_calls)
             if not paths and o.partial == "connect" and len(matches) > 1:
-                paths = connect_paths(self.graph, [m.tag_id for m in matches],
-                                      max_depth=o.max_depth, max_paths=o.max_paths,
-                                      index=self._index)
+                paths = reader.connect_paths([m.tag_id for m in matches],
+                                             max_depth=o.max_depth, max_paths=o.max_paths)
             if not paths and o.partial != "none":
-                paths = self._nearest(inputs, outputs)
-        ranked = self._rank(paths, limit)
+                paths = self._nearest(reader, inputs, outputs)
+        ranked = self._rank(reader, paths, limit)
         if len(ranked) < limit and (o.fill == "ppr" or o.lexical):
-            ranked = self._fill(question, matches, ranked, limit)
+            ranked = self._fill(reader, question, matches, ranked, limit)
+        label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
             question=question,
-            documents=make_documents(self.graph, ranked, paths,
+            documents=make_documents(reader, ranked, paths,
                                      include_knowledge=o.include_knowledge),
             tags=tuple(matches),
             paths=tuple(paths),
-            inputs=tuple(self.graph.tag(t).label for t in inputs),
-            outputs=tuple(self.graph.tag(t).label for t in outputs),
+            inputs=tuple(label[t] for t in inputs),
+            outputs=tuple(label[t] for t in outputs),
             fallback_used=not paths and bool(ranked),
         )
 
@@ -298,21 +333,23 @@ class Retriever:
 
     # -- internals -----------------------------------------------------------------
 
-    def _nearest(self, inputs: Sequence[str], outputs: Sequence[str]) -> list[tuple[str, ...]]:
-        paths: list[tuple[str, ...]] = [(t, f) for t in inputs for f in self.graph.consumers(t)]
-        paths += [(f, t) for t in outputs for f in self.graph.producers(t)]
+    @staticmethod
+    def _nearest(reader: GraphReader, inputs: Sequence[str],
+                 outputs: Sequence[str]) -> list[tuple[str, ...]]:
+        consumers = reader.neighbours(inputs, "consumes", "out") if inputs else {}
+        producers = reader.neighbours(outputs, "produces", "in") if outputs else {}
+        paths: list[tuple[str, ...]] = [(t, f) for t in inputs for f in consumers.get(t, ())]
+        paths += [(f, t) for t in outputs for f in producers.get(t, ())]
         return sorted(set(paths))
 
-    def _rank(self, paths: Sequence[tuple[str, ...]], limit: int) -> list[tuple[str, float]]:
+    def _rank(self, reader: GraphReader, paths: Sequence[tuple[str, ...]],
+              limit: int) -> list[tuple[str, float]]:
         weight: dict[str, float] = defaultdict(float)
         first: dict[str, tuple[int, int]] = {}
-        is_function: dict[str, bool] = {}  # a node recurs on many paths: look it up once
+        kinds = reader.kinds({node for path in paths for node in path})
         for index, path in enumerate(paths):
             for position, node in enumerate(path):
-                known = is_function.get(node)
-                if known is None:
-                    known = is_function[node] = self.graph.node_type(node) == "function"
-                if known:
+                if kinds[node] != "tag":
                     weight[node] += 1.0 / len(path)
                     first.setdefault(node, (index, position))
         dropped: set[str] = set()
@@ -323,7 +360,7 @@ class Retriever:
             nonlocal scripts_left
             kept: list[str] = []
             for node in nodes:
-                if self.graph.function(node).kind == "module":
+                if kinds[node] == "module":
                     if scripts_left == 0:
                         dropped.add(node)
                         continue
@@ -343,41 +380,46 @@ class Retriever:
             # fall with rank and a score cut-off keeps what SGKR ranks first.
             floor = min(score[n] for n in frontier)
             best: dict[str, float] = {}
+            callees = reader.neighbours(frontier, "calls", "out")
             for node in frontier:
-                for callee in self.graph.callees(node):
+                for callee in callees[node]:
                     if callee not in score and callee not in dropped:
                         best[callee] = max(best.get(callee, 0.0), score[node])
+            kinds.update(reader.kinds(best))
             frontier = admit(sorted(best, key=lambda n: (-best[n], n)))
             most = max((best[n] for n in frontier), default=1.0)
             score.update({n: floor * _CALLEE_WEIGHT * best[n] / most for n in frontier})
             order += frontier
         return [(n, max(round(score[n], 6), 1e-6)) for n in order[:limit]]
 
-    def _fill(self, question: str, matches: Sequence[TagMatch],
+    def _fill(self, reader: GraphReader, question: str, matches: Sequence[TagMatch],
               ranked: list[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
         """``ranked`` and, after it, the walk's functions (the lexical ones with fill off)."""
         o = self.options
         taken = {n for n, _ in ranked}
-        kind = self._tables.kinds()
-        scripts_left = o.scripts - sum(1 for n in taken if kind[n] == "module")
-        hits = self._tables.lexical().search(question, limit) if o.lexical else []
+        kinds: dict[str, str] = dict(reader.kinds(taken))
+        scripts_left = o.scripts - sum(1 for n in taken if kinds.get(n) == "module")
+        hits = self._lexical(reader, question, limit) if o.lexical else []
         if o.fill == "none":
             if ranked:
                 return ranked
             scored = dict(hits)
+            kinds.update(reader.kinds(scored))
         else:
             seeds: dict[str, float] = defaultdict(float)
             for m in matches:
                 seeds[m.tag_id] += 1.0
             for node, score in (*ranked, *hits):
                 seeds[node] += score
-            walk = personalized_pagerank(self._index.moves("any"), seeds)
-            central = self._tables.centrality()
-            size = self._tables.sizes()
-            scored = {n: v * (1.0 + o.centrality * central[n]) / size[n] ** o.brevity
-                      for n, v in walk.items() if n in central}
+            walk = personalized_pagerank(self._neighbours(reader), seeds)
+            kinds.update(reader.kinds([n for n in walk if n not in kinds]))
+            found = [n for n in walk if kinds.get(n, "tag") != "tag"]
+            callers, size = self._callers_and_sizes(reader, found)
+            scored = {n: walk[n] * (1.0 + o.centrality * centrality_prior(callers[n]))
+                      / size[n] ** o.brevity for n in found}
         order = sorted((n for n in scored if n not in taken), key=lambda n: (-scored[n], n))
-        if o.fill == "ppr":  # the most-called functions, when the walk reached too few
+        if o.fill == "ppr" and self._tables is not None:
+            # the most-called functions, when the walk reached too few
             order += [n for n in self._tables.central_order() if n not in scored]
         floor = min((s for _, s in ranked), default=1.0 / _FILL_WEIGHT) * _FILL_WEIGHT
         top = max((scored[n] for n in order if n in scored), default=1.0) or 1.0
@@ -387,7 +429,9 @@ class Retriever:
                 break
             if node in taken:
                 continue
-            if kind[node] == "module":
+            if node not in kinds:
+                kinds.update(reader.kinds([node]))
+            if kinds.get(node) == "module":
                 if scripts_left <= 0:
                     continue
                 scripts_left -= 1
@@ -395,40 +439,71 @@ class Retriever:
             taken.add(node)
         return out
 
-    def _fallback(self, question: str, limit: int) -> RetrievalResult:
+    def _lexical(self, reader: GraphReader, question: str, k: int) -> list[tuple[str, float]]:
+        if self._tables is not None:
+            return self._tables.lexical().search(question, k)
+        search = getattr(reader, "lexical_search", None)  # a store may offer one
+        return list(search(question, k)) if callable(search) else []
+
+    def _neighbours(self, reader: GraphReader) -> Callable[[list[str]], dict[str, tuple[str, ...]]]:
+        """The walk's moves: every edge, either way (one batch of reads a round)."""
+        if self._tables is not None:
+            moves = self._tables.store.index.moves("any")
+            return lambda ids: {n: moves[n] for n in ids if n in moves}
+
+        def read(ids: list[str]) -> dict[str, tuple[str, ...]]:
+            found: dict[str, set[str]] = defaultdict(set)
+            for edge_type in _WALKED:
+                for side in get_args(Side):
+                    for node, others in reader.neighbours(ids, edge_type, side).items():
+                        found[node].update(others)
+            return {n: tuple(sorted(v)) for n, v in found.items()}
+
+        return read
+
+    def _callers_and_sizes(self, reader: GraphReader, ids: list[str],
+                           ) -> tuple[dict[str, int], dict[str, int]]:
+        """Each function's number of callers and its text's length."""
+        if self._tables is not None:
+            callers, sizes = self._tables.callers(), self._tables.sizes()
+            return ({n: callers[n] for n in ids}, {n: sizes[n] for n in ids})
+        called = reader.neighbours(ids, "calls", "in")
+        records = reader.functions(ids)
+        return ({n: len(called.get(n, ())) for n in ids},
+                {n: max(len(records[n].text), 1) for n in ids})
+
+    def _fallback(self, reader: GraphReader, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:
             return RetrievalResult(question=question, documents=())
-        ids = [i for i in self.fallback(question, limit) if i in self.graph][:limit]
+        found = list(self.fallback(question, limit))
+        known = reader.kinds(found)
+        ids = [i for i in found if i in known][:limit]
         ranked = [(node_id, round(1.0 / (rank + 1), 6)) for rank, node_id in enumerate(ids)]
-        docs = make_documents(self.graph, ranked, (),
+        docs = make_documents(reader, ranked, (),
                               include_knowledge=self.options.include_knowledge)
         return RetrievalResult(question=question, documents=docs, fallback_used=True)
 
 
 class _Tables:
-    """What the fill reads of a graph, computed on first use and shared by clones."""
+    """What the fill reads of a graph in memory, made on first use and shared by clones."""
 
-    def __init__(self, graph: KnowledgeGraph) -> None:
-        self.graph = graph
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
         self._lock = threading.Lock()
         self._lexical: LexicalIndex | None = None
-        self._centrality: dict[str, float] | None = None
+        self._callers: dict[str, int] | None = None
         self._order: list[str] | None = None
-        self._kinds: dict[str, FunctionKind] | None = None
-        self._sizes: dict[str, float] | None = None
+        self._sizes: dict[str, int] | None = None
 
-    def __getstate__(self) -> dict[str, KnowledgeGraph]:
-        # A copy (pickle, deepcopy) recomputes the tables on first use; a lock is not copied.
-        return {"graph": self.graph}
+    def __getstate__(self) -> dict[str, MemoryStore]:
+        # A copy (pickle, deepcopy) remakes the tables on first use; a lock is not copied.
+        return {"store": self.store}
 
-    def __setstate__(self, state: dict[str, KnowledgeGraph]) -> None:
-        self.graph = state["graph"]
-        self._lock = threading.Lock()
-        self._lexical = self._centrality = self._order = self._kinds = self._sizes = None
+    def __setstate__(self, state: dict[str, MemoryStore]) -> None:
+        self.__init__(state["store"])  # type: ignore[misc]
 
     def prepare(self, *, lexical: bool, fill: bool) -> None:
         """Make now what a query with these options reads."""
-        self.kinds()
         if lexical:
             self.lexical()
         if fill:
@@ -439,39 +514,32 @@ class _Tables:
         if self._lexical is None:
             with self._lock:
                 if self._lexical is None:
-                    self._lexical = LexicalIndex(self.graph)
+                    self._lexical = LexicalIndex(self.store.graph)
         return self._lexical
 
-    def centrality(self) -> dict[str, float]:
-        if self._centrality is None:
+    def callers(self) -> dict[str, int]:
+        """Each function node's number of callers."""
+        if self._callers is None:
+            succ, pred = self.store.graph.adjacency()
+            counts = {n: sum(1 for d in pred[n].values() if d["type"] == "calls")
+                      for n in call_centrality(self.store.graph)}
             with self._lock:
-                if self._centrality is None:
-                    self._centrality = call_centrality(self.graph)
-        return self._centrality
+                self._callers = counts
+        return self._callers
 
     def central_order(self) -> list[str]:
         """Function ids, most-called first (ties by id)."""
         if self._order is None:
-            central = self.centrality()
-            order = sorted(central, key=lambda n: (-central[n], n))
+            callers = self.callers()
+            order = sorted(callers, key=lambda n: (-callers[n], n))
             with self._lock:
                 self._order = order
         return self._order
 
-    def sizes(self) -> dict[str, float]:
-        """Each function node's length (its text's characters) over the mean length."""
+    def sizes(self) -> dict[str, int]:
+        """Each function node's length (its text's characters, at least 1)."""
         if self._sizes is None:
-            lengths = {f.id: len(f.text) for f in self.graph.functions()}
-            mean = sum(lengths.values()) / max(len(lengths), 1) or 1.0
-            sizes = {n: max(v, 1) / mean for n, v in lengths.items()}
+            sizes = {f.id: max(len(f.text), 1) for f in self.store.graph.functions()}
             with self._lock:
                 self._sizes = sizes
         return self._sizes
-
-    def kinds(self) -> dict[str, FunctionKind]:
-        """The kind of each function node (``function``, ``method``, ``module``, ...)."""
-        if self._kinds is None:
-            kinds: dict[str, FunctionKind] = {f.id: f.kind for f in self.graph.functions()}
-            with self._lock:
-                self._kinds = kinds
-        return self._kinds

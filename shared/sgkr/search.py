@@ -30,15 +30,14 @@ Examples
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, filterfalse
-
-import networkx as nx
 
 from .errors import InvalidArgumentError, NodeNotFoundError
 from .graph import KnowledgeGraph
 
-__all__ = ["find_paths", "connect_paths", "SearchIndex", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_PATHS"]
+__all__ = ["find_paths", "connect_paths", "search_pairs", "path_pairs", "connect_pairs",
+           "SearchIndex", "Fetch", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_PATHS"]
 
 DEFAULT_MAX_DEPTH = 8
 DEFAULT_MAX_PATHS = 32
@@ -93,7 +92,7 @@ class SearchIndex:
             with self._lock:
                 table = self._tables.get(key)
                 if table is None:
-                    table = self._tables[key] = _table(self.graph.nx, *key)
+                    table = self._tables[key] = _table(*self.graph.adjacency(), *key)
         return table
 
     def prepare(self, *, reverse_calls: bool = True, connect: bool = True) -> None:
@@ -149,8 +148,7 @@ def find_paths(
         index = SearchIndex(graph)
     forward = index.moves("forward", reverse_calls=reverse_calls)
     backward = index.moves("backward", reverse_calls=reverse_calls)
-    pairs = [(s, t) for s in dict.fromkeys(inputs) for t in dict.fromkeys(outputs) if s != t]
-    return _all_pairs(forward, backward, pairs, max_depth, max_paths)
+    return _all_pairs(forward, backward, path_pairs(inputs, outputs), max_depth, max_paths)
 
 
 def connect_paths(
@@ -172,9 +170,50 @@ def connect_paths(
     if index is None or index.graph is not graph:
         index = SearchIndex(graph)
     moves = index.moves("any")
+    return _all_pairs(moves, moves, connect_pairs(nodes), max_depth, max_paths)
+
+
+def path_pairs(inputs: Sequence[str], outputs: Sequence[str]) -> list[tuple[str, str]]:
+    """The (input, output) pairs :func:`find_paths` searches, in its order."""
+    return [(s, t) for s in dict.fromkeys(inputs) for t in dict.fromkeys(outputs) if s != t]
+
+
+def connect_pairs(nodes: Sequence[str]) -> list[tuple[str, str]]:
+    """The pairs :func:`connect_paths` searches, in its order."""
     unique = list(dict.fromkeys(nodes))
-    pairs = [(a, b) for i, a in enumerate(unique) for b in unique[i + 1 :]]
-    return _all_pairs(moves, moves, pairs, max_depth, max_paths)
+    return [(a, b) for i, a in enumerate(unique) for b in unique[i + 1 :]]
+
+
+#: Fetches the sorted next nodes of a batch of nodes (a graph store's neighbour query).
+Fetch = Callable[[list[str]], Mapping[str, tuple[str, ...]]]
+
+
+def search_pairs(forward: Fetch, backward: Fetch | None, pairs: Sequence[tuple[str, str]], *,
+                 max_depth: int = DEFAULT_MAX_DEPTH,
+                 max_paths: int = DEFAULT_MAX_PATHS) -> list[Path]:
+    """:func:`find_paths` over moves fetched a layer at a time, for a graph store.
+
+    The same search and the same paths as over a whole graph in memory, but
+    each round of the search asks ``forward`` (and ``backward``) once for the
+    next nodes of every node its trees grow from, so a question costs a few
+    batched queries and holds only the nodes it reached. ``backward`` None
+    walks ``forward``'s moves from both ends (as :func:`connect_paths` does).
+
+    Examples
+    --------
+    >>> succ = {"a": ("b",), "b": ("c",), "c": ()}
+    >>> pred = {"a": (), "b": ("a",), "c": ("b",)}
+    >>> def fetch(table):
+    ...     return lambda nodes: {n: table[n] for n in nodes}
+    >>> search_pairs(fetch(succ), fetch(pred), [("a", "c")])
+    [('a', 'b', 'c')]
+    """
+    if max_depth < 1 or max_paths < 1:
+        raise InvalidArgumentError(
+            f"max_depth and max_paths must be positive, got {max_depth}, {max_paths}")
+    ahead = _Fetched(forward)
+    behind = ahead if backward is None else _Fetched(backward)
+    return _all_pairs(ahead, behind, pairs, max_depth, max_paths)
 
 
 def _check(graph: KnowledgeGraph, nodes: Sequence[str], max_depth: int, max_paths: int) -> None:
@@ -188,13 +227,33 @@ def _check(graph: KnowledgeGraph, nodes: Sequence[str], max_depth: int, max_path
 
 
 Moves = dict[str, tuple[str, ...]]
+Adjacency = Mapping[str, Mapping[str, Mapping[str, str]]]
 
 
-def _table(g: nx.DiGraph, direction: str, reverse_calls: bool) -> Moves:
-    # networkx's plain adjacency dicts: its views cost more than the search itself.
+class _Fetched(dict[str, tuple[str, ...]]):
+    """Moves fetched from a store as a search reaches nodes, a batch at a time."""
+
+    def __init__(self, fetch: Fetch) -> None:
+        super().__init__()
+        self.fetch = fetch
+
+    def load(self, nodes: Iterable[str]) -> None:
+        missing = [n for n in dict.fromkeys(nodes) if n not in self]
+        if missing:
+            found = self.fetch(missing)
+            self.update((n, found.get(n, ())) for n in missing)
+
+    def __missing__(self, node: str) -> tuple[str, ...]:
+        self.load([node])
+        return self[node]
+
+
+def _table(forward: Adjacency, backward: Adjacency, direction: str,
+           reverse_calls: bool) -> Moves:
     if direction == "any":
-        return {node: tuple(sorted(set(g._succ[node]) | set(g._pred[node]))) for node in g._succ}
-    succ, pred = (g._pred, g._succ) if direction == "backward" else (g._succ, g._pred)
+        return {node: tuple(sorted(set(forward[node]) | set(backward[node])))
+                for node in forward}
+    succ, pred = (backward, forward) if direction == "backward" else (forward, backward)
     table: Moves = {}
     for node, following in succ.items():
         if reverse_calls:
@@ -218,10 +277,13 @@ class _Tree:
     ends) at ``root``.
     """
 
-    __slots__ = ("moves", "back", "dist", "rank", "layers", "_parents")
+    __slots__ = ("moves", "back", "dist", "rank", "layers", "_parents", "_below")
 
     def __init__(self, moves: Moves, back: Moves, root: str) -> None:
-        self.moves, self.back = moves, back
+        self.moves = moves
+        # Fetched moves know only the nodes reached: parents come from the layer above.
+        self.back: Moves | None = None if isinstance(moves, _Fetched) else back
+        self._below: dict[int, dict[str, list[str]]] = {}
         self.dist: dict[str, int] = {root: 0}
         self.rank: dict[str, int] = {root: 0}
         self.layers: list[list[str]] = [[root]]
@@ -245,16 +307,31 @@ class _Tree:
     def parents(self, node: str) -> list[str]:
         found = self._parents.get(node)
         if found is None:
-            above, back = self.dist[node] - 1, self.back[node]
-            layer = self.layers[above]
-            if len(back) <= len(layer):
-                dist = self.dist
-                found = [p for p in back if dist.get(p) == above]
+            above, table = self.dist[node] - 1, self.back
+            if table is None:
+                found = self._children(above).get(node, [])
             else:
-                found = list(set(layer).intersection(back))
-            found.sort(key=self.rank.__getitem__)
+                back, layer = table[node], self.layers[above]
+                if len(back) <= len(layer):
+                    dist = self.dist
+                    found = [p for p in back if dist.get(p) == above]
+                else:
+                    found = list(set(layer).intersection(back))
+                found.sort(key=self.rank.__getitem__)
             self._parents[node] = found
         return found
+
+    def _children(self, depth: int) -> dict[str, list[str]]:
+        """Nodes of layer ``depth + 1`` and their parents in layer ``depth``, in layer order."""
+        below = self._below.get(depth)
+        if below is None:
+            below = self._below[depth] = {}
+            dist, deeper = self.dist, depth + 1
+            for parent in self.layers[depth]:
+                for child in dict.fromkeys(self.moves[parent]):
+                    if dist.get(child) == deeper:
+                        below.setdefault(child, []).append(parent)
+        return below
 
 
 def _all_pairs(forward: Moves, backward: Moves, pairs: Sequence[tuple[str, str]],
@@ -277,6 +354,7 @@ def _all_pairs(forward: Moves, backward: Moves, pairs: Sequence[tuple[str, str]]
     for _ in range(max_depth):
         if not searches or len(found) >= max_paths:
             break
+        _prefetch(searches)
         still: list[_Meeting] = []
         for search in searches:
             middles = search.grow()
@@ -286,6 +364,18 @@ def _all_pairs(forward: Moves, backward: Moves, pairs: Sequence[tuple[str, str]]
                 still.append(search)
         searches = still
     return sorted(found, key=lambda p: (len(p), p))[:max_paths]
+
+
+def _prefetch(searches: Sequence[_Meeting]) -> None:
+    """Fetch in one batch per direction the moves this round of ``searches`` will use."""
+    need: dict[int, tuple[_Fetched, list[str]]] = {}
+    for search in searches:
+        grows, depth = ((search.ftree, search.i + 1) if len(search.ffront) <= len(search.bfront)
+                        else (search.btree, search.j + 1))
+        if isinstance(grows.moves, _Fetched) and len(grows.layers) == depth:
+            need.setdefault(id(grows.moves), (grows.moves, []))[1].extend(grows.layers[-1])
+    for moves, nodes in need.values():
+        moves.load(nodes)
 
 
 class _Meeting:

@@ -10,12 +10,13 @@ Schema (version 1)::
 
 Loading refuses a truncated, malformed, wrong-schema or inconsistent file with
 a :class:`~sgkr.errors.GraphFormatError` naming the problem; nothing is
-executed and no pickle is read.
+executed and no pickle is read. This module works on records and rows only;
+:class:`~sgkr.graph.KnowledgeGraph` (``to_dict``, ``from_dict``, ``save``,
+``load``) calls it.
 
 Examples
 --------
->>> from sgkr.graph import KnowledgeGraph
->>> graph_from_dict({"schema_version": 99, "nodes": [], "edges": []})  # doctest: +ELLIPSIS
+>>> read_document({"schema_version": 99, "nodes": [], "edges": []})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade sgkr
@@ -26,63 +27,60 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import networkx as nx
+from typing import Any
 
 from .errors import GraphFormatError
-from .gcpause import paused_gc
-from .records import Edge, FunctionNode, SourceSpan, TagNode
+from .records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, TagNode
 
-if TYPE_CHECKING:
-    from .graph import KnowledgeGraph
-
-__all__ = ["SCHEMA_VERSION", "graph_to_dict", "graph_from_dict", "save_graph", "load_graph",
-           "MAX_GRAPH_BYTES"]
+__all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_json",
+           "write_document"]
 
 SCHEMA_VERSION = 1
 MAX_GRAPH_BYTES = 2_000_000_000
 _KINDS = ("function", "method", "module")
-_EDGE_TYPES = ("calls", "consumes", "produces")
+_TYPES: dict[str, EdgeType] = {"calls": "calls", "consumes": "consumes",
+                               "produces": "produces"}
+_RESOLUTIONS: dict[Any, Resolution] = {"exact": "exact", "name": "name"}
+_EDGE_ENDS = {"calls": ("function", "function"), "consumes": ("tag", "function"),
+              "produces": ("function", "tag")}
 
 
-def graph_to_dict(graph: KnowledgeGraph) -> dict[str, Any]:
-    """The JSON document of ``graph``, nodes and edges sorted for stable output."""
-    g = graph.nx
+def to_document(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
+                rows: Iterable[EdgeRow]) -> dict[str, Any]:
+    """The graph.json document of these nodes and edges, in the order given."""
     nodes: list[dict[str, Any]] = []
-    for node_id in sorted(g._node):
-        record = g._node[node_id]["record"]
+    for record in records:
         if isinstance(record, FunctionNode):
             nodes.append({
                 "id": record.id, "type": "function", "name": record.name, "kind": record.kind,
                 "qualnames": list(record.qualnames),
-                "sources": [{"file": s.file, "start_line": s.start_line, "end_line": s.end_line}
-                            if s.cell is None else s.to_dict() for s in record.sources],
+                "sources": [s.to_dict() for s in record.sources],
                 "knowledge": record.knowledge, "code": record.code,
             })
         else:
             nodes.append({"id": record.id, "type": "tag", "label": record.label,
                           "aliases": list(record.aliases)})
     edges: list[dict[str, Any]] = []
-    succ = g._succ
-    for source in sorted(succ):
-        targets = succ[source]
-        for target in sorted(targets):
-            data = targets[target]
-            item: dict[str, Any] = {"source": source, "target": target, "type": data["type"]}
-            resolution = data.get("resolution")
-            if resolution is not None:
-                item["resolution"] = resolution
-            edges.append(item)
-    return {"schema_version": SCHEMA_VERSION, "meta": dict(sorted(graph.meta.items())),
+    for source, target, kind, resolution in rows:
+        item: dict[str, Any] = {"source": source, "target": target, "type": kind}
+        if resolution is not None:
+            item["resolution"] = resolution
+        edges.append(item)
+    return {"schema_version": SCHEMA_VERSION, "meta": dict(sorted(meta.items())),
             "nodes": nodes, "edges": edges}
 
 
-def graph_from_dict(data: Any, *, where: str = "graph") -> KnowledgeGraph:
-    """Validate a parsed graph.json document and build the graph; never half-loads."""
-    from .graph import KnowledgeGraph
+def read_document(data: Any, *, where: str = "graph"
+                  ) -> tuple[dict[str, Any], list[FunctionNode | TagNode], list[EdgeRow]]:
+    """Validate a parsed graph.json document: its meta, node records and edge rows.
 
+    Raises
+    ------
+    GraphFormatError
+        Naming the first problem (``where`` and the item).
+    """
     if not isinstance(data, dict):
         raise GraphFormatError(f"{where}: top level must be a JSON object")
     version = data.get("schema_version")
@@ -101,20 +99,50 @@ def graph_from_dict(data: Any, *, where: str = "graph") -> KnowledgeGraph:
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise GraphFormatError(f"{where}: 'meta' must be an object")
-    g = _fast_graph(nodes, edges)
-    if g is None:
-        # Something is wrong: the careful pass finds it and names it.
-        node_rows, edge_rows = _checked_rows(nodes, edges, where)
-        g = nx.DiGraph()
-        g.add_nodes_from(node_rows)
-        g.add_edges_from(edge_rows)
-    return KnowledgeGraph(g, meta=meta)
+    types: dict[str, str] = {}
+    records: list[FunctionNode | TagNode] = []
+    for index, raw in enumerate(nodes):
+        at = f"{where}: nodes[{index}]"
+        record = _node(raw, at)
+        if record.id in types:
+            raise GraphFormatError(f"{at}: duplicate node id {record.id!r}")
+        types[record.id] = "function" if isinstance(record, FunctionNode) else "tag"
+        records.append(record)
+    return meta, records, _edges(edges, types, where)
 
 
-def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
+def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
+    """The parsed JSON of ``file``, read whole if it is at most ``max_bytes`` long.
+
+    Raises
+    ------
+    GraphFormatError
+        If the file is missing, too large, or not JSON (truncated, corrupted,
+        nested too deep); the message names the file.
+    """
+    try:
+        size = file.stat().st_size
+        if size > max_bytes:
+            raise GraphFormatError(f"{file}: {size} bytes is over the limit of {max_bytes}")
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise GraphFormatError(f"{file}: not UTF-8 text: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise GraphFormatError(
+            f"{file}: not valid JSON (truncated or corrupted?): {exc.msg} at line {exc.lineno}"
+        ) from exc
+    except RecursionError as exc:
+        raise GraphFormatError(f"{file}: JSON nested too deeply") from exc
+
+
+def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write graph.json atomically: a temporary file in the same folder, then a rename."""
     target = Path(path)
-    text = _dumps(graph_to_dict(graph))
+    text = _dumps(doc)
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
@@ -136,43 +164,6 @@ def _umask() -> int:
     return mask
 
 
-def load_graph(path: str | os.PathLike[str], *, max_bytes: int = MAX_GRAPH_BYTES) -> KnowledgeGraph:
-    """Read and validate graph.json.
-
-    Raises
-    ------
-    GraphFormatError
-        If the file is missing, too large, not JSON (truncated, corrupted,
-        nested too deep) or not a valid SGKR graph; the message names the file.
-    """
-    file = Path(path)
-    try:
-        size = file.stat().st_size
-        if size > max_bytes:
-            raise GraphFormatError(f"{file}: {size} bytes is over the limit of {max_bytes}")
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
-    with paused_gc(long_lived=True):
-        return _parse(file, raw)
-
-
-def _parse(file: Path, raw: bytes) -> KnowledgeGraph:
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise GraphFormatError(f"{file}: not UTF-8 text: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise GraphFormatError(
-            f"{file}: not valid JSON (truncated or corrupted?): {exc.msg} at line {exc.lineno}"
-        ) from exc
-    except RecursionError as exc:
-        raise GraphFormatError(f"{file}: JSON nested too deeply") from exc
-    return graph_from_dict(data, where=str(file))
-
-
-# -- writing -------------------------------------------------------------------------
-
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
@@ -190,183 +181,22 @@ def _dumps(doc: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-# -- loading ---------------------------------------------------------------------------
-
-NodeRows = list[tuple[str, dict[str, Any]]]
-EdgeRows = list[tuple[str, str, dict[str, str]]]
-
-
-def _fast_rows(nodes: list[Any], edges: list[Any]) -> tuple[NodeRows, EdgeRows] | None:
-    """Validate and convert in one tight pass; None when anything is off.
-
-    It accepts nothing :func:`_checked_rows` refuses except a repeated edge,
-    which :func:`_fast_graph` finds from the edge count; on None the caller
-    runs that careful pass, which names the first problem.
-    """
-    try:
-        return _fast_rows_unchecked(nodes, edges)
-    except (KeyError, TypeError, _Invalid):
-        return None
-
-
-def _fast_graph(nodes: list[Any], edges: list[Any]) -> nx.DiGraph | None:
-    """The networkx graph of a valid document; else None."""
-    rows = _fast_rows(nodes, edges)
-    if rows is None:
-        return None
-    g = nx.DiGraph()
-    # Written into networkx's dicts as add_nodes_from and add_edges_from would, without
-    # their checks per item: the rows are checked, and the checks cost as much again.
-    attrs_of, succ, pred = g._node, g._succ, g._pred
-    for node_id, attrs in rows[0]:
-        attrs_of[node_id] = attrs
-        succ[node_id] = {}
-        pred[node_id] = {}
-    for source, target, attrs in rows[1]:
-        following = succ[source]
-        if target in following:
-            return None  # a repeated (source, target): the careful pass names it
-        following[target] = pred[target][source] = dict(attrs)  # one dict, both directions
-    g.add_nodes_from(())  # lets networkx drop what it caches about the graph
-    return g
-
-
-class _Invalid(Exception):
-    pass
-
-
-# Frozen dataclass ``__init__`` sets each field through ``object.__setattr__``; filling the
-# instance ``__dict__`` in one step gives an equal record at half the cost. The keys are in
-# field order, as ``__init__`` would set them.
-_new = object.__new__
-_set = object.__setattr__
-_join = "".join  # raises TypeError on a non-string item: a fast list-of-strings check
-_CALLS = {"exact": {"type": "calls", "resolution": "exact"},
-          "name": {"type": "calls", "resolution": "name"}}
-_OTHER = {"consumes": {"type": "consumes"}, "produces": {"type": "produces"}}
-
-
-def _fast_rows_unchecked(nodes: list[Any], edges: list[Any]) -> tuple[NodeRows, EdgeRows]:
-    # Subscripts raise KeyError / TypeError on a missing key or a non-object item.
-    types: dict[str, str] = {}
-    node_rows: NodeRows = []
-    add_node = node_rows.append
-    for raw in nodes:
-        if type(raw) is not dict:
-            raise _Invalid
-        node_id = raw["id"]
-        kind = raw["type"]
-        if type(node_id) is not str or not node_id or node_id in types:
-            raise _Invalid
-        record: FunctionNode | TagNode
-        if kind == "function":
-            name, fkind, qualnames = raw["name"], raw["kind"], raw["qualnames"]
-            sources, knowledge, code = raw["sources"], raw["knowledge"], raw["code"]
-            if (type(name) is not str or not name or type(fkind) is not str
-                    or fkind not in _KINDS or type(qualnames) is not list
-                    or type(sources) is not list or type(knowledge) is not str
-                    or type(code) is not str):
-                raise _Invalid
-            _join(qualnames)
-            spans: list[SourceSpan] = []
-            for span in sources:
-                if type(span) is not dict:
-                    raise _Invalid
-                file, start, end = span["file"], span["start_line"], span["end_line"]
-                if (type(file) is not str or type(start) is not int or type(end) is not int
-                        or start < 1 or end < 1):
-                    raise _Invalid
-                item = _new(SourceSpan)
-                _set(item, "__dict__", {"file": file, "start_line": start, "end_line": end})
-                if len(span) > 3:  # a notebook's cells: the careful pass checks them
-                    raise _Invalid
-                spans.append(item)
-            record = _new(FunctionNode)
-            _set(record, "__dict__", {
-                "id": node_id, "name": name, "qualnames": tuple(qualnames), "code": code,
-                "knowledge": knowledge, "sources": tuple(spans), "kind": fkind})
-        elif kind == "tag":
-            label, aliases = raw["label"], raw["aliases"]
-            if type(label) is not str or not label or type(aliases) is not list:
-                raise _Invalid
-            _join(aliases)
-            record = _new(TagNode)
-            _set(record, "__dict__", {"id": node_id, "label": label, "aliases": tuple(aliases)})
-        else:
-            raise _Invalid
-        types[node_id] = kind
-        add_node((node_id, {"type": kind, "record": record}))
-    edge_rows: EdgeRows = []
-    add_edge = edge_rows.append
-    get_type = types.get  # a non-string end is never a key: it is refused as missing
-    calls, other = _CALLS, _OTHER
-    for raw in edges:
-        if type(raw) is not dict:
-            raise _Invalid
-        source, target, kind = raw["source"], raw["target"], raw["type"]
-        ends = (get_type(source), get_type(target))
-        if kind == "calls":
-            attrs = calls[raw["resolution"]]
-            if ends != _CALL_ENDS:
-                raise _Invalid
-        else:
-            if ends != _EDGE_ENDS.get(kind) or (len(raw) != 3 and "resolution" in raw):
-                raise _Invalid
-            attrs = other[kind]
-        add_edge((source, target, attrs))
-    return node_rows, edge_rows
-
-
-def _checked_rows(nodes: list[Any], edges: list[Any], where: str) -> tuple[NodeRows, EdgeRows]:
-    """Validate item by item, raising a GraphFormatError that names the first problem."""
-    types: dict[str, str] = {}
-    node_rows: NodeRows = []
-    for index, raw in enumerate(nodes):
-        at = f"{where}: nodes[{index}]"
-        node = _node(raw, at)
-        if node.id in types:
-            raise GraphFormatError(f"{at}: duplicate node id {node.id!r}")
-        kind = "function" if isinstance(node, FunctionNode) else "tag"
-        types[node.id] = kind
-        node_rows.append((node.id, {"type": kind, "record": node}))
-    edge_rows: EdgeRows = []
-    pairs: set[tuple[str, str]] = set()
-    for index, raw in enumerate(edges):
-        at = f"{where}: edges[{index}]"
-        edge = _edge(raw, at)
-        for end in (edge.source, edge.target):
-            if end not in types:
-                raise GraphFormatError(f"{at}: refers to missing node {end!r}")
-        if (edge.source, edge.target) in pairs:
-            raise GraphFormatError(f"{at}: duplicate edge {edge.source} -> {edge.target}")
-        pairs.add((edge.source, edge.target))
-        _check_edge_ends(types, edge, at)
-        attrs: dict[str, str] = {"type": edge.type}
-        if edge.resolution is not None:
-            attrs["resolution"] = edge.resolution
-        edge_rows.append((edge.source, edge.target, attrs))
-    return node_rows, edge_rows
-
-
-# -- validation ---------------------------------------------------------------------
-
-
 def _text(raw: dict[str, Any], key: str, at: str, *, empty: bool = True) -> str:
     value = raw.get(key)
-    if not isinstance(value, str) or (not empty and not value):
+    if type(value) is not str or (not empty and not value):
         raise GraphFormatError(f"{at}: '{key}' must be a {'' if empty else 'non-empty '}string")
     return value
 
 
 def _texts(raw: dict[str, Any], key: str, at: str) -> tuple[str, ...]:
     value = raw.get(key)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if type(value) is not list or not all(type(v) is str for v in value):
         raise GraphFormatError(f"{at}: '{key}' must be a list of strings")
     return tuple(value)
 
 
 def _node(raw: Any, at: str) -> FunctionNode | TagNode:
-    if not isinstance(raw, dict):
+    if type(raw) is not dict:
         raise GraphFormatError(f"{at}: must be an object")
     node_id = _text(raw, "id", at, empty=False)
     kind = raw.get("type")
@@ -378,63 +208,64 @@ def _node(raw: Any, at: str) -> FunctionNode | TagNode:
     if fkind not in _KINDS:
         raise GraphFormatError(f"{at}: unknown function kind {fkind!r}; expected {_KINDS}")
     sources = raw.get("sources")
-    if not isinstance(sources, list):
+    if type(sources) is not list:
         raise GraphFormatError(f"{at}: 'sources' must be a list")
-    spans: list[SourceSpan] = []
-    for number, span in enumerate(sources):
-        where = f"{at}.sources[{number}]"
-        if not isinstance(span, dict):
-            raise GraphFormatError(f"{where}: must be an object")
-        lines = (span.get("start_line"), span.get("end_line"))
-        if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in lines):
-            raise GraphFormatError(f"{where}: start_line and end_line must be positive integers")
-        start, end = lines
-        assert isinstance(start, int) and isinstance(end, int)
-        spans.append(SourceSpan(_text(span, "file", where), start, end, *_cells(span, where)))
     return FunctionNode(
         id=node_id, name=_text(raw, "name", at, empty=False),
         qualnames=_texts(raw, "qualnames", at), code=_text(raw, "code", at),
-        knowledge=_text(raw, "knowledge", at), sources=tuple(spans), kind=fkind,
+        knowledge=_text(raw, "knowledge", at),
+        sources=tuple(_span(span, f"{at}.sources[{n}]") for n, span in enumerate(sources)),
+        kind=fkind,
     )
 
 
-def _cells(span: dict[str, Any], where: str) -> tuple[int, int] | tuple[()]:
+def _span(raw: Any, at: str) -> SourceSpan:
+    if type(raw) is not dict:
+        raise GraphFormatError(f"{at}: must be an object")
+    start, end = raw.get("start_line"), raw.get("end_line")
+    if type(start) is not int or type(end) is not int or start < 1 or end < 1:
+        raise GraphFormatError(f"{at}: start_line and end_line must be positive integers")
+    return SourceSpan(_text(raw, "file", at), start, end, *_cells(raw, at))
+
+
+def _cells(span: dict[str, Any], at: str) -> tuple[int, int] | tuple[()]:
     """The ``cell`` and ``end_cell`` of a notebook's span, or nothing for another file's."""
     if "cell" not in span and "end_cell" not in span:
         return ()
-    cells = (span.get("cell"), span.get("end_cell"))
-    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in cells):
-        raise GraphFormatError(f"{where}: cell and end_cell must be positive integers")
-    first, last = cells
-    assert isinstance(first, int) and isinstance(last, int)
+    first, last = span.get("cell"), span.get("end_cell")
+    if type(first) is not int or type(last) is not int or first < 1 or last < 1:
+        raise GraphFormatError(f"{at}: cell and end_cell must be positive integers")
     return first, last
 
 
-def _edge(raw: Any, at: str) -> Edge:
-    if not isinstance(raw, dict):
-        raise GraphFormatError(f"{at}: must be an object")
-    kind = raw.get("type")
-    if kind not in _EDGE_TYPES:
-        raise GraphFormatError(f"{at}: unknown edge type {kind!r}; expected {_EDGE_TYPES}")
-    resolution = raw.get("resolution")
-    if kind == "calls" and resolution not in ("exact", "name"):
-        raise GraphFormatError(f"{at}: a calls edge needs resolution 'exact' or 'name'")
-    if kind != "calls" and resolution is not None:
-        raise GraphFormatError(f"{at}: only calls edges have a resolution")
-    return Edge(_text(raw, "source", at, empty=False), _text(raw, "target", at, empty=False),
-                kind, resolution)
-
-
-_EDGE_ENDS = {"calls": ("function", "function"), "consumes": ("tag", "function"),
-              "produces": ("function", "tag")}
-_CALL_ENDS = _EDGE_ENDS["calls"]
-
-
-def _check_edge_ends(types: dict[str, str], edge: Edge, at: str) -> None:
-    expected = _EDGE_ENDS[edge.type]
-    found = (types[edge.source], types[edge.target])
-    if found != expected:
-        raise GraphFormatError(
-            f"{at}: a {edge.type} edge goes {expected[0]} -> {expected[1]}, not "
-            f"{found[0]} -> {found[1]}"
-        )
+def _edges(edges: list[Any], types: dict[str, str], where: str) -> list[EdgeRow]:
+    rows: list[EdgeRow] = []
+    pairs: set[tuple[str, str]] = set()
+    for index, raw in enumerate(edges):
+        at = f"{where}: edges[{index}]"
+        if type(raw) is not dict:
+            raise GraphFormatError(f"{at}: must be an object")
+        given = raw.get("type")
+        kind = _TYPES.get(given) if isinstance(given, str) else None
+        if kind is None:
+            raise GraphFormatError(f"{at}: unknown edge type {given!r}; expected {tuple(_TYPES)}")
+        resolution = raw.get("resolution")
+        if kind == "calls" and (type(resolution) is not str or resolution not in _RESOLUTIONS):
+            raise GraphFormatError(f"{at}: a calls edge needs resolution 'exact' or 'name'")
+        if kind != "calls" and resolution is not None:
+            raise GraphFormatError(f"{at}: only calls edges have a resolution")
+        source, target = _text(raw, "source", at, empty=False), _text(raw, "target", at,
+                                                                        empty=False)
+        for end in (source, target):
+            if end not in types:
+                raise GraphFormatError(f"{at}: refers to missing node {end!r}")
+        if (source, target) in pairs:
+            raise GraphFormatError(f"{at}: duplicate edge {source} -> {target}")
+        pairs.add((source, target))
+        expected, found = _EDGE_ENDS[kind], (types[source], types[target])
+        if found != expected:
+            raise GraphFormatError(
+                f"{at}: a {kind} edge goes {expected[0]} -> {expected[1]}, not "
+                f"{found[0]} -> {found[1]}")
+        rows.append((source, target, kind, _RESOLUTIONS.get(resolution)))
+    return rows

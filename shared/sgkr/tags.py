@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
 from .records import Role, TagMatch
+from .stores import GraphReader, as_store
 from .text import fold
 
 __all__ = ["VocabularyMatcher", "TagExtractor", "tag_role", "resolve_labels", "split_roles"]
@@ -60,38 +61,35 @@ class VocabularyMatcher:
 
     Parameters
     ----------
-    graph
-        The graph whose tag nodes make the vocabulary (read once, here).
+    source
+        The graph whose tag nodes make the vocabulary, or a reader of a graph
+        store (:class:`~sgkr.stores.base.GraphReader`): each question asks it
+        once for the tags named by the question's phrases.
     """
 
-    def __init__(self, graph: KnowledgeGraph) -> None:
-        self._phrases: dict[tuple[str, ...], list[str]] = {}
-        self._labels: dict[str, str] = {}
-        self._roles: dict[str, Role] = {}
-        for tag in graph.tags():
-            self._labels[tag.id] = tag.label
-            self._roles[tag.id] = tag_role(graph, tag.id)
-            for phrase in (tag.label, *tag.aliases):
-                folded = fold(phrase)
-                if folded and tag.id not in self._phrases.setdefault(folded, []):
-                    self._phrases[folded].append(tag.id)
-        self._longest = max((len(p) for p in self._phrases), default=0)
+    def __init__(self, source: KnowledgeGraph | GraphReader) -> None:
+        self._reader: GraphReader = (as_store(source).reader()
+                                     if isinstance(source, KnowledgeGraph) else source)
 
     def lookup(self, phrase: str) -> list[str]:
         """Tag ids whose label or an alias folds to the same words as ``phrase``."""
-        return list(self._phrases.get(fold(phrase), []))
+        key = " ".join(fold(phrase))
+        return [t.id for t in self._reader.phrase_tags([key]).get(key, [])]
 
     def __call__(self, question: str) -> list[TagMatch]:
         """Find the tags of ``question``, longest phrases first, without overlaps."""
         tokens: list[tuple[str, int, int]] = []
         for m in _TOKEN.finditer(question):
             tokens.extend((w, m.start(), m.end()) for w in fold(m.group()))
+        longest = self._reader.longest_phrase() if tokens else 0
+        words = [t[0] for t in tokens]
+        spans = {(i, size): " ".join(words[i : i + size]) for i in range(len(tokens))
+                 for size in range(min(longest, len(tokens) - i), 0, -1)}
+        found = self._reader.phrase_tags(set(spans.values())) if spans else {}
         candidates: list[tuple[int, int]] = []
-        for i in range(len(tokens)):
-            for size in range(min(self._longest, len(tokens) - i), 0, -1):
-                if tuple(t[0] for t in tokens[i : i + size]) in self._phrases and (
-                        size > 1 or tokens[i][0] not in _FUNCTION_WORDS):
-                    candidates.append((i, size))
+        for (i, size), phrase in spans.items():
+            if phrase in found and (size > 1 or words[i] not in _FUNCTION_WORDS):
+                candidates.append((i, size))
         candidates.sort(key=lambda c: (-c[1], c[0]))
         taken: set[int] = set()
         matches: list[TagMatch] = []
@@ -101,10 +99,9 @@ class VocabularyMatcher:
                 continue
             taken |= span
             start, end = tokens[i][1], tokens[i + size - 1][2]
-            phrase = tuple(t[0] for t in tokens[i : i + size])
-            for node_id in self._phrases[phrase]:
-                matches.append(TagMatch(node_id, self._labels[node_id], question[start:end],
-                                        start, end, self._roles[node_id]))
+            for tag in found[spans[i, size]]:
+                matches.append(TagMatch(tag.id, tag.label, question[start:end],
+                                        start, end, tag.role))
         matches.sort(key=lambda m: (m.start, m.tag_id))
         seen: set[str] = set()
         unique: list[TagMatch] = []
@@ -116,37 +113,47 @@ class VocabularyMatcher:
 
 
 def resolve_labels(
-    matcher: VocabularyMatcher, graph: KnowledgeGraph, question: str,
+    matcher: VocabularyMatcher, source: KnowledgeGraph | GraphReader, question: str,
     found: Iterable[TagMatch | str],
 ) -> list[TagMatch]:
     """Turn what a custom extractor returned (matches, labels, aliases or ids) into matches.
+
+    ``source`` is the graph (or a store's reader) that ``matcher`` matches against.
 
     Raises
     ------
     InvalidArgumentError
         If the extractor returned something that is neither a TagMatch nor a string.
     """
-    matches: list[TagMatch] = []
-    seen: set[str] = set()
-    for item in found:
-        if isinstance(item, TagMatch):
-            if item.tag_id in graph and item.tag_id not in seen:
-                seen.add(item.tag_id)
-                matches.append(item)
-            continue
-        if not isinstance(item, str):
+    reader = as_store(source).reader() if isinstance(source, KnowledgeGraph) else source
+    items = list(found)
+    for item in items:
+        if not isinstance(item, (TagMatch, str)):
             raise InvalidArgumentError(
                 f"tag extractor returned {item!r}; expected TagMatch or a tag label"
             )
-        ids = [item] if item.startswith("tag:") and item in graph else matcher.lookup(item)
+    known = reader.kinds({i.tag_id if isinstance(i, TagMatch) else i for i in items})
+    seen: set[str] = set()
+    chosen: list[tuple[TagMatch | str, str]] = []  # in the extractor's order
+    for item in items:
+        if isinstance(item, TagMatch):
+            ids = [item.tag_id] if item.tag_id in known else []
+        else:
+            ids = [item] if item.startswith("tag:") and item in known else matcher.lookup(item)
         for node_id in ids:
-            if node_id in seen:
-                continue
-            seen.add(node_id)
-            at = question.lower().find(item.lower())
-            start, end = (at, at + len(item)) if at >= 0 else (-1, -1)
-            matches.append(TagMatch(node_id, graph.tag(node_id).label, item, start, end,
-                                    tag_role(graph, node_id)))
+            if node_id not in seen:
+                seen.add(node_id)
+                chosen.append((item, node_id))
+    tags = reader.tags({node_id for item, node_id in chosen if isinstance(item, str)})
+    matches: list[TagMatch] = []
+    for item, node_id in chosen:
+        if isinstance(item, TagMatch):
+            matches.append(item)
+            continue
+        at = question.lower().find(item.lower())
+        start, end = (at, at + len(item)) if at >= 0 else (-1, -1)
+        tag = tags[node_id]
+        matches.append(TagMatch(node_id, tag.label, item, start, end, tag.role))
     return matches
 
 

@@ -14,7 +14,14 @@ from langchain_core.documents import Document
 from pydantic import ValidationError
 
 from langchain_sgkr import SGKRRetriever
-from sgkr import GraphFormatError, InvalidArgumentError, Retriever, RetrieverOptions, build_graph
+from sgkr import (
+    BuildOptions,
+    GraphFormatError,
+    InvalidArgumentError,
+    Retriever,
+    RetrieverOptions,
+    build_graph,
+)
 from sgkr.text import without_docstring
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,9 +247,23 @@ def test_from_sources_passes_build_options() -> None:
     assert build_graph(copies, merge="none").stats() == apart.graph.stats()
 
 
+def test_from_sources_accepts_every_build_option(
+        every_build_option: tuple[Path, dict[str, Any]]) -> None:
+    src, options = every_build_option
+    built = SGKRRetriever.from_sources([src], **options, k=2)
+    assert built.k == 2
+    assert built.graph.to_dict() == build_graph([src], BuildOptions(**options)).to_dict()
+    assert sorted(f.id for f in built.graph.functions()) == ["fn:a.f", "fn:b.f"]
+    assert any(options["cache"].iterdir())
+    given = SGKRRetriever.from_sources([src], BuildOptions(**options), merge="auto")
+    assert len(list(given.graph.functions())) == 1  # a keyword overrides build_options
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"graph": None}, "graph"),
-    ({"knowlege": "k.json"}, r"\['knowlege'\]"),
+    ({"knowlege": "k.json"}, r"unknown argument\(s\) \['knowlege'\]: expected"),
+    ({"infer": True}, r"\['infer'\]"),
+    ({"jobs": 0}, "jobs must be a positive integer"),
 ])
 def test_from_sources_refuses_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises(InvalidArgumentError, match=match):

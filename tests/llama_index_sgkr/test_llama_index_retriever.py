@@ -185,15 +185,36 @@ def test_examples_alone_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
      "examples, merge: only with sources, not with graph_path"),
     ({"graph": "graph.json"}, "graph must be a KnowledgeGraph, got str"),
     ({"graph": "G", "k": 3, "similarity_top_k": 3}, "k or similarity_top_k, not both"),
-    ({"graph": "G", "top_k": 3}, "unknown retriever option.*top_k"),
+    ({"graph": "G", "top_k": 3}, r"unknown argument\(s\) \['top_k'\]: expected"),
+    ({"sources": ["src"], "infer": True}, r"unknown argument\(s\) \['infer'\]"),
+    ({"graph": "G", "jobs": 1}, "jobs: only with sources, not with graph"),
+    ({"graph_path": "g.json", "build_options": "B"},
+     "build_options: only with sources, not with graph_path"),
     ({"graph": "G", "k": 0}, "k must be an integer of at least 1"),
     ({"graph": "G", "partial": "all"}, "partial must be one of"),
 ])
 def test_bad_combinations_name_the_problem(payments_graph, kwargs, message) -> None:  # type: ignore[no-untyped-def]
     if kwargs.get("graph") == "G":
         kwargs = {**kwargs, "graph": payments_graph}
+    if kwargs.get("build_options") == "B":
+        from sgkr import BuildOptions
+
+        kwargs = {**kwargs, "build_options": BuildOptions()}
     with pytest.raises(ValueError, match=message):
         SGKRRetriever.from_defaults(**kwargs)
+
+
+def test_every_build_option_is_accepted(every_build_option) -> None:  # type: ignore[no-untyped-def]
+    from sgkr import BuildOptions, build_graph
+
+    src, options = every_build_option
+    built = SGKRRetriever.from_defaults(sources=[src], **options).graph
+    assert built.to_dict() == build_graph([src], BuildOptions(**options)).to_dict()
+    assert sorted(f.id for f in built.functions()) == ["fn:a.f", "fn:b.f"]
+    assert any(options["cache"].iterdir())
+    given = SGKRRetriever.from_defaults(sources=[src], build_options=BuildOptions(**options),
+                                        merge="auto")  # a keyword overrides build_options
+    assert len(list(given.graph.functions())) == 1
 
 
 def test_constructor_wants_an_sgkr_retriever(payments_graph) -> None:  # type: ignore[no-untyped-def]

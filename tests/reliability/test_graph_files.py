@@ -120,10 +120,8 @@ def test_huge_strings_load_within_the_byte_limit(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc))
     graph = KnowledgeGraph.load(path)
     assert len(graph.function(doc["nodes"][0]["id"]).code) == 5_000_000
-    from sgkr.store import load_graph
-
     with pytest.raises(GraphFormatError, match="over the limit"):
-        load_graph(path, max_bytes=1_000_000)
+        KnowledgeGraph.load(path, max_bytes=1_000_000)
 
 
 def test_loading_executes_nothing(tmp_path: Path) -> None:

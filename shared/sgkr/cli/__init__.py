@@ -1,9 +1,11 @@
 """The ``sgkr`` command line: one module per command, errors as one line on stderr.
 
-Exit statuses: 0 success; 1 an unexpected SGKR error; 2 a bad option or
-argument; 3 a source problem (missing path, no Python found); 4 a malformed
-knowledge or examples file; 5 a malformed graph file; 6 a file that cannot be
-written or read; 7 a function or node name that is not in the graph; 130 interrupted.
+Exit statuses (listed by ``sgkr --help``): 0 success; 1 an unexpected SGKR
+error; 2 a bad option or argument (and bare ``sgkr``, which prints the usage);
+3 a source problem (missing path, no Python found); 4 a malformed knowledge or
+examples file; 5 a malformed graph file; 6 a file that cannot be written or
+read; 7 a function or node name that is not in the graph; 130 interrupted.
+``sgkr --print-completion bash`` (or zsh, tcsh) prints a shell completion script.
 
 Examples
 --------
@@ -18,6 +20,8 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+import shtab
+
 from .. import __version__
 from ..errors import (
     GraphFormatError,
@@ -27,7 +31,7 @@ from ..errors import (
     SGKRError,
     SourceError,
 )
-from . import bench, build, demo, evaluate, export, inspect, query
+from . import bench, build, demo, evaluate, export, inspect, mcp, query
 
 __all__ = ["main", "EXIT_CODES"]
 
@@ -40,7 +44,8 @@ EXIT_CODES: dict[type[BaseException], int] = {
     NodeNotFoundError: 7,
     SGKRError: 1,
 }
-_COMMANDS = (build, query, inspect, export, demo, evaluate, bench)
+_COMMANDS = (build, query, inspect, export, demo, evaluate, bench, mcp)
+_PATH_OPTIONS = frozenset({"graph", "paths", "output", "knowledge", "examples", "cache", "out"})
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,19 +53,36 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"sgkr: error: {message}\n")
 
 
+def _exit_codes() -> str:
+    """The exit statuses, as the epilog of ``sgkr --help``."""
+    meanings = {
+        0: "success", 1: "an unexpected SGKR error", 2: "a bad option or argument",
+        3: "a source problem (missing path, no Python found)",
+        4: "a malformed knowledge or examples file", 5: "a malformed graph file",
+        6: "a file that cannot be written or read",
+        7: "a function or node name that is not in the graph", 130: "interrupted",
+    }
+    return "exit statuses:\n" + "\n".join(f"  {code:<4} {text}" for code, text in meanings.items())
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="sgkr", description="Structure-grounded knowledge retrieval.")
+    parser = _Parser(prog="sgkr", description="Structure-grounded knowledge retrieval.",
+                     epilog=_exit_codes(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"sgkr {__version__}")
     parser.add_argument("--verbose", action="store_true",
                         help="show tracebacks on errors and every skipped file")
+    shtab.add_argument_to(parser, ["--print-completion"],
+                          help="print a shell completion script and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
     for command in _COMMANDS:
         command.register(sub)
     for command_parser in sub.choices.values():
         # Accepted after the command too; SUPPRESS keeps one given before it.
         command_parser.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
                                     help="show tracebacks on errors and every skipped file")
+        for action in command_parser._actions:  # completion: these name files and folders
+            if action.dest in _PATH_OPTIONS:
+                action.complete = shtab.FILE  # type: ignore[attr-defined]
     return parser
 
 
@@ -68,6 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``sgkr`` command line; return the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # bare ``sgkr``: what it can do
+        parser.print_help()
+        return 2
     try:
         status = args.run(args)
         return int(status or 0)

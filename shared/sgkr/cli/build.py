@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Callable
+from typing import NoReturn, TextIO
+
+from tqdm import tqdm
 
 from ..build import build_graph
 from ..cache import default_cache_dir
+from ..errors import InvalidArgumentError
 from ..incremental import GraphBuilder
 from ..merge import MERGE_POLICIES
 from ..options import DEFAULT_MERGE, BuildOptions
 from ..sources import DEFAULT_MAX_FILE_BYTES
 
-__all__ = ["register", "run", "progress_printer", "positive_int", "positive_float", "watch"]
+__all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,6 +52,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="keep running: every SECONDS, update the graph from the files that "
                         "changed and write it again (Ctrl-C stops)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as one JSON object (counts and every problem)")
     p.set_defaults(run=run)
 
 
@@ -72,11 +79,43 @@ def positive_float(text: str) -> float:
     return value
 
 
-def progress_printer(stage: str, done: int, total: int) -> None:
-    """Show progress on stderr when it is a terminal."""
-    if sys.stderr.isatty():
-        end = "\n" if done == total else ""
-        print(f"\r{stage}: {done}/{total} files", end=end, file=sys.stderr, flush=True)
+class ProgressBar:
+    """A build's ``progress(stage, done, total)`` drawn as a bar, on a terminal only.
+
+    Nothing is written when ``stream`` (default: standard error) is not a
+    terminal, nor for a stage that ends within ``delay`` seconds.
+
+    Examples
+    --------
+    >>> import io
+    >>> bar = ProgressBar(io.StringIO())  # not a terminal: silent
+    >>> bar("parse", 10, 20); bar.close()
+    >>> bar.enabled
+    False
+    """
+
+    def __init__(self, stream: TextIO | None = None, *, delay: float = 0.5) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = self.stream.isatty()
+        self.delay = delay
+        self._bar: tqdm[NoReturn] | None = None
+        self._stage: str | None = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if stage != self._stage or self._bar is None:
+            self.close()
+            self._stage = stage
+            self._bar = tqdm(total=total, desc=stage, unit="file", file=self.stream,
+                             delay=self.delay, leave=False, dynamic_ncols=True)
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        """Take the bar off the screen."""
+        if self._bar is not None:
+            self._bar.close()
+        self._bar, self._stage = None, None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,13 +126,22 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs, gitignore=not args.no_gitignore,
         cache=None if args.no_cache else (args.cache or default_cache_dir(args.output)),
     )
+    if args.json and args.watch is not None:
+        raise InvalidArgumentError("--json prints one summary: it does not go with --watch")
     if args.watch is not None:
         builder = GraphBuilder(args.paths, options)
         graph = builder.build()
     else:
-        graph = build_graph(args.paths, options, progress=progress_printer)
+        bar = ProgressBar()
+        try:
+            graph = build_graph(args.paths, options, progress=bar)
+        finally:
+            bar.close()
     graph.save(args.output)
-    if not args.quiet and graph.report is not None:
+    if args.json and graph.report is not None:
+        print(json.dumps({"output": args.output, **graph.report.to_dict()}, indent=2,
+                         ensure_ascii=False))
+    elif not args.quiet and graph.report is not None:
         print(graph.report.summary(verbose=getattr(args, "verbose", False)))
         print(f"wrote {args.output}")
     if args.watch is not None:

@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     "retrieved for a question highlighted.")
     p.add_argument("graph", help="graph.json made by sgkr build")
     p.add_argument("--format", "-f", choices=FORMATS, default=None,
-                   help="default: from the --output suffix (.html .mmd .dot .gv .graphml), "
-                        "else html")
+                   help="default: from the --output suffix (.html .mmd .dot .gv .graphml; "
+                        "another suffix is refused), html on standard output")
     p.add_argument("--query", "-q", metavar="QUESTION",
                    help="highlight what this question retrieves; fade the rest")
     p.add_argument("--around", action="append", default=[], metavar="NAME",
@@ -55,7 +55,11 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("--focus needs --query")
     if args.depth < 0:
         raise InvalidArgumentError(f"--depth must be at least 0, got {args.depth}")
-    fmt = args.format or (format_for(args.output) if args.output != "-" else None) or "html"
+    fmt = args.format or (format_for(args.output) if args.output != "-" else "html")
+    if fmt is None:
+        raise InvalidArgumentError(
+            f"--output {args.output}: the suffix names no format this writes (.html .mmd .dot "
+            f".gv .graphml); name the file so, or give --format")
     graph = KnowledgeGraph.load(args.graph)
     result = None
     if args.query is not None:

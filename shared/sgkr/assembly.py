@@ -1,0 +1,514 @@
+"""One assembler: the graph of extracted modules, made whole or patched after a change.
+
+:meth:`Assembly.add` makes the graph of a build: function nodes (merged),
+call edges, then the I/O tags of the sidecar, the examples and inference.
+:meth:`Assembly.replace` patches that graph when some modules were
+extracted again, so that it equals the graph :meth:`Assembly.add` makes of
+the new modules:
+
+- calls are resolved again only in the modules :class:`~sgkr.affected.ImportIndex`
+  names (changed modules, their importers, callers of a bare name whose
+  matches changed);
+- only definitions sharing a name with a changed definition are merged again;
+- only nodes that changed get their call edges and tags again.
+
+Both change the graph through the batch methods of
+:class:`~sgkr.graph.KnowledgeGraph` only.
+
+Examples
+--------
+>>> from sgkr.extract import extract_module
+>>> from sgkr.options import BuildOptions
+>>> plan = make_plan([("m.py", "")], BuildOptions())
+>>> old = extract_module("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")
+>>> assembly = Assembly.add(plan, [old], [])
+>>> [(e.source, e.target) for e in assembly.graph.edges()]
+[('fn:m.f', 'fn:m.g')]
+>>> new = extract_module("m.py", "def f():\\n    return 2\\ndef g():\\n    return 1\\n")
+>>> assembly.replace([old], [new], [new], [])
+1
+>>> list(assembly.graph.edges())
+[]
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from . import __version__
+from .affected import ImportIndex, matches, rematched
+from .batch import uses_processes
+from .errors import InvalidArgumentError, SourceError
+from .forked import Background
+from .graph import KnowledgeGraph, tag_id
+from .knowledge import Example, Sidecar, knowledge_of, load_examples, load_sidecar
+from .merge import merge_groups
+from .options import BuildOptions
+from .records import (
+    BuildReport,
+    Definition,
+    FunctionNode,
+    ModuleExtract,
+    Problem,
+    Resolution,
+    bulk_record,
+)
+from .resolve import CallResolver, flatten, ordered
+from .sources import SourceInput, common_root
+from .tagging import add_sidecar_tags, add_tag, attach_example, inferred_rows, link
+
+__all__ = ["Plan", "make_plan", "Assembly"]
+
+Calls = dict[str, dict[str, Resolution]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The validated inputs of a build: what to read, relative to what, and how to tag."""
+
+    inputs: list[SourceInput]
+    base: Path
+    sidecar: Sidecar | None
+    examples: list[Example]
+    merge: str
+    infer_tags: bool
+    max_file_bytes: int
+    exclude: tuple[str, ...]
+    where: str
+    gitignore: bool = True
+
+
+def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
+    """Check the sources exist, load the sidecar and examples, and choose the root.
+
+    Raises
+    ------
+    SourceError
+        Nothing to build, or a source path does not exist.
+    KnowledgeFormatError
+        The sidecar or the examples file is malformed.
+    """
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    source_list = list(sources)
+    knowledge, examples = options.knowledge, options.examples
+    sidecar = load_sidecar(knowledge) if isinstance(knowledge, (str, os.PathLike)) else knowledge
+    example_list = _examples(examples)
+    if not source_list and not example_list:
+        raise SourceError("nothing to build: give source paths or an examples file")
+    disk = [Path(s) for s in source_list if not isinstance(s, tuple)]
+    for path in disk:
+        if not path.exists():
+            raise SourceError(f"source path does not exist: {path}")
+    extra_dirs = [e.source_file.parent for e in example_list if e.source_file is not None]
+    if isinstance(examples, (str, os.PathLike)):
+        extra_dirs.append(Path(examples).resolve().parent)
+    base = Path(options.root).resolve() if options.root is not None else common_root(
+        [p.resolve() for p in disk] + extra_dirs)
+    inputs: list[SourceInput] = list(source_list)
+    inputs += [e.source_file for e in example_list if e.source_file is not None]
+    inputs += [(e.path, e.code) for e in example_list if e.source_file is None]
+    where = ", ".join(str(s) for s in source_list) or "the examples"
+    return Plan(inputs, base, sidecar, example_list, options.merge, options.infer_tags,
+                options.max_file_bytes, tuple(options.exclude), where, options.gitignore)
+
+
+def _examples(examples: object) -> list[Example]:
+    if examples is None:
+        return []
+    if isinstance(examples, (str, os.PathLike)):
+        return load_examples(examples)
+    if isinstance(examples, Sequence) and all(isinstance(e, Example) for e in examples):
+        return list(examples)
+    raise InvalidArgumentError(f"examples must be a path or a list of Example, got {examples!r}")
+
+
+@dataclass(frozen=True)
+class _Merged:
+    """The function nodes of the definitions merged again in an update."""
+
+    records: dict[str, FunctionNode]
+    new_map: dict[str, str]  # qualified name -> node id, of the definitions merged again
+    gone: set[str]
+    changed: set[str]  # ids of new or changed records
+    moved: set[str]  # qualified names now on another node, or on none
+
+
+class Assembly:
+    """A graph and what an update needs to patch it.
+
+    Attributes
+    ----------
+    plan : Plan
+    graph : KnowledgeGraph
+    modules : list of ModuleExtract
+        The extractions, sorted by path.
+    qual_to_id : dict
+        Each qualified name's node id.
+    resolver : CallResolver
+    calls : dict
+        Each caller's resolved calls, by qualified name.
+    problems : list of Problem
+    """
+
+    def __init__(self, plan: Plan, graph: KnowledgeGraph, modules: list[ModuleExtract],
+                 qual_to_id: dict[str, str], resolver: CallResolver, calls: Calls,
+                 problems: list[Problem]) -> None:
+        self.plan = plan
+        self.graph = graph
+        self.modules = modules
+        self.qual_to_id = qual_to_id
+        self.resolver = resolver
+        self.calls = calls
+        self.problems = problems
+        self._index: ImportIndex | None = None  # made by the first update
+        self._missing: dict[str, bool] = {}  # sidecar function keys found in no node
+
+    @classmethod
+    def add(cls, plan: Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
+            *, jobs: int | None = None, started: float | None = None) -> Assembly:
+        """The graph of ``modules``: nodes, calls, knowledge tags and the report.
+
+        Calls are resolved in a forked child (:mod:`sgkr.forked`) while this
+        process makes the function nodes, when ``jobs`` lets the build use
+        other cores. ``started``: when the build began (:func:`time.perf_counter`),
+        for the report's time; default: now.
+        """
+        started = time.perf_counter() if started is None else started
+        problems = [*read_problems, *(p for m in modules for p in m.problems)]
+        graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
+                                     "infer_tags": plan.infer_tags})
+        resolver = CallResolver(modules)
+        resolving = Background(partial(_resolved_calls, resolver, modules),
+                               fork=uses_processes(jobs, len(modules)))
+        try:
+            qual_to_id = _add_functions(graph, modules, plan)
+            # Without a sidecar or examples no function is tagged otherwise, and the
+            # inferred tags are added while the calls are still being resolved.
+            early = plan.infer_tags and plan.sidecar is None and not plan.examples
+            if early:
+                _add_inferred(graph, modules, qual_to_id, set())
+        except BaseException:
+            resolving.cancel()  # no child is left behind
+            raise
+        calls = resolving.result()
+        graph.add_edge_rows([(qual_to_id[caller], qual_to_id[callee], "calls", how)
+                             for caller, callee, how in flatten(calls, in_order=True)])
+        add_sidecar_tags(graph, plan.sidecar, problems)
+        _attach_examples(graph, plan, modules, qual_to_id, problems)
+        if plan.infer_tags and not early:
+            _add_inferred(graph, modules, qual_to_id, graph.tagged_functions())
+        graph.report = report(graph, len(modules), problems, started)
+        return cls(plan, graph, modules, qual_to_id, resolver, calls, problems)
+
+    def replace(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
+                modules: list[ModuleExtract], read_problems: Sequence[Problem], *,
+                started: float | None = None) -> int | None:
+        """Patch the graph: ``old`` modules became ``new``; ``modules`` are now all of them.
+
+        ``started``: when the update began, for the report's time; default: now.
+
+        Returns
+        -------
+        int or None
+            The number of modules whose calls were resolved again; None when
+            the change cannot be patched (the build has examples, or build
+            order decides what a name is): then this assembly is spent, and
+            :meth:`add` must make the graph.
+        """
+        started = time.perf_counter() if started is None else started
+        if self.plan.examples:
+            return None
+        if self._index is None:
+            self._index = ImportIndex(self.modules)
+            self._missing = _missing_keys(self.graph, self.plan.sidecar)
+        names = {d.name for m in (*old, *new) for d in m.definitions if d.kind != "module"}
+        resolved = self._resolve_again(old, new, names)
+        merged = None if resolved is None else self._merge_again(old, new, modules, names)
+        if resolved is None or merged is None:
+            return None
+        redo, new_calls = resolved
+        call_dirty, tag_dirty = self._dirty(old, new, merged, redo, new_calls)
+        self._apply(merged, call_dirty, tag_dirty, names | {m.module for m in new})
+        self.modules = modules
+        sidecar_problems = [Problem("knowledge", f"no function named {k!r} in the sources",
+                                    kind="knowledge") for k, gone in self._missing.items() if gone]
+        self.problems = [*read_problems, *(p for m in modules for p in m.problems),
+                         *sidecar_problems]
+        self.graph.report = report(self.graph, len(modules), self.problems, started)
+        return len(redo)
+
+    def _resolve_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
+                       names: set[str]) -> tuple[set[str], Calls] | None:
+        """The modules whose calls may have changed, and their call maps; None: refused."""
+        resolver, index = self.resolver, self._index
+        assert index is not None
+        before = {n: matches(resolver, n) for n in names}
+        if not resolver.replace(old, new):
+            return None
+        changed = {n for n in names if rematched(before[n], matches(resolver, n))}
+        index.replace(old, new)
+        redo = index.to_resolve(resolver, old, new, changed)
+        return redo, resolver.resolve_modules(resolver.by_module[n] for n in sorted(redo))
+
+    def _merge_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
+                     modules: list[ModuleExtract], names: set[str]) -> _Merged | None:
+        """Merge again the definitions sharing a name with a changed one; None: refused."""
+        graph, plan = self.graph, self.plan
+        old_module_defs = [d for m in old for d in m.definitions if d.kind == "module"]
+        old_quals = {d.qualname for m in self.modules for d in m.definitions
+                     if d.name in names and d.kind != "module"}
+        old_quals |= {d.qualname for d in old_module_defs}
+        fresh = {m.path for m in new}
+        subset = [d for m in modules for d in m.definitions
+                  if d.kind != "module" and d.name in names
+                  or d.kind == "module" and m.path in fresh]
+        groups = merge_groups(subset, plan.merge)
+        old_ids = {r.id for r in graph.records() if isinstance(r, FunctionNode)
+                   and r.name in names and r.kind != "module"}
+        old_ids |= {self.qual_to_id[d.qualname] for d in old_module_defs
+                    if d.qualname in self.qual_to_id}
+        records = {node_id: function_node(node_id, members, plan.sidecar)
+                   for node_id, members in groups}
+        if any(i in graph and i not in old_ids for i in records):
+            return None  # an id taken by a node of another name: build order decides
+        gone = old_ids - records.keys()
+        if plan.sidecar is not None and any(k in gone or k in records and k not in old_ids
+                                            for k in plan.sidecar.functions):
+            return None
+        new_map: dict[str, str] = {}
+        for node_id, members in groups:
+            for d in members:
+                new_map.setdefault(d.qualname, node_id)
+        moved = {q for q in old_quals | new_map.keys()
+                 if self.qual_to_id.get(q) != new_map.get(q)}
+        changed = {i for i, r in records.items() if i not in graph or graph.function(i) != r}
+        return _Merged(records, new_map, gone, changed, moved)
+
+    def _dirty(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
+               merged: _Merged, redo: set[str], new_calls: Calls) -> tuple[set[str], set[str]]:
+        """The nodes whose call edges, and those whose tags, are made again.
+
+        The new call maps are kept in :attr:`calls`.
+        """
+        graph, new_map = self.graph, merged.new_map
+        call_dirty, tag_dirty = set(merged.changed), set(merged.changed)
+        for q in merged.moved:
+            old_id = self.qual_to_id.get(q)
+            if old_id is not None and old_id in graph:
+                call_dirty.update(graph.callers(old_id))
+                call_dirty.add(old_id)
+                tag_dirty.add(old_id)
+            if q in new_map:
+                call_dirty.add(new_map[q])
+                tag_dirty.add(new_map[q])
+        # A node keeps its record when a definition of its qualified name comes or
+        # goes beside the first, whose code it shows: the tags inferred from that
+        # definition change all the same.
+        tag_dirty.update(new_map[d.qualname] for m in (*old, *new) for d in m.definitions
+                         if d.qualname in new_map)
+        redone = {d.qualname for n in redo for d in self.resolver.by_module[n].definitions}
+        redone |= {d.qualname for m in old for d in m.definitions}
+        for q in redone:
+            if self.calls.get(q) != new_calls.get(q):
+                if q in new_calls:
+                    self.calls[q] = new_calls[q]
+                else:
+                    self.calls.pop(q, None)
+                caller = new_map.get(q) or self.qual_to_id.get(q)
+                if caller is not None:
+                    call_dirty.add(caller)
+        return call_dirty, tag_dirty
+
+    def _apply(self, merged: _Merged, call_dirty: set[str], tag_dirty: set[str],
+               names: set[str]) -> None:
+        """Change the graph: qualified names, nodes, call edges, tags."""
+        graph, gone = self.graph, merged.gone
+        for q in merged.moved:
+            self.qual_to_id.pop(q, None)
+            if q in merged.new_map:
+                self.qual_to_id[q] = merged.new_map[q]
+        touched = graph.tags_of(gone | tag_dirty)
+        graph.remove_nodes(gone)
+        graph.add_functions(merged.records[i] for i in sorted(merged.changed))
+        self._recall(call_dirty - gone)
+        relabel = self._retag(tag_dirty - gone, touched)
+        for key in self._missing:
+            if key.rpartition(".")[2] in names or key.startswith(("fn:", "mod:")):
+                self._missing[key] = not graph.find(key)
+        self._relabel(relabel)
+
+    def _recall(self, nodes: set[str]) -> None:
+        """Call edges out of ``nodes`` made again from the call maps."""
+        graph = self.graph
+        graph.remove_edges([(s, t) for s, t, kind, _ in graph.edges_of(nodes) if kind == "calls"])
+        calls = {q: self.calls[q] for node_id in nodes for q in self._quals(node_id)
+                 if q in self.calls}
+        graph.add_edge_rows([(self.qual_to_id[caller], self.qual_to_id[callee], "calls", how)
+                             for caller, callee, how in flatten(calls)])
+
+    def _retag(self, nodes: set[str], touched: set[str]) -> set[str]:
+        """Tag edges of ``nodes`` made again: sidecar links, else inferred tags.
+
+        Returns the tags linked or unlinked that are still in the graph.
+        """
+        graph, plan = self.graph, self.plan
+        graph.remove_edges([(s, t) for s, t, kind, _ in graph.edges_of(nodes, "both")
+                            if kind != "calls"])
+        inferred: list[tuple[str, Definition]] = []
+        for node_id in sorted(nodes):
+            tagged = False
+            if plan.sidecar is not None:
+                record = graph.function(node_id)
+                for key, entry in plan.sidecar.functions.items():
+                    if _finds(graph, key, record):
+                        for role, labels in (("input", entry.inputs), ("output", entry.outputs)):
+                            for label in labels:
+                                touched.add(add_tag(graph, label))
+                                link(graph, tag_id(label), node_id, role)
+                                tagged = True
+            if plan.infer_tags and not tagged:
+                inferred += [(node_id, d) for d in self._definitions(node_id)]
+        rows, tags = inferred_rows(graph, inferred)
+        graph.add_edge_rows(rows)
+        touched.update(tags)
+        keep = {tag_id(label) for label in plan.sidecar.tags} if plan.sidecar else set()
+        orphans = {t for t in touched if t in graph and not graph.edges_of([t], "both")
+                   and t not in keep}
+        graph.remove_nodes(orphans)
+        return touched - orphans
+
+    def _relabel(self, tags: set[str]) -> None:
+        """Give each tag the label a fresh build gives it: the first sidecar entry's naming it
+        (of the functions found), else its folded words."""
+        sidecar = self.plan.sidecar
+        if sidecar is None:
+            return
+        labels: dict[str, str] = {}
+        for key, entry in sidecar.functions.items():
+            if not self._missing.get(key, True):
+                for label in (*entry.inputs, *entry.outputs):
+                    labels.setdefault(tag_id(label), label.strip())
+        declared = {tag_id(label) for label in sidecar.tags}
+        for t in tags - declared:
+            if t in self.graph:
+                label = labels.get(t, t.removeprefix("tag:"))
+                if self.graph.tag(t).label != label:
+                    self.graph.set_tag_label(t, label)
+
+    def _quals(self, node_id: str) -> list[str]:
+        """Qualified names whose definitions' calls and tags belong to ``node_id``."""
+        return [q for q in self.graph.function(node_id).qualnames
+                if self.qual_to_id.get(q) == node_id]
+
+    def _definitions(self, node_id: str) -> list[Definition]:
+        """Definitions whose qualified name maps to ``node_id``, in build order."""
+        resolver = self.resolver
+        quals = set(self._quals(node_id))
+        owners = sorted({resolver.owner[q] for q in quals if q in resolver.owner})
+        return [d for name in owners for d in resolver.by_module[name].definitions
+                if d.qualname in quals]
+
+
+def report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],
+           started: float) -> BuildReport:
+    """The build report of ``graph``, made of ``files`` files, ``started`` at this time."""
+    stats = graph.stats()
+    return BuildReport(
+        files=files, functions=stats["functions"], call_edges=stats["call_edges"],
+        tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started)
+
+
+def function_node(node_id: str, members: Sequence[Definition],
+                  sidecar: Sidecar | None) -> FunctionNode:
+    """The node of a merge group: the first member's code, the best-documented knowledge."""
+    head = members[0]
+    if sidecar is None and len(members) == 1:  # most nodes: what the general case makes
+        return bulk_record(FunctionNode, {
+            "id": node_id, "name": head.name, "qualnames": (head.qualname,), "code": head.code,
+            "knowledge": knowledge_of(head), "sources": (head.span,), "kind": head.kind})
+    texts = [_sidecar_text(sidecar, d) for d in members]
+    sidecar_text = next((t for t in texts if t), None)
+    documented = max(members, key=lambda d: len(d.docstring or "") + len(d.comment or ""))
+    return FunctionNode(
+        id=node_id,
+        name=head.name,
+        qualnames=tuple(dict.fromkeys(d.qualname for d in members)),
+        code=head.code,
+        knowledge=knowledge_of(documented, sidecar_text),
+        sources=tuple(d.span for d in members),
+        kind=head.kind,
+    )
+
+
+def _sidecar_text(sidecar: Sidecar | None, d: Definition) -> str | None:
+    if sidecar is None:
+        return None
+    entry = sidecar.functions.get(d.qualname) or sidecar.functions.get(d.name)
+    return entry.knowledge if entry else None
+
+
+def _resolved_calls(resolver: CallResolver, modules: list[ModuleExtract]) -> Calls:
+    """The call maps of ``modules``, sorted where they are made (in a forked child)."""
+    return ordered(resolver.resolve_modules(modules))
+
+
+def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
+                   plan: Plan) -> dict[str, str]:
+    """Add the function nodes of the merged definitions; each qualified name's node id."""
+    definitions = [d for m in modules for d in m.definitions]
+    qual_to_id: dict[str, str] = {}
+    setdefault = qual_to_id.setdefault
+    nodes: list[FunctionNode] = []
+    for node_id, members in merge_groups(definitions, plan.merge):
+        nodes.append(function_node(node_id, members, plan.sidecar))
+        for d in members:
+            setdefault(d.qualname, node_id)
+    graph.add_functions(nodes)
+    return qual_to_id
+
+
+def _attach_examples(graph: KnowledgeGraph, plan: Plan, modules: Sequence[ModuleExtract],
+                     qual_to_id: dict[str, str], problems: list[Problem]) -> None:
+    by_path = {m.path: m for m in modules}
+    for example in plan.examples:
+        solution = by_path.get(_relative(example, plan.base))
+        if solution is None:
+            problems.append(Problem(example.path, f"example {example.id}: solution not read",
+                                    kind="knowledge"))
+            continue
+        attach_example(graph, example, solution, qual_to_id, problems)
+
+
+def _relative(example: Example, base: Path) -> str:
+    if example.source_file is None:
+        return example.path
+    try:
+        return example.source_file.relative_to(base).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(example.source_file, base)).as_posix()
+
+
+def _add_inferred(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
+                  qual_to_id: dict[str, str], tagged: set[str]) -> None:
+    """Add the tags inferred for the functions not ``tagged``, and their edges."""
+    pairs = ((qual_to_id[d.qualname], d) for module in modules for d in module.definitions)
+    graph.add_edge_rows(inferred_rows(graph, ((n, d) for n, d in pairs if n not in tagged))[0])
+
+
+def _missing_keys(graph: KnowledgeGraph, sidecar: Sidecar | None) -> dict[str, bool]:
+    """Whether each function key of the sidecar is found in no node."""
+    return {k: not graph.find(k) for k in sidecar.functions} if sidecar is not None else {}
+
+
+def _finds(graph: KnowledgeGraph, key: str, record: FunctionNode) -> bool:
+    """Whether :meth:`KnowledgeGraph.find` of ``key`` includes ``record`` (sidecar links)."""
+    if key in graph and graph.node_type(key) == "function":
+        return key == record.id
+    suffix = "." + key
+    return record.name == key or any(q == key or q.endswith(suffix) for q in record.qualnames)

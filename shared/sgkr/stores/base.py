@@ -1,0 +1,113 @@
+"""The :class:`GraphStore` protocol: what retrieval reads from a graph, and nothing more.
+
+A retriever asks a store for a :meth:`~GraphStore.reader`, one consistent
+version of the graph for one question, and reads through it only: the tags
+whose labels or aliases fold to some phrases of the question, the records of
+a batch of nodes, the neighbours of a batch of nodes along one edge type, and
+the bounded path search between tags. Every call takes a batch, so a store on
+a server answers a question in a few round trips, and the retrieving process
+holds what the question reached, never the graph.
+
+Two stores implement it: :class:`~sgkr.stores.memory.MemoryStore`, the
+networkx graph in this process (the default), and
+:class:`~sgkr.stores.falkordb.FalkorDBStore`, a graph pushed to a FalkorDB
+server. Both give the same answers to every question.
+
+Examples
+--------
+>>> from sgkr import build_graph
+>>> from sgkr.stores import as_store
+>>> code = "def f():\\n    return g()\\ndef g():\\n    return 1\\n"
+>>> store = as_store(build_graph([("m.py", code)]))
+>>> isinstance(store, GraphStore), store.url
+(True, 'memory:')
+>>> store.reader().neighbours(["fn:m.f"], "calls", "out")
+{'fn:m.f': ('fn:m.g',)}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+from ..records import EdgeType, FunctionNode, Role
+
+__all__ = ["GraphStore", "GraphReader", "TagInfo", "NodeKind", "Side", "Path"]
+
+#: What a node is: ``tag``, or the kind of a function node.
+NodeKind = Literal["tag", "function", "method", "module"]
+#: Which end of an edge a node is on: ``out`` follows edges from it, ``in`` to it.
+Side = Literal["out", "in"]
+Path = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TagInfo:
+    """A tag node as retrieval sees it: its id, its label, and its role in the graph."""
+
+    id: str
+    label: str
+    role: Role
+
+
+@runtime_checkable
+class GraphReader(Protocol):
+    """One consistent version of a graph, read by one question (see the module docs).
+
+    Ids a method does not know are left out of what it returns; every
+    method raises :class:`~sgkr.errors.StoreError` when the store cannot
+    answer, never returns part of an answer.
+    """
+
+    def longest_phrase(self) -> int:
+        """Most words in a folded tag label or alias (0 for a graph without tags)."""
+        ...
+
+    def phrase_tags(self, phrases: Collection[str]) -> dict[str, list[TagInfo]]:
+        """The tags named by each phrase, a phrase being folded words joined by spaces.
+
+        Tags of one phrase are sorted by id; phrases naming none are left out.
+        """
+        ...
+
+    def tags(self, ids: Collection[str]) -> dict[str, TagInfo]:
+        """The tag nodes among ``ids``."""
+        ...
+
+    def kinds(self, ids: Collection[str]) -> dict[str, NodeKind]:
+        """What each node among ``ids`` is (``tag`` or a function kind)."""
+        ...
+
+    def functions(self, ids: Collection[str]) -> dict[str, FunctionNode]:
+        """The function records among ``ids``."""
+        ...
+
+    def neighbours(self, ids: Collection[str], edge_type: EdgeType,
+                   side: Side) -> dict[str, tuple[str, ...]]:
+        """Sorted nodes one ``edge_type`` edge away from each of ``ids`` (every id known)."""
+        ...
+
+    def find_paths(self, inputs: Sequence[str], outputs: Sequence[str], *, max_depth: int,
+                   max_paths: int, reverse_calls: bool) -> list[Path]:
+        """:func:`sgkr.search.find_paths` on this graph."""
+        ...
+
+    def connect_paths(self, nodes: Sequence[str], *, max_depth: int,
+                      max_paths: int) -> list[Path]:
+        """:func:`sgkr.search.connect_paths` on this graph."""
+        ...
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Where a retriever's graph lives: in this process, or on a graph database server."""
+
+    @property
+    def url(self) -> str:
+        """Where the graph is, for messages (``memory:``, ``falkordb://host:port/name``)."""
+        ...
+
+    def reader(self) -> GraphReader:
+        """The current version of the graph, for one question."""
+        ...
