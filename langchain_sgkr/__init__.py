@@ -13,12 +13,21 @@ Examples
 
 from __future__ import annotations
 
-from .documents import DOCUMENT_PROMPT, graph_documents, to_document, to_documents
+from .documents import (
+    DOCUMENT_PROMPT,
+    PER_QUESTION_KEYS,
+    SGKRDocument,
+    graph_documents,
+    to_document,
+    to_documents,
+)
 from .fallback import retriever_fallback
 from .retriever import SGKRRetriever
 
 __all__ = [
     "SGKRRetriever",
+    "SGKRDocument",
+    "PER_QUESTION_KEYS",
     "DOCUMENT_PROMPT",
     "graph_documents",
     "retriever_fallback",

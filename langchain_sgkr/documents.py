@@ -5,6 +5,12 @@ knowledge then its code, and its ``metadata`` the flat fields of
 :meth:`sgkr.RetrievedFunction.metadata` (``name``, ``qualnames``, ``file``,
 ``start_line``, ``end_line``, ``matched_tags``, ``path``, ``score``, ...).
 
+The id and page content depend on the function alone; ``score``,
+``matched_tags`` and ``path`` (:data:`PER_QUESTION_KEYS`) on the question
+too. The documents are :class:`SGKRDocument`, whose equality leaves those
+keys out, so that LangChain's own de-duplication (``MultiQueryRetriever``
+compares whole documents) keeps one document per function, the first one.
+
 Examples
 --------
 >>> from sgkr import RetrievedFunction, SourceSpan
@@ -22,6 +28,7 @@ def fee(v): ...
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.prompts import PromptTemplate
@@ -30,13 +37,50 @@ from sgkr import KnowledgeGraph, RetrievedFunction
 from sgkr.context import make_documents
 from sgkr.errors import InvalidArgumentError
 
-__all__ = ["to_document", "to_documents", "graph_documents", "DOCUMENT_PROMPT"]
+__all__ = ["SGKRDocument", "PER_QUESTION_KEYS", "to_document", "to_documents",
+           "graph_documents", "DOCUMENT_PROMPT"]
+
+#: The metadata that depends on the question as well as on the function.
+PER_QUESTION_KEYS = frozenset({"score", "matched_tags", "path"})
 
 #: A document prompt (for ``create_retriever_tool`` and the like) that heads each
 #: document with its function's name and place, then shows its knowledge and code.
 DOCUMENT_PROMPT = PromptTemplate.from_template(
     "## {name} ({file}, lines {start_line}-{end_line})\n{page_content}"
 )
+
+
+class SGKRDocument(Document):
+    """A LangChain ``Document`` that equals another of the same function.
+
+    Two documents are equal when their ids, page contents and metadata are,
+    leaving out :data:`PER_QUESTION_KEYS`: the same function retrieved for two
+    questions is one document. LangChain serialises it as a plain
+    ``Document`` (``langchain_core.load.loads`` gives one back).
+
+    Examples
+    --------
+    >>> a = SGKRDocument(id="fn:f", page_content="def f(): ...", metadata={"score": 1.0})
+    >>> a == SGKRDocument(id="fn:f", page_content="def f(): ...", metadata={"score": 0.5})
+    True
+    >>> a == Document(id="fn:g", page_content="def f(): ...", metadata={"score": 1.0})
+    False
+    """
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document):
+            return NotImplemented
+        return (self.id, self.page_content, _stable(self.metadata), self.type) == (
+            other.id, other.page_content, _stable(other.metadata), other.type)
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        """Serialised as a plain ``Document``."""
+        return Document.lc_id()
+
+
+def _stable(metadata: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in metadata.items() if k not in PER_QUESTION_KEYS}
 
 
 def to_document(record: RetrievedFunction) -> Document:
@@ -125,4 +169,4 @@ def graph_documents(graph: KnowledgeGraph, *, include_knowledge: bool = True) ->
 
 
 def _convert(record: RetrievedFunction) -> Document:
-    return Document(id=record.id, page_content=record.text, metadata=record.metadata())
+    return SGKRDocument(id=record.id, page_content=record.text, metadata=record.metadata())

@@ -85,6 +85,12 @@ class SGKRRetriever(BaseRetriever):
         fill, lexical, centrality, brevity
             The options of :class:`sgkr.RetrieverOptions`, same defaults; any
             of them can also be given per call.
+        filter: dict | None
+            A metadata filter on ``file``, ``kind``, ``name`` and ``matched_tags``
+            in the vector stores' style (``{"file": {"$in": [...]}}``,
+            ``{"$or": [...]}``; see :mod:`sgkr.filters`), applied before ranking
+            so that ``k`` is spent on what passes; per call too
+            (``invoke(q, filter={"kind": "function"})``).
         tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None
             Finds a question's tags (default: the graph's tag vocabulary).
         fallback: Callable[[str, int], Sequence[str]] | None
@@ -189,6 +195,10 @@ class SGKRRetriever(BaseRetriever):
                               description="Weight of the call graph's centrality in the fill.")
     brevity: float = Field(default=_DEFAULTS.brevity, ge=0,
                            description="How much the fill prefers short functions.")
+    filter: dict[str, Any] | None = Field(
+        default=None,
+        description="Only documents whose file, kind, name or matched_tags pass, "
+                    "e.g. {'kind': 'function'} (see sgkr.filters); k is spent on them.")
     # sgkr.tags.TagExtractor and sgkr.retriever.Fallback, spelt out for pydantic.
     tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None = Field(
         default=None, description="question -> tag matches or labels (default: vocabulary).")

@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 from .fallback import retriever_fallback
+from .filters import to_sgkr_filter
 from .nodes import (
     EXCLUDED_EMBED_METADATA_KEYS,
     EXCLUDED_LLM_METADATA_KEYS,
@@ -31,6 +32,7 @@ __all__ = [
     "to_node",
     "to_node_with_score",
     "retriever_fallback",
+    "to_sgkr_filter",
     "METADATA_KEYS",
     "EXCLUDED_EMBED_METADATA_KEYS",
     "EXCLUDED_LLM_METADATA_KEYS",

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sgkr.errors import GraphFormatError, InvalidArgumentError
+from sgkr.files import parse_json, read_side_file
 from sgkr.graph import KnowledgeGraph
 from sgkr.retriever import Retriever, RetrieverOptions
 
@@ -97,13 +98,9 @@ def _folder(persist_dir: object) -> Path:
 
 
 def _read_options(file: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise GraphFormatError(
-            f"{file}: cannot read retriever options: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GraphFormatError(f"{file}: not a valid JSON options file: {exc}") from exc
+    where = f"{file}: cannot read retriever options"
+    data = parse_json(read_side_file(file, where, GraphFormatError), str(file), GraphFormatError,
+                      invalid="not a valid JSON options file")
     if not isinstance(data, dict) or not isinstance(data.get("options"), dict):
         raise GraphFormatError(f"{file}: expected an object with an 'options' object")
     if data.get("schema_version") != OPTIONS_SCHEMA_VERSION:

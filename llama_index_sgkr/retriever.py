@@ -29,6 +29,7 @@ from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
 from llama_index.core.utils import print_text
+from llama_index.core.vector_stores.types import MetadataFilters
 
 from sgkr.build import build_graph
 from sgkr.errors import InvalidArgumentError
@@ -39,6 +40,7 @@ from sgkr.retriever import Fallback, Retriever, RetrieverOptions
 from sgkr.sources import SourceInput
 from sgkr.tags import TagExtractor
 
+from .filters import to_sgkr_filter
 from .nodes import to_node_with_score
 from .persist import load_retriever, save_retriever
 
@@ -106,6 +108,7 @@ class SGKRRetriever(BaseRetriever):
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
+        filters: MetadataFilters | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **options: Any,
@@ -129,6 +132,11 @@ class SGKRRetriever(BaseRetriever):
             another LlamaIndex retriever).
         similarity_top_k
             LlamaIndex's name for ``k``; give one or the other.
+        filters
+            LlamaIndex ``MetadataFilters`` on ``file``, ``kind``, ``name`` and
+            ``matched_tags``, applied before ranking so that ``k`` is spent on
+            the functions that pass (see :func:`llama_index_sgkr.to_sgkr_filter`);
+            SGKR's own ``filter`` option is the same in its form.
         callback_manager, verbose
             As for any LlamaIndex retriever.
         **options
@@ -179,7 +187,7 @@ got graph_path and sources
         if sources is None and extra:
             raise InvalidArgumentError(
                 f"{', '.join(extra)}: only with sources, not with {given[0]}")
-        _top_k(similarity_top_k, options)
+        _framework_options(similarity_top_k, filters, options)
         if graph_path is not None:
             graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:
@@ -218,13 +226,14 @@ got graph_path and sources
         tag_extractor: TagExtractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
+        filters: MetadataFilters | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **options: Any,
     ) -> SGKRRetriever:
         """Load a retriever written by :meth:`persist`; ``options`` override the stored ones.
 
-        ``similarity_top_k`` is ``k``, as for :meth:`from_defaults`.
+        ``similarity_top_k`` and ``filters`` are as for :meth:`from_defaults`.
 
         Raises
         ------
@@ -240,7 +249,7 @@ got graph_path and sources
         ...
         sgkr.errors.GraphFormatError: /nonexistent/sgkr_retriever.json: cannot read ...
         """
-        _top_k(similarity_top_k, options)
+        _framework_options(similarity_top_k, filters, options)
         graph, stored = load_retriever(persist_dir)
         core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
                          **{**stored, **options})
@@ -291,9 +300,13 @@ got graph_path and sources
         return [to_node_with_score(doc) for doc in result.documents]
 
 
-def _top_k(similarity_top_k: int | None, options: dict[str, Any]) -> None:
-    """Put LlamaIndex's ``similarity_top_k`` into ``options`` as SGKR's ``k``."""
-    if similarity_top_k is not None:
-        if "k" in options:
-            raise InvalidArgumentError("pass k or similarity_top_k, not both")
-        options["k"] = similarity_top_k
+def _framework_options(similarity_top_k: int | None, filters: MetadataFilters | None,
+                       options: dict[str, Any]) -> None:
+    """Put LlamaIndex's ``similarity_top_k`` and ``filters`` into SGKR's ``options``."""
+    given = {"k": similarity_top_k,
+             "filter": None if filters is None else to_sgkr_filter(filters)}
+    for (option, value), name in zip(given.items(), ("similarity_top_k", "filters"), strict=True):
+        if value is not None:
+            if option in options:
+                raise InvalidArgumentError(f"pass {option} or {name}, not both")
+            options[option] = value

@@ -11,6 +11,8 @@ import pytest
 
 from sgkr import KnowledgeGraph, Retriever, RetrieverOptions
 from sgkr.errors import InvalidArgumentError
+from sgkr.filters import compile_filter, filter_values
+from sgkr.records import Edge, FunctionNode, SourceSpan
 
 from .conftest import PAYMENTS
 from .test_search import make
@@ -207,3 +209,63 @@ def test_the_fill_reads_a_store_through_the_protocol(payments_graph: KnowledgeGr
         expected = memory.retrieve(question)
         assert len(expected.documents) == 12
         assert stored.retrieve(question) == expected
+
+
+CASE_STUDY = "What is the most expensive MCC for a transaction of 5 euros, in general?"
+
+
+@pytest.mark.parametrize("spec", [
+    {"file": "solutions/task_1273.py"},
+    {"kind": {"$ne": "module"}},
+    {"matched_tags": "mcc"},
+    {"name": "load_mcc_codes"},  # a callee of a function the filter leaves out
+    {"$or": [{"name": "fee_rule_matches"}, {"name": "get_mcc_code"}]},
+])
+def test_filter_spends_the_budget_on_what_passes(payments_graph: KnowledgeGraph,
+                                                 spec: dict[str, object]) -> None:
+    rule = compile_filter(spec)
+    everything = Retriever(payments_graph, k=1000, scripts=1).retrieve(CASE_STUDY).documents
+    passing = [d for d in everything
+               if rule(filter_values(payments_graph.function(d.id), d.matched_tags))]
+    assert 0 < len(passing) < len(everything)
+    for k in (1, 3):
+        docs = Retriever(payments_graph, k=k, scripts=1, filter=spec).retrieve(
+            CASE_STUDY).documents
+        # The first k that pass, as ranked without a filter, with the same scores.
+        assert [(d.id, d.score, d.matched_tags) for d in docs] == [
+            (d.id, d.score, d.matched_tags) for d in passing[:k]]
+
+
+def test_filtered_out_module_takes_no_script_slot() -> None:
+    # Two scripts consume the amount; with scripts=1 only the first is returned, unless
+    # the filter leaves that one out.
+    g = make([], consumes=[("amount", "fee")], produces=[("fee", "total")])
+    for name in ("a", "b"):
+        g.add_function(FunctionNode(f"mod:{name}", name, (name,), "x = 1", "", (
+            SourceSpan(f"{name}.py", 1, 1),), "module"))
+        g.add_edge(Edge("tag:amount", f"mod:{name}", "consumes"))
+    question = "the amount"
+    assert [d.id for d in Retriever(g, partial="nearest", scripts=1).retrieve(question)
+            .documents] == ["fn:fee", "mod:a"]
+    only_b = Retriever(g, partial="nearest", scripts=1, filter={"file": "b.py"}).retrieve(
+        question)
+    assert [d.id for d in only_b.documents] == ["mod:b"]
+
+
+def test_filter_applies_to_the_fallback(payments_graph: KnowledgeGraph) -> None:
+    ids = sorted(f.id for f in payments_graph.functions())
+    r = Retriever(payments_graph, fallback=lambda q, k: ids,
+                  filter={"file": "solutions/task_1273.py"})
+    docs = r.retrieve("How do I read a json file?").documents
+    assert docs and all(d.sources[0].file == "solutions/task_1273.py" for d in docs)
+    assert [d.id for d in docs] == [i for i in ids if i in {d.id for d in docs}]
+
+
+def test_filter_is_an_option(payments_graph: KnowledgeGraph) -> None:
+    spec = {"kind": "function"}
+    options = RetrieverOptions(filter=spec)
+    assert RetrieverOptions.from_dict(json.loads(json.dumps(options.to_dict()))) == options
+    r = Retriever(payments_graph).with_options(filter=spec)
+    assert all(d.kind == "function" for d in r.retrieve(CASE_STUDY).documents)
+    with pytest.raises(InvalidArgumentError, match="filter: unknown field 'path'"):
+        Retriever(payments_graph, filter={"path": "a.py"})

@@ -44,6 +44,7 @@ from . import __version__
 from .affected import ImportIndex, matches, rematched
 from .batch import uses_processes
 from .errors import InvalidArgumentError, SourceError
+from .files import roots_of
 from .forked import Background
 from .graph import KnowledgeGraph, tag_id
 from .knowledge import Example, Sidecar, knowledge_of, load_examples, load_sidecar
@@ -98,13 +99,14 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
     source_list = list(sources)
     knowledge, examples = options.knowledge, options.examples
     sidecar = load_sidecar(knowledge) if isinstance(knowledge, (str, os.PathLike)) else knowledge
-    example_list = _examples(examples)
-    if not source_list and not example_list:
-        raise SourceError("nothing to build: give source paths or an examples file")
-    disk = [Path(s) for s in source_list if not isinstance(s, tuple)]
+    disk = [Path(s) for s in source_list if isinstance(s, (str, os.PathLike))]
     for path in disk:
         if not path.exists():
             raise SourceError(f"source path does not exist: {path}")
+    # Solution files are read inside the examples file's folder or the source folders.
+    example_list = _examples(examples, roots_of(disk), options.max_file_bytes)
+    if not source_list and not example_list:
+        raise SourceError("nothing to build: give source paths or an examples file")
     extra_dirs = [e.source_file.parent for e in example_list if e.source_file is not None]
     if isinstance(examples, (str, os.PathLike)):
         extra_dirs.append(Path(examples).resolve().parent)
@@ -118,11 +120,11 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
                 options.max_file_bytes, tuple(options.exclude), where, options.gitignore)
 
 
-def _examples(examples: object) -> list[Example]:
+def _examples(examples: object, roots: Sequence[str], max_file_bytes: int) -> list[Example]:
     if examples is None:
         return []
     if isinstance(examples, (str, os.PathLike)):
-        return load_examples(examples)
+        return load_examples(examples, roots=roots, max_file_bytes=max_file_bytes)
     if isinstance(examples, Sequence) and all(isinstance(e, Example) for e in examples):
         return list(examples)
     raise InvalidArgumentError(f"examples must be a path or a list of Example, got {examples!r}")

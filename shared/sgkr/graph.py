@@ -427,7 +427,11 @@ class KnowledgeGraph:
         GraphFormatError
             If the file is missing, larger than ``max_bytes``, not JSON or not
             a valid SGKR graph; the message names the file.
+        InvalidArgumentError
+            If ``path`` is not a path.
         """
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
         file = Path(path)
         with paused_gc(long_lived=True):
             return cls.from_dict(store.read_json(file, max_bytes=max_bytes), where=str(file))

@@ -41,6 +41,7 @@ from typing import Any
 from .assembly import Assembly, make_plan, report
 from .batch import extract_files, extracting
 from .errors import InvalidArgumentError, SourceError
+from .files import roots_of
 from .gcpause import paused_gc
 from .graph import KnowledgeGraph
 from .options import BuildOptions
@@ -176,6 +177,7 @@ class GraphBuilder:
                 disk.append(path)
         found, problems = list_sources(disk, plan.base, exclude=plan.exclude, skip=texts,
                                        gitignore=plan.gitignore)
+        roots = roots_of(disk)
         now = time.time_ns()
         read: dict[str, tuple[_Stamp, str | Problem]] = {}
         for path, rel in found:
@@ -188,7 +190,7 @@ class GraphBuilder:
             if stamp is not None and known is not None and known[0] == stamp:
                 outcome = known[1]
             else:
-                text, problem = read_source(path, rel, plan.max_file_bytes)
+                text, problem = read_source(path, rel, plan.max_file_bytes, roots=roots)
                 outcome = problem if problem is not None else text or ""
                 if stamp is not None and now - stamp[1] < _racy_window(stamp[1]):
                     stamp = None

@@ -28,17 +28,26 @@ True
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import KnowledgeFormatError
+from .files import (
+    FileRefused,
+    check_tree,
+    inside,
+    parse_json,
+    read_file,
+    read_side_file,
+    read_side_text,
+    roots_of,
+)
 from .records import Definition, ModuleExtract, bulk_record
-from .sources import decode_source
+from .sources import DEFAULT_MAX_FILE_BYTES, decode_source
 from .text import fold, name_phrase, words
 
 __all__ = [
@@ -54,6 +63,7 @@ __all__ = [
     "infer_tags",
     "annotate",
     "mentions_phrase",
+    "mentions_any",
     "code_terms",
 ]
 
@@ -104,35 +114,65 @@ class Example:
 def load_sidecar(path: str | os.PathLike[str]) -> Sidecar:
     """Read a sidecar knowledge file (``.json``, ``.yaml`` or ``.yml``).
 
+    The file is read by the rules of :func:`sgkr.files.read_file` (a regular
+    file, at most :data:`~sgkr.files.MAX_SIDE_FILE_BYTES`), and its content,
+    YAML aliases expanded, may hold at most :data:`~sgkr.files.MAX_EXPANDED_ITEMS`.
+
     Raises
     ------
     KnowledgeFormatError
         If the file is missing, not valid JSON/YAML, or not of the documented shape.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise KnowledgeFormatError(f"knowledge file must be a path, got {path!r}")
     file = Path(path)
-    try:
-        raw = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise KnowledgeFormatError(f"knowledge file {file}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise KnowledgeFormatError(f"knowledge file {file}: not UTF-8 ({exc})") from exc
+    where = f"knowledge file {file}"
+    raw = read_side_file(file, where, KnowledgeFormatError)
     if file.suffix.lower() in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError as exc:
-            raise KnowledgeFormatError(
-                f"knowledge file {file} is YAML: install PyYAML, or give it as JSON"
-            ) from exc
-        try:
-            data = yaml.safe_load(raw)
-        except yaml.YAMLError as exc:
-            raise KnowledgeFormatError(f"knowledge file {file}: invalid YAML: {exc}") from exc
+        data = _parse_yaml(raw, where)
+        # Aliases share what they name: the tree is walked as if each were
+        # copied, and refused as soon as it is much larger than the file.
+        check_tree(data, where, KnowledgeFormatError, budget=yaml_budget(len(raw)))
     else:
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise KnowledgeFormatError(f"knowledge file {file}: invalid JSON: {exc}") from exc
+        data = parse_json(raw, where, KnowledgeFormatError)
     return parse_sidecar(data, where=str(file))
+
+
+def yaml_budget(size: int) -> int:
+    """Most items and characters a YAML file of ``size`` bytes may expand to (aliases used).
+
+    Without aliases a document holds fewer than it has bytes; twice that and a
+    million more leaves room for ordinary anchors.
+    """
+    return 2 * size + 1_000_000
+
+
+def _parse_yaml(raw: bytes, where: str) -> Any:
+    try:
+        import yaml
+    except ImportError as exc:
+        raise KnowledgeFormatError(f"{where} is YAML: install PyYAML, or give it as JSON"
+                                   ) from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise KnowledgeFormatError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})"
+                                   ) from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        raise KnowledgeFormatError(f"{where}: invalid YAML: {exc.problem or exc.context}{at}"
+                                   ) from exc
+    except yaml.YAMLError as exc:
+        raise KnowledgeFormatError(f"{where}: invalid YAML: {' '.join(str(exc).split())}"
+                                   ) from exc
+    except RecursionError as exc:
+        raise KnowledgeFormatError(f"{where}: invalid YAML: nested too deeply") from exc
+    except ValueError as exc:  # an integer over the digit limit
+        raise KnowledgeFormatError(f"{where}: invalid YAML: {str(exc).splitlines()[0]}"
+                                   ) from exc
 
 
 def parse_sidecar(data: Any, *, where: str = "knowledge") -> Sidecar:
@@ -178,32 +218,41 @@ def parse_sidecar(data: Any, *, where: str = "knowledge") -> Sidecar:
     return Sidecar(functions, tags)
 
 
-def load_examples(path: str | os.PathLike[str]) -> list[Example]:
+def load_examples(path: str | os.PathLike[str], *, roots: Sequence[str] = (),
+                  max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> list[Example]:
     """Read an examples JSONL file; ``file`` entries are read relative to it.
+
+    Parameters
+    ----------
+    path
+        The JSONL file.
+    roots
+        Real folder paths, besides the examples file's folder, that solution
+        files may lie in (a build gives its source folders).
+    max_file_bytes
+        Largest solution file read.
 
     Raises
     ------
     KnowledgeFormatError
-        Naming the file and line of the first malformed entry, or a missing solution file.
+        Naming the file and line of the first malformed entry, or a solution
+        file that is missing, too large, not a regular file, or outside the
+        examples file's folder and ``roots``.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise KnowledgeFormatError(f"examples file must be a path, got {path!r}")
     file = Path(path)
-    try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise KnowledgeFormatError(f"examples file {file}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise KnowledgeFormatError(f"examples file {file}: not UTF-8 ({exc})") from exc
+    where = f"examples file {file}"
+    text = read_side_text(file, where, KnowledgeFormatError)
+    allowed = (*roots_of([file]), *roots)
     examples: list[Example] = []
     seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         at = f"{file}:{number}"
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise KnowledgeFormatError(f"{at}: invalid JSON: {exc.msg}") from exc
-        example = _example(entry, at, file, number)
+        entry = parse_json(line, at, KnowledgeFormatError)
+        example = _example(entry, at, file, number, allowed, max_file_bytes)
         if example.id in seen:
             raise KnowledgeFormatError(f"{at}: duplicate example id {example.id!r}")
         seen.add(example.id)
@@ -211,7 +260,8 @@ def load_examples(path: str | os.PathLike[str]) -> list[Example]:
     return examples
 
 
-def _example(entry: Any, at: str, file: Path, number: int) -> Example:
+def _example(entry: Any, at: str, file: Path, number: int, allowed: Sequence[str],
+             max_file_bytes: int) -> Example:
     entry = _mapping(entry, at)
     known = {"id", "question", "code", "file", "inputs", "outputs", "answer", "level"}
     extra = set(entry) - known
@@ -225,17 +275,9 @@ def _example(entry: Any, at: str, file: Path, number: int) -> Example:
         raise KnowledgeFormatError(f"{at}: give exactly one of 'code' and 'file'")
     source_file: Path | None = None
     if "file" in entry:
-        if not isinstance(entry["file"], str):
-            raise KnowledgeFormatError(f"{at}: 'file' must be a string")
-        source_file = (file.parent / entry["file"]).resolve()
-        try:
-            code = decode_source(source_file.read_bytes())
-        except OSError as exc:
-            raise KnowledgeFormatError(
-                f"{at}: solution file {entry['file']!r}: {exc.strerror or exc}"
-            ) from exc
-        except (UnicodeDecodeError, LookupError) as exc:
-            raise KnowledgeFormatError(f"{at}: solution file {entry['file']!r}: {exc}") from exc
+        if not isinstance(entry["file"], str) or not entry["file"].strip():
+            raise KnowledgeFormatError(f"{at}: 'file' must be a non-empty string")
+        source_file, code = _solution(entry["file"], at, file, allowed, max_file_bytes)
         path = entry["file"]
     else:
         code = entry["code"]
@@ -254,6 +296,25 @@ def _example(entry: Any, at: str, file: Path, number: int) -> Example:
         answer=None if answer is None else str(answer),
         source_file=source_file,
     )
+
+
+def _solution(name: str, at: str, file: Path, allowed: Sequence[str],
+              max_file_bytes: int) -> tuple[Path, str]:
+    """The real path and text of an example's solution file, read inside ``allowed`` only."""
+    real = os.path.realpath(file.parent / name)
+    if not inside(real, allowed):
+        raise KnowledgeFormatError(f"{at}: solution file {name!r} is outside the examples "
+                                   "file's folder and the source folders")
+    try:
+        code = decode_source(read_file(real, max_file_bytes, roots=allowed))
+    except FileRefused as exc:
+        raise KnowledgeFormatError(f"{at}: solution file {name!r}: {exc}") from exc
+    except OSError as exc:
+        raise KnowledgeFormatError(f"{at}: solution file {name!r}: {exc.strerror or exc}"
+                                   ) from exc
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise KnowledgeFormatError(f"{at}: solution file {name!r}: {exc}") from exc
+    return Path(real), code
 
 
 def _tag_refs(value: Any, at: str) -> tuple[TagRef, ...]:
@@ -408,13 +469,31 @@ def code_terms(d: Definition) -> list[str]:
 
 def mentions_phrase(phrase: Sequence[str], terms: Iterable[str]) -> bool:
     """Whether the folded ``phrase`` stands, contiguously, inside one of ``terms`` folded."""
-    if not phrase:
+    return bool(phrase) and mentions_any({tuple(phrase)}, terms)
+
+
+def mentions_any(phrases: Collection[tuple[str, ...]], terms: Iterable[str]) -> bool:
+    """Whether any of the folded ``phrases`` stands, contiguously, inside one of ``terms``.
+
+    Each term is folded once and its word runs looked up in the set of
+    phrases: the cost grows with the terms plus the phrases, not their product
+    (a tag with thousands of aliases against a large solution).
+
+    Examples
+    --------
+    >>> mentions_any({("card", "scheme"), ("fee",)}, ["get_card_scheme", "amount"])
+    True
+    """
+    wanted = (phrases if isinstance(phrases, (set, frozenset)) and () not in phrases
+              else {p for p in phrases if p})
+    if not wanted:
         return False
-    size = len(phrase)
-    target = tuple(phrase)
+    longest = max(map(len, wanted))
     for term in terms:
         folded = fold(term)
-        for start in range(len(folded) - size + 1):
-            if folded[start : start + size] == target:
-                return True
+        count = len(folded)
+        for start in range(count):
+            for end in range(start + 1, min(count, start + longest) + 1):
+                if folded[start:end] in wanted:
+                    return True
     return False

@@ -25,12 +25,12 @@ Examples
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .extract import extract_module
+from .files import parse_json
 from .records import Definition, ModuleExtract, Problem, SourceSpan
 from .sources import module_name
 
@@ -94,10 +94,8 @@ def notebook_code(raw: str) -> NotebookCode:
     >>> code.text, code.place(2)
     ('\\nx = 1\\n', (1, 2))
     """
-    try:
-        document = json.loads(raw)
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
+    # Refuses deep nesting, long integers, NaN and lone surrogates as ValueError.
+    document = parse_json(raw, "JSON text", ValueError)
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         raise ValueError("no list of cells")
     version = document.get("nbformat")

@@ -18,13 +18,14 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, cast, get_args
 
 from .context import make_documents
 from .errors import InvalidArgumentError
 from .export import render
+from .filters import compile_filter, filter_values
 from .graph import KnowledgeGraph
 from .lexical import LexicalIndex
 from .records import EdgeType, RetrievalResult, TagMatch
@@ -42,6 +43,7 @@ Partial = Literal["connect", "nearest", "none"]
 Fill = Literal["ppr", "none"]
 _CALLEE_WEIGHT = 0.5
 _FILL_WEIGHT = 0.5
+_LEXICAL_SEEDS = DEFAULT_K  # the walk's lexical seeds (more when k asks for more)
 _WALKED: tuple[EdgeType, ...] = ("calls", "consumes", "produces")
 
 
@@ -94,6 +96,11 @@ class RetrieverOptions:
         How much the fill prefers short functions: a function's walk score is
         divided by its length to this power (0: length does not count), so
         the context a filled slot costs is priced in.
+    filter
+        Only functions whose metadata passes this filter are returned, with
+        the budget ``k`` spent on them (see :mod:`sgkr.filters`: ``file``,
+        ``kind``, ``name``, ``matched_tags``); the others still lead to their
+        callees. ``None``: no filter.
     """
 
     k: int = DEFAULT_K
@@ -108,6 +115,7 @@ class RetrieverOptions:
     lexical: bool = True
     centrality: float = 1.0
     brevity: float = 0.5
+    filter: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         for name in ("k", "max_depth", "max_paths", "callees", "scripts"):
@@ -130,6 +138,8 @@ class RetrieverOptions:
             if (not isinstance(value, (int, float)) or isinstance(value, bool)
                     or not 0 <= value < float("inf")):
                 raise InvalidArgumentError(f"{name} must be a non-negative number, got {value!r}")
+        if self.filter is not None:
+            compile_filter(self.filter)
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict."""
@@ -286,9 +296,10 @@ class Retriever:
                                              max_depth=o.max_depth, max_paths=o.max_paths)
             if not paths and o.partial != "none":
                 paths = self._nearest(reader, inputs, outputs)
-        ranked = self._rank(reader, paths, limit)
+        keep = self._filter(reader, paths)
+        ranked = self._rank(reader, paths, limit, keep)
         if len(ranked) < limit and (o.fill == "ppr" or o.lexical):
-            ranked = self._fill(reader, question, matches, ranked, limit)
+            ranked = self._fill(reader, question, matches, ranked, limit, keep)
         label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
             question=question,
@@ -342,8 +353,27 @@ class Retriever:
         paths += [(f, t) for t in outputs for f in producers.get(t, ())]
         return sorted(set(paths))
 
-    def _rank(self, reader: GraphReader, paths: Sequence[tuple[str, ...]],
-              limit: int) -> list[tuple[str, float]]:
+    def _filter(self, reader: GraphReader,
+                paths: Sequence[tuple[str, ...]]) -> Callable[[list[str]], set[str]] | None:
+        """The ids of a batch of function nodes that pass the filter option, if any."""
+        if self.options.filter is None:
+            return None
+        rule = compile_filter(self.options.filter)
+        ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths else {}
+        tags_of: dict[str, dict[str, None]] = defaultdict(dict)
+        for p in paths:  # as make_documents finds a document's matched tags
+            labels = dict.fromkeys(ends[n].label for n in (p[0], p[-1]) if n in ends)
+            for n in p:
+                tags_of[n].update(labels)
+
+        def passing(nodes: list[str]) -> set[str]:
+            records = reader.functions(nodes)
+            return {n for n, f in records.items() if rule(filter_values(f, tags_of.get(n, ())))}
+
+        return passing
+
+    def _rank(self, reader: GraphReader, paths: Sequence[tuple[str, ...]], limit: int,
+              keep: Callable[[list[str]], set[str]] | None = None) -> list[tuple[str, float]]:
         weight: dict[str, float] = defaultdict(float)
         first: dict[str, tuple[int, int]] = {}
         kinds = reader.kinds({node for path in paths for node in path})
@@ -354,18 +384,23 @@ class Retriever:
                     first.setdefault(node, (index, position))
         dropped: set[str] = set()
         scripts_left = self.options.scripts
+        shown: list[str] = []  # what is returned: the admitted nodes that pass the filter
 
         def admit(nodes: list[str]) -> list[str]:
             """``nodes`` less the module bodies over the ``scripts`` cap (those go to dropped)."""
             nonlocal scripts_left
+            passing = None if keep is None else keep(nodes)
             kept: list[str] = []
             for node in nodes:
-                if kinds[node] == "module":
+                visible = passing is None or node in passing
+                if visible and kinds[node] == "module":
                     if scripts_left == 0:
                         dropped.add(node)
                         continue
                     scripts_left -= 1
                 kept.append(node)
+                if visible:
+                    shown.append(node)
             return kept
 
         order = admit(sorted(weight, key=lambda n: (-weight[n], first[n], n)))
@@ -374,7 +409,7 @@ class Retriever:
         # A module body left out still leads to the functions it calls.
         frontier = sorted(weight, key=lambda n: (-weight[n], first[n], n))
         for _ in range(self.options.callees):
-            if len(order) >= limit or not frontier:
+            if len(shown) >= limit or not frontier:
                 break
             # Each layer of callees scores below the layer that calls it, so scores
             # fall with rank and a score cut-off keeps what SGKR ranks first.
@@ -390,16 +425,17 @@ class Retriever:
             most = max((best[n] for n in frontier), default=1.0)
             score.update({n: floor * _CALLEE_WEIGHT * best[n] / most for n in frontier})
             order += frontier
-        return [(n, max(round(score[n], 6), 1e-6)) for n in order[:limit]]
+        return [(n, max(round(score[n], 6), 1e-6)) for n in shown[:limit]]
 
     def _fill(self, reader: GraphReader, question: str, matches: Sequence[TagMatch],
-              ranked: list[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
+              ranked: list[tuple[str, float]], limit: int,
+              keep: Callable[[list[str]], set[str]] | None) -> list[tuple[str, float]]:
         """``ranked`` and, after it, the walk's functions (the lexical ones with fill off)."""
         o = self.options
         taken = {n for n, _ in ranked}
         kinds: dict[str, str] = dict(reader.kinds(taken))
         scripts_left = o.scripts - sum(1 for n in taken if kinds.get(n) == "module")
-        hits = self._lexical(reader, question, limit) if o.lexical else []
+        hits = self._lexical(reader, question, max(limit, _LEXICAL_SEEDS)) if o.lexical else []
         if o.fill == "none":
             if ranked:
                 return ranked
@@ -424,19 +460,23 @@ class Retriever:
         floor = min((s for _, s in ranked), default=1.0 / _FILL_WEIGHT) * _FILL_WEIGHT
         top = max((scored[n] for n in order if n in scored), default=1.0) or 1.0
         out = list(ranked)
-        for node in order:
+        for start in range(0, len(order), limit):  # read the filter's records in batches
+            batch = [n for n in order[start : start + limit] if n not in taken]
+            passing = set(batch) if keep is None else keep(batch)
+            kinds.update(reader.kinds([n for n in batch if n not in kinds]))
+            for node in batch:
+                if len(out) >= limit:
+                    return out
+                if node not in passing:
+                    continue
+                if kinds.get(node) == "module":
+                    if scripts_left <= 0:
+                        continue
+                    scripts_left -= 1
+                out.append((node, max(round(floor * scored.get(node, 0.0) / top, 6), 1e-6)))
+                taken.add(node)
             if len(out) >= limit:
                 break
-            if node in taken:
-                continue
-            if node not in kinds:
-                kinds.update(reader.kinds([node]))
-            if kinds.get(node) == "module":
-                if scripts_left <= 0:
-                    continue
-                scripts_left -= 1
-            out.append((node, max(round(floor * scored.get(node, 0.0) / top, 6), 1e-6)))
-            taken.add(node)
         return out
 
     def _lexical(self, reader: GraphReader, question: str, k: int) -> list[tuple[str, float]]:
@@ -477,7 +517,12 @@ class Retriever:
             return RetrievalResult(question=question, documents=())
         found = list(self.fallback(question, limit))
         known = reader.kinds(found)
-        ids = [i for i in found if i in known][:limit]
+        ids = [i for i in found if i in known]
+        keep = self._filter(reader, ())
+        if keep is not None:
+            passing = keep(ids)
+            ids = [i for i in ids if i in passing]
+        ids = ids[:limit]
         ranked = [(node_id, round(1.0 / (rank + 1), 6)) for rank, node_id in enumerate(ids)]
         docs = make_documents(reader, ranked, (),
                               include_knowledge=self.options.include_knowledge)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidArgumentError, SourceError
+from .files import FileRefused, read_file, roots_of
 from .ignore import GITIGNORE_MAX_BYTES, IgnoreRules, left_out_folder, silently_skipped
 from .records import Problem
 
@@ -38,6 +39,10 @@ __all__ = [
     "decode_source",
     "list_sources",
     "read_source",
+    "decoded",
+    "shown_path",
+    "check_patterns",
+    "check_max_file_bytes",
     "DEFAULT_MAX_FILE_BYTES",
 ]
 
@@ -153,8 +158,8 @@ def read_sources(
     InvalidArgumentError
         If an entry of ``sources`` is of an unknown type.
     """
-    if max_file_bytes <= 0:
-        raise InvalidArgumentError(f"max_file_bytes must be positive, got {max_file_bytes!r}")
+    check_max_file_bytes(max_file_bytes)
+    exclude = check_patterns(exclude)
     memory: list[tuple[str, str]] = []
     disk: list[Path] = []
     for item in sources:
@@ -173,17 +178,49 @@ def read_sources(
             raise InvalidArgumentError(f"unknown source {item!r}: give a path or (path, text)")
     base = Path(root).resolve() if root is not None else common_root([p.resolve() for p in disk])
     files: dict[str, SourceFile] = {}
+    problems: list[Problem] = []
     for name, content in memory:
-        files[name.replace("\\", "/")] = SourceFile(name.replace("\\", "/"), content)
-    found, problems = list_sources(disk, base, exclude=exclude, skip=files,
-                                   gitignore=gitignore)
+        rel = name.replace("\\", "/")
+        if not (_is_text(rel) and _is_text(content)):
+            problems.append(Problem(shown_path(rel), "not Unicode text (a lone surrogate)"))
+            continue
+        files[rel] = SourceFile(rel, content)
+    found, walk_problems = list_sources(disk, base, exclude=exclude, skip=files,
+                                        gitignore=gitignore)
+    problems.extend(walk_problems)
+    roots = roots_of(disk)
     for path, rel in found:
-        text, problem = read_source(path, rel, max_file_bytes)
+        text, problem = read_source(path, rel, max_file_bytes, roots=roots)
         if problem is not None:
             problems.append(problem)
         elif text is not None:
             files[rel] = SourceFile(rel, text)
     return [files[k] for k in sorted(files)], problems
+
+
+def check_max_file_bytes(value: object) -> int:
+    """``value`` when it is a positive integer; else an :class:`InvalidArgumentError`."""
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise InvalidArgumentError(f"max_file_bytes must be a positive integer, got {value!r}")
+    return value
+
+
+def check_patterns(exclude: object) -> tuple[str, ...]:
+    """``exclude`` as a tuple of glob patterns (one string is one pattern), else an error.
+
+    Examples
+    --------
+    >>> check_patterns(["tests", "*/migrations/*"]), check_patterns("tests")
+    (('tests', '*/migrations/*'), ('tests',))
+    """
+    if isinstance(exclude, str):
+        return (exclude,)
+    if not isinstance(exclude, Iterable) or isinstance(exclude, bytes):
+        raise InvalidArgumentError(f"exclude must be glob patterns (strings), got {exclude!r}")
+    patterns = tuple(exclude)
+    if not all(isinstance(p, str) for p in patterns):
+        raise InvalidArgumentError(f"exclude must be glob patterns (strings), got {exclude!r}")
+    return patterns
 
 
 def list_sources(
@@ -337,20 +374,23 @@ def _with_gitignore(rules: IgnoreRules, entries: Sequence[os.DirEntry[str]], pre
         return rules, None
     rel = prefix + entry.name
     try:
-        with open(entry.path, "rb") as handle:
-            data = handle.read(GITIGNORE_MAX_BYTES + 1)
-        if len(data) > GITIGNORE_MAX_BYTES:
-            return rules, Problem(rel, f"not applied: larger than {GITIGNORE_MAX_BYTES} bytes")
+        data = read_file(entry.path, GITIGNORE_MAX_BYTES)
         return rules.with_gitignore(prefix, data.decode("utf-8", "replace").splitlines()), None
+    except FileRefused as exc:
+        return rules, Problem(rel, f"not applied: {exc}")
     except OSError as exc:
         return rules, Problem(rel, f"not applied: not readable: {exc.strerror or exc}")
     except ValueError as exc:
         return rules, Problem(rel, f"not applied: {exc}")
 
 
-def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-                ) -> tuple[str | None, Problem | None]:
+def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, *,
+                roots: Sequence[str] | None = None) -> tuple[str | None, Problem | None]:
     """Read and decode one file: its text, or the problem that makes it skipped.
+
+    The one place source files are read, by the rules of :func:`sgkr.files.read_file`:
+    a regular file whose real path lies inside ``roots`` (default: the folder
+    ``path`` is in), opened without blocking, at most ``max_file_bytes`` read.
 
     Examples
     --------
@@ -360,14 +400,21 @@ def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYT
     >>> read_source(empty, "e.py")
     (None, Problem(file='e.py', reason='empty file', kind='skipped', line=None))
     """
-    limit = max_file_bytes
+    if not _is_text(rel):
+        return None, Problem(shown_path(rel), "file name is not UTF-8")
+    if roots is None:
+        roots = roots_of([path.parent])
     try:
-        size = path.stat().st_size
-        if size > limit:
-            return None, Problem(rel, f"file too large ({size} bytes > {limit})")
-        data = path.read_bytes()
+        data = read_file(path, max_file_bytes, roots=roots)
+    except FileRefused as exc:
+        return None, Problem(rel, str(exc))
     except OSError as exc:
         return None, Problem(rel, f"not readable: {exc.strerror or exc}")
+    return decoded(data, rel)
+
+
+def decoded(data: bytes, rel: str) -> tuple[str | None, Problem | None]:
+    """The text of a source file's bytes, or the problem that makes it skipped."""
     if not data.strip():
         return None, Problem(rel, "empty file")
     try:
@@ -376,4 +423,26 @@ def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYT
         return None, Problem(rel, f"not decodable as text: {exc}")
     if "\x00" in text:
         return None, Problem(rel, "binary file (NUL bytes)")
+    if not _is_text(text):
+        return None, Problem(rel, "not Unicode text (a lone surrogate)")
     return text, None
+
+
+def shown_path(rel: str) -> str:
+    """``rel`` with bytes that are not UTF-8 (kept as surrogates by the OS layer) as U+FFFD."""
+    if _is_text(rel):
+        return rel
+    try:
+        return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        return rel.encode("utf-8", "replace").decode("utf-8")
+
+
+def _is_text(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

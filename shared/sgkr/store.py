@@ -24,6 +24,7 @@ sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -31,7 +32,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import GraphFormatError
+from .errors import GraphFormatError, InvalidArgumentError
+from .files import FileRefused, parse_json, read_file
 from .records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, TagNode
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_json",
@@ -121,27 +123,22 @@ def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
         nested too deep); the message names the file.
     """
     try:
-        size = file.stat().st_size
-        if size > max_bytes:
-            raise GraphFormatError(f"{file}: {size} bytes is over the limit of {max_bytes}")
-        raw = file.read_bytes()
+        raw = read_file(file, max_bytes)  # regular file, size checked first, read capped
+    except FileRefused as exc:
+        raise GraphFormatError(f"{file}: {exc}") from exc
     except OSError as exc:
         raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise GraphFormatError(f"{file}: not UTF-8 text: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise GraphFormatError(
-            f"{file}: not valid JSON (truncated or corrupted?): {exc.msg} at line {exc.lineno}"
-        ) from exc
-    except RecursionError as exc:
-        raise GraphFormatError(f"{file}: JSON nested too deeply") from exc
+    return parse_json(raw, str(file), GraphFormatError,
+                      invalid="not valid JSON (truncated or corrupted?)")
 
 
 def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write graph.json atomically: a temporary file in the same folder, then a rename."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
     target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(target))
     text = _dumps(doc)
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
@@ -152,7 +149,13 @@ def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            if exc.filename is None:
+                raise
+            # Named by the file asked for, not by the temporary one.
+            raise type(exc)(exc.errno, exc.strerror, str(target)) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -25,7 +25,7 @@ from .knowledge import (
     TagRef,
     code_terms,
     infer_tags,
-    mentions_phrase,
+    mentions_any,
 )
 from .records import Definition, Edge, EdgeRow, ModuleExtract, Problem, TagNode, bulk_record
 from .text import fold
@@ -110,12 +110,12 @@ def _chosen(graph: KnowledgeGraph, ref: TagRef, defs: Sequence[Definition],
 
 
 def _matching(defs: Sequence[Definition], aliases: Sequence[str], role: str) -> list[Definition]:
-    phrases = [fold(a) for a in aliases if fold(a)]
+    phrases = {fold(a) for a in aliases} - {()}
     functions = [d for d in defs if d.kind != "module"]
-    if role == "input":
-        found = [d for d in functions if any(mentions_phrase(p, code_terms(d)) for p in phrases)]
+    if role == "input":  # each definition's terms made once, whatever the number of aliases
+        found = [d for d in functions if mentions_any(phrases, code_terms(d))]
     else:
-        found = [d for d in functions if any(mentions_phrase(p, [d.name]) for p in phrases)]
+        found = [d for d in functions if mentions_any(phrases, [d.name])]
     return found or _entries(defs)
 
 

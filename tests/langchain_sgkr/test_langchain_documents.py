@@ -11,6 +11,8 @@ from langchain_core.retrievers import BaseRetriever
 
 from langchain_sgkr import (
     DOCUMENT_PROMPT,
+    PER_QUESTION_KEYS,
+    SGKRDocument,
     SGKRRetriever,
     graph_documents,
     retriever_fallback,
@@ -122,3 +124,19 @@ def test_retriever_fallback_returns_ids(payments_graph: Any) -> None:
 def test_retriever_fallback_refuses_non_retrievers() -> None:
     with pytest.raises(InvalidArgumentError, match="BaseRetriever"):
         retriever_fallback(lambda q: [])  # type: ignore[arg-type]
+
+
+def test_documents_serialise_as_plain_documents() -> None:
+    import warnings
+
+    from langchain_core.load import dumps, loads
+
+    doc = to_document(RECORD)
+    assert isinstance(doc, SGKRDocument) and isinstance(doc, Document)
+    with warnings.catch_warnings():  # loads() is in beta
+        warnings.simplefilter("ignore")
+        back = loads(dumps(doc), allowed_objects=[Document])
+    assert type(back) is Document
+    assert (back.id, back.page_content, back.metadata) == (doc.id, doc.page_content, doc.metadata)
+    assert back == doc
+    assert set(PER_QUESTION_KEYS) < set(doc.metadata)

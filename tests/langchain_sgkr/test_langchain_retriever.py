@@ -329,3 +329,20 @@ def test_model_dump_json_names_callables(payments_graph: Any) -> None:
     assert data["tag_extractor"].endswith("extractor") and data["fallback"] is None
     with pytest.raises(ValidationError, match="tag_extractor"):  # a name is not a callable
         SGKRRetriever.model_validate(data)
+
+
+def test_filter_field_and_per_call(payments_graph: Any) -> None:
+    spec = {"file": "solutions/task_1273.py"}
+    expected = Retriever(payments_graph, k=3, filter=spec).retrieve(CASE_STUDY).documents
+    retriever = SGKRRetriever(graph=payments_graph, k=3, filter=spec)
+    docs = retriever.invoke(CASE_STUDY)
+    assert [d.id for d in docs] == [r.id for r in expected] and len(docs) == 3
+    assert all(d.metadata["file"] == "solutions/task_1273.py" for d in docs)
+    per_call = SGKRRetriever(graph=payments_graph, k=3).invoke(CASE_STUDY, filter=spec)
+    assert per_call == docs
+    tagged = retriever.invoke(CASE_STUDY, filter={"matched_tags": {"$in": ["mcc"]}})
+    assert tagged and all("mcc" in d.metadata["matched_tags"] for d in tagged)
+    with pytest.raises(ValidationError, match="unknown field 'path'"):
+        SGKRRetriever(graph=payments_graph, filter={"path": "x"})
+    with pytest.raises(InvalidArgumentError, match="unknown operator"):
+        retriever.invoke(CASE_STUDY, filter={"kind": {"$gt": "a"}})

@@ -1,9 +1,10 @@
 """SGKRRetriever where LangChain users put a retriever, each with a fake chat model.
 
 An LCEL chain (retriever | format_docs into a prompt and a model), a retriever
-tool called by a (fake) tool-calling model, and an ensemble beside a BM25
+tool called by a (fake) tool-calling model, an ensemble beside a BM25
 retriever (langchain-classic's EnsembleRetriever, langchain-community's
-BM25Retriever on rank-bm25; skipped where they are not installed).
+BM25Retriever on rank-bm25; skipped where they are not installed) and
+langchain-classic's MultiQueryRetriever.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import (
+    FakeListChatModel,
     GenericFakeChatModel,
     ParrotFakeChatModel,
 )
@@ -184,3 +186,43 @@ async def test_ensemble_in_an_async_chain(ensemble_parts: tuple[Any, SGKRRetriev
     assert [d.id for d in fused] == [d.id for d in ensemble.invoke(CASE_STUDY)]
     prompt = await context_chain(ensemble).ainvoke(CASE_STUDY)
     assert all(doc.page_content in prompt for doc in fused)
+
+
+SUB_QUESTIONS = ["What is the most expensive MCC for a transaction of 5 euros?",
+                 "Which MCC has the highest average fee?"]
+
+
+def test_multi_query_retriever_keeps_one_document_per_function(
+        retriever: SGKRRetriever) -> None:
+    multi_query = pytest.importorskip(
+        "langchain_classic.retrievers.multi_query",
+        reason="MultiQueryRetriever needs langchain-classic (pip install langchain-classic)")
+    model = FakeListChatModel(responses=["\n".join(SUB_QUESTIONS)])
+    multi = multi_query.MultiQueryRetriever.from_llm(retriever=retriever, llm=model)
+    docs = multi.invoke(CASE_STUDY)
+    per_question = [retriever.invoke(q) for q in SUB_QUESTIONS]
+    first = {d.id: d for d in per_question[0]}
+    shared = [d for d in per_question[1] if d.id in first]
+    # The same function, found for both sub-questions with other tags, paths or scores.
+    assert any(d.metadata["matched_tags"] != first[d.id].metadata["matched_tags"]
+               for d in shared)
+    ids = [d.id for d in docs]
+    assert len(ids) == len(set(ids))  # one document per function
+    assert ids == list(dict.fromkeys(d.id for q in per_question for d in q))
+    for doc in docs:  # the first retrieval of each function is the one kept
+        assert doc.metadata == next(d for q in per_question for d in q
+                                    if d.id == doc.id).metadata
+
+
+def test_documents_of_a_function_are_equal_across_questions(
+        retriever: SGKRRetriever, payments_graph: Any) -> None:
+    one, two = (retriever.invoke(q)[0] for q in SUB_QUESTIONS)
+    assert one.id == two.id and one.metadata["matched_tags"] != two.metadata["matched_tags"]
+    assert one == two and two == one
+    corpus = {d.id: d for d in graph_documents(payments_graph)}
+    assert corpus[one.id] == one  # the corpus document of the same function too
+    other = retriever.invoke(SUB_QUESTIONS[0])[1]
+    assert one != other
+    changed = one.model_copy(update={"metadata": {**one.metadata, "name": "x"}})
+    assert changed != one  # only the per-question metadata is left out
+    assert Document(id=one.id, page_content=one.page_content, metadata=one.metadata) == one

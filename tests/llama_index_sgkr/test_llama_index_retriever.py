@@ -360,3 +360,55 @@ def test_core_exports_a_questions_retrieval(payments_graph, case_question) -> No
              if 'role="retrieved"' in line and "->" not in line]
     assert sorted(line.split('"')[1] for line in drawn) == sorted(h.node.node_id for h in hits)
     assert not hasattr(retriever, "_last")  # stateless: nothing kept from a call
+
+
+def test_metadata_filters_spend_the_budget_on_what_passes(payments_graph, case_question,  # type: ignore[no-untyped-def]
+                                                          tmp_path) -> None:
+    from llama_index.core.vector_stores import (
+        FilterCondition,
+        MetadataFilter,
+        MetadataFilters,
+    )
+
+    filters = MetadataFilters(filters=[
+        MetadataFilter(key="file", value="solutions/task_1273.py"),
+        MetadataFilter(key="kind", value="module", operator="!=")])
+    r = SGKRRetriever.from_defaults(payments_graph, similarity_top_k=3, filters=filters)
+    expected = Retriever(payments_graph, k=3, filter={
+        "file": "solutions/task_1273.py", "kind": {"$ne": "module"}}).retrieve(case_question)
+    hits = r.retrieve(case_question)
+    assert ids(hits) == [d.id for d in expected.documents] and len(hits) == 3
+    assert all(h.node.metadata["file"] == "solutions/task_1273.py" for h in hits)
+    r.persist(tmp_path)  # the filter is an option: persisted with the others
+    assert ids(SGKRRetriever.from_persist_dir(tmp_path).retrieve(case_question)) == ids(hits)
+    tagged = SGKRRetriever.from_persist_dir(tmp_path, filters=MetadataFilters(
+        filters=[MetadataFilter(key="matched_tags", value="mcc", operator="contains")]))
+    assert all("mcc" in h.node.metadata["matched_tags"] for h in tagged.retrieve(case_question))
+    nothing_on_paths = MetadataFilters(filters=[
+        MetadataFilter(key="name", value=["get_mcc_code", "average_fee"], operator="in")],
+        condition=FilterCondition.NOT)
+    names = [h.node.metadata["name"] for h in SGKRRetriever.from_defaults(
+        payments_graph, filters=nothing_on_paths).retrieve(case_question)]
+    assert names and not {"get_mcc_code", "average_fee"} & set(names)
+
+
+@pytest.mark.parametrize(("filters", "message"), [
+    ({"key": "start_line", "value": 3}, "unknown field 'start_line'"),
+    ({"key": "name", "value": "f", "operator": ">"}, "operator '>' .on 'name'. is not one"),
+    ({"key": "name", "value": 3}, r"\$eq takes a string, got 3"),
+])
+def test_bad_metadata_filters_name_the_problem(payments_graph, filters, message) -> None:  # type: ignore[no-untyped-def]
+    from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
+
+    with pytest.raises(InvalidArgumentError, match=message):
+        SGKRRetriever.from_defaults(payments_graph, filters=MetadataFilters(
+            filters=[MetadataFilter(**filters)]))
+    with pytest.raises(InvalidArgumentError, match="filter or filters, not both"):
+        SGKRRetriever.from_defaults(payments_graph, filter={"kind": "function"},
+                                    filters=MetadataFilters(filters=[MetadataFilter(
+                                        key="kind", value="function")]))
+    with pytest.raises(InvalidArgumentError, match="nested MetadataFilters holds no filter"):
+        SGKRRetriever.from_defaults(payments_graph, filters=MetadataFilters(
+            filters=[MetadataFilters(filters=[])]))
+    unfiltered = SGKRRetriever.from_defaults(payments_graph, filters=MetadataFilters(filters=[]))
+    assert unfiltered.options.filter is None  # no filter, as for a vector store

@@ -109,14 +109,14 @@ def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyP
     # We run as root, where chmod 000 does not stop reading: make reading fail instead.
     (tmp_path / "locked.py").write_text("def locked():\n    pass\n")
     (tmp_path / "open.py").write_text("def fine():\n    pass\n")
-    real = Path.read_bytes
+    real = os.open
 
-    def read_bytes(self: Path) -> bytes:
-        if self.name == "locked.py":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    def open_file(path: str, flags: int, *args: int) -> int:
+        if str(path).endswith("locked.py"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, flags, *args)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", open_file)
     graph = build_graph([tmp_path], jobs=1)
     assert [f.name for f in graph.functions()] == ["fine"]
     [problem] = graph.report.problems

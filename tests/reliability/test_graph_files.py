@@ -120,7 +120,7 @@ def test_huge_strings_load_within_the_byte_limit(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc))
     graph = KnowledgeGraph.load(path)
     assert len(graph.function(doc["nodes"][0]["id"]).code) == 5_000_000
-    with pytest.raises(GraphFormatError, match="over the limit"):
+    with pytest.raises(GraphFormatError, match="file too large"):
         KnowledgeGraph.load(path, max_bytes=1_000_000)
 
 

@@ -32,6 +32,7 @@ from ..errors import (
     SourceError,
 )
 from . import bench, build, demo, evaluate, export, inspect, mcp, query
+from .terminal import error_line, printable_streams
 
 __all__ = ["main", "EXIT_CODES"]
 
@@ -88,6 +89,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``sgkr`` command line; return the exit status."""
+    with printable_streams():  # nothing printed can act on the terminal
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:  # bare ``sgkr``: what it can do
@@ -102,9 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SGKRError, OSError) as exc:
         if args.verbose:
             traceback.print_exc()
-        message = str(exc) if isinstance(exc, SGKRError) else f"{exc.strerror or exc}: " \
-            f"{exc.filename or ''}".rstrip(": ")
-        print(f"sgkr: error: {message}", file=sys.stderr)
+        print(f"sgkr: error: {error_line(exc)}", file=sys.stderr)
         return next(code for kind, code in EXIT_CODES.items() if isinstance(exc, kind))
 
 

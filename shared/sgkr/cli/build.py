@@ -13,11 +13,12 @@ from tqdm import tqdm
 
 from ..build import build_graph
 from ..cache import default_cache_dir
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, SGKRError
 from ..incremental import GraphBuilder
 from ..merge import MERGE_POLICIES
 from ..options import DEFAULT_MERGE, BuildOptions
 from ..sources import DEFAULT_MAX_FILE_BYTES
+from .terminal import error_line
 
 __all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch"]
 
@@ -68,14 +69,19 @@ def positive_int(text: str) -> int:
     return value
 
 
+MAX_WATCH_SECONDS = 86_400.0
+
+
 def positive_float(text: str) -> float:
-    """An argparse type: a number greater than 0 (``--watch``)."""
+    """An argparse type: a number of seconds greater than 0, at most a day (``--watch``)."""
     try:
         value = float(text)
     except ValueError:
         value = 0.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    if not 0 < value <= MAX_WATCH_SECONDS:  # NaN and infinity fail too
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds, at most {MAX_WATCH_SECONDS:g}, "
+            f"got {text!r}")
     return value
 
 
@@ -156,13 +162,29 @@ def watch(builder: GraphBuilder, output: str, interval: float, *, quiet: bool = 
           rounds: int | None = None, sleep: Callable[[float], None] | None = None) -> None:
     """Every ``interval`` seconds, update ``builder``'s graph and save it when files changed.
 
-    ``rounds`` bounds the number of updates (None: until interrupted).
+    ``rounds`` bounds the number of updates (None: until interrupted). An update
+    that fails (sources missing for a moment, during a ``git checkout``) is
+    reported once on stderr; the last graph written stays and the next round
+    tries again.
     """
     done = 0
+    failing = False
     while rounds is None or done < rounds:
         (sleep or time.sleep)(interval)
         done += 1
-        graph = builder.update()
+        try:
+            graph = builder.update()
+        except (SGKRError, OSError) as exc:
+            # A checkout or a save in progress can leave the sources missing for a
+            # moment: the last graph written stays, and the next round tries again.
+            if not failing:
+                print(f"sgkr: warning: {error_line(exc)}; keeping {output}, retrying every "
+                      f"{interval:g} s", file=sys.stderr, flush=True)
+            failing = True
+            continue
+        if failing and not quiet:
+            print("sources readable again", file=sys.stderr, flush=True)
+        failing = False
         update = builder.last_update
         if update is None or not (update.changed or update.added or update.removed):
             continue

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..graph import KnowledgeGraph
 from ..tags import tag_role
+from .terminal import json_text
 
 __all__ = ["register", "run"]
 
@@ -30,9 +30,9 @@ def run(args: argparse.Namespace) -> int:
              "consumers": len(graph.consumers(t.id)), "producers": len(graph.producers(t.id))}
             for t in graph.tags()]
     if args.json:
-        print(json.dumps({**stats, "meta": graph.meta,
-                          "most_called": [{"id": i, "callers": n} for i, n in top],
-                          "tag_list": tags}, indent=2))
+        print(json_text({**stats, "meta": graph.meta,
+                         "most_called": [{"id": i, "callers": n} for i, n in top],
+                         "tag_list": tags}))
         return 0
     print(f"functions: {stats['functions']} {stats['kinds']}")
     print(f"edges: {stats['edges']}; calls by resolution: {stats['call_edges']}")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..graph import KnowledgeGraph
 from ..records import RetrievalResult
 from ..retriever import DEFAULT_K, Retriever
+from .terminal import json_text
 
 __all__ = ["register", "run", "add_retrieval_options", "retrieval_options", "print_result"]
 
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     graph = KnowledgeGraph.load(args.graph)
     result = Retriever(graph, **retrieval_options(args)).retrieve(args.question)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        print(json_text(result.to_dict()))
     else:
         print_result(result)
     return 0

@@ -39,6 +39,7 @@ from typing import Any
 from ..build import build_graph
 from ..errors import InvalidArgumentError, KnowledgeFormatError, SourceError
 from ..extract import extract_module
+from ..files import parse_json, read_side_file, read_side_text
 from ..graph import KnowledgeGraph
 from ..knowledge import Example, Sidecar, load_examples, load_sidecar
 from ..sources import SourceInput
@@ -174,10 +175,7 @@ def load_questions(path: str | os.PathLike[str]) -> list[Question]:
         Naming the file and line of a malformed entry.
     """
     file = Path(path)
-    try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise KnowledgeFormatError(f"questions file {file}: {exc.strerror or exc}") from exc
+    lines = read_side_text(file, f"questions file {file}", KnowledgeFormatError).splitlines()
     questions: list[Question] = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
@@ -186,10 +184,7 @@ def load_questions(path: str | os.PathLike[str]) -> list[Question]:
 
 
 def _question(line: str, at: str, number: int) -> Question:
-    try:
-        entry = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise KnowledgeFormatError(f"{at}: invalid JSON: {exc.msg}") from exc
+    entry = parse_json(line, at, KnowledgeFormatError)
     if not isinstance(entry, dict):
         raise KnowledgeFormatError(f"{at}: each line must be a JSON object")
     extra = set(entry) - _QUESTION_KEYS
@@ -260,8 +255,9 @@ def load_dataset(folder: str | os.PathLike[str], *, questions: str | os.PathLike
 def _levels(path: Path) -> dict[str, str]:
     """``level`` of each example (the examples loader keeps no level)."""
     levels: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        entry = json.loads(line) if line.strip() else None
+    text = read_side_text(path, f"examples file {path}", KnowledgeFormatError)
+    for number, line in enumerate(text.splitlines(), start=1):
+        entry = parse_json(line, f"{path}:{number}", KnowledgeFormatError) if line.strip() else None
         if isinstance(entry, dict) and entry.get("level") is not None:
             levels[str(entry.get("id", number))] = str(entry["level"])
     return levels
@@ -271,10 +267,8 @@ def _manifest(base: Path) -> dict[str, Any]:
     path = base / "dataset.json"
     if not path.exists():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise KnowledgeFormatError(f"{path}: {exc}") from exc
+    data = parse_json(read_side_file(path, str(path), KnowledgeFormatError), str(path),
+                      KnowledgeFormatError)
     if not isinstance(data, dict) or set(data) - _MANIFEST_KEYS:
         raise KnowledgeFormatError(
             f"{path}: must be an object with keys among {sorted(_MANIFEST_KEYS)}")

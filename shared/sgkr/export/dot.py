@@ -96,6 +96,15 @@ def _attrs(attrs: dict[str, str]) -> str:
     return ", ".join(f"{key}={_quote(value)}" for key, value in attrs.items())
 
 
+# Inside a quoted DOT string: backslash and quote escaped, a newline as Graphviz's
+# \n, & and every character that is not printable (controls, NUL, form feeds,
+# separators, lone surrogates) as an HTML character reference, which Graphviz decodes.
+_DOT_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "&": "&amp;"}
+
+
 def _quote(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    if text.isascii() and text.isprintable() and not any(c in text for c in '\\"&'):
+        return f'"{text}"'
+    escaped = "".join(_DOT_ESCAPES.get(c) or (c if c.isprintable() else f"&#{ord(c)};")
+                      for c in text)
     return f'"{escaped}"'

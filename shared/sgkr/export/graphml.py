@@ -4,6 +4,9 @@ Written by :func:`networkx.generate_graphml`. GraphML values are scalars, so
 lists (qualnames, sources, aliases) are JSON strings. Every node has
 ``kind``, ``label``, ``role`` (empty when none) and ``faded``; every edge
 ``type``, ``role`` and ``faded``; the graph has ``question`` and ``highlighted``.
+Every string comes back exactly from an XML reader, except the characters XML
+1.0 cannot hold at all (C0 controls other than tab, newline and carriage return,
+lone surrogates, U+FFFE, U+FFFF), which are written as ``\\xNN`` / ``\\uNNNN``.
 
 Examples
 --------
@@ -19,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import networkx as nx
@@ -65,4 +69,33 @@ def to_graphml(view: View) -> str:
     for e in view.edges:
         g.add_edge(e.source, e.target, type=e.type, resolution=e.resolution or "",
                    role=e.role or "", faded=view.highlighted and e.role is None)
-    return "\n".join(nx.generate_graphml(g)) + "\n"
+    # A carriage return would come back from an XML reader as a newline: it goes
+    # through networkx as \x01 (which _xml_safe has escaped where it stood) and is
+    # written as a character reference, which comes back as it was.
+    return "\n".join(nx.generate_graphml(_xml_safe(g))).replace("\x01", "&#13;") + "\n"
+
+
+# What XML 1.0 cannot hold, even as a character reference.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _xml_text(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    return _NOT_XML.sub(_escaped, value).replace("\r", "\x01")
+
+
+def _xml_safe(g: nx.DiGraph) -> nx.DiGraph:
+    """``g`` with the characters XML cannot hold written as ``\\xNN`` / ``\\uNNNN``."""
+    out = nx.DiGraph(**{k: _xml_text(v) for k, v in g.graph.items()})
+    ids = {n: _xml_text(n) for n in g}
+    out.add_nodes_from((ids[n], {k: _xml_text(v) for k, v in d.items()})
+                       for n, d in g.nodes(data=True))
+    out.add_edges_from((ids[a], ids[b], {k: _xml_text(v) for k, v in d.items()})
+                       for a, b, d in g.edges(data=True))
+    return out

@@ -73,7 +73,7 @@ def to_mermaid(view: View) -> str:
     ids = {n.id: f"n{i}" for i, n in enumerate(view.nodes)}
     lines = ["flowchart TD"]
     if view.question:
-        lines.append(f"    %% question: {_one_line(view.question)}")
+        lines.append(f"    %% question: {_label(view.question)}")
     for n in view.nodes:
         start, end = _SHAPES[n.kind]
         lines.append(f"    {ids[n.id]}{start}{_label(n.label)}{end}:::{_class(n, view)}")
@@ -95,8 +95,16 @@ def _class(node: ViewNode, view: View) -> str:
     return "faded" if view.highlighted else node.kind
 
 
+# Characters written as they are inside a quoted label; every other one becomes a
+# Mermaid entity code (#60; for <): no markdown backtick string, no HTML element,
+# no control character reaches the diagram.
+_PLAIN = frozenset(" _.,:-+/()'?!=@$%*")
+
+
 def _label(text: str) -> str:
-    return _one_line(text).replace('"', "#quot;")
+    return "".join(c if (c.isalnum() and c.isprintable()) or c in _PLAIN
+                   else "#quot;" if c == '"' else f"#{ord(c)};"
+                   for c in _one_line(text))
 
 
 def _one_line(text: str) -> str:

@@ -1,0 +1,92 @@
+"""LlamaIndex ``MetadataFilters`` as SGKR's filter option (see :mod:`sgkr.filters`).
+
+SGKR applies the filter before ranking, so the budget ``similarity_top_k`` is
+spent on the functions that pass. The keys are ``file``, ``kind``, ``name``
+and ``matched_tags``; the operators ``==``, ``!=``, ``in``, ``nin``,
+``contains``, ``any`` and ``all`` and the conditions ``and``, ``or`` and
+``not`` (none of the filters holds). ``file`` and ``matched_tags`` hold
+several values (a merged function's files, the matched tags): ``==`` and
+``contains`` ask that one of them is the value.
+
+Examples
+--------
+>>> from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
+>>> to_sgkr_filter(MetadataFilters(filters=[
+...     MetadataFilter(key="kind", value="function"),
+...     MetadataFilter(key="file", value=["a.py", "b.py"], operator="in")]))
+{'$and': [{'kind': {'$eq': 'function'}}, {'file': {'$in': ['a.py', 'b.py']}}]}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llama_index.core.vector_stores.types import (
+    ExactMatchFilter,
+    FilterCondition,
+    FilterOperator,
+    MetadataFilter,
+    MetadataFilters,
+)
+
+from sgkr.errors import InvalidArgumentError
+from sgkr.filters import compile_filter
+
+__all__ = ["to_sgkr_filter"]
+
+_OPERATORS = {
+    FilterOperator.EQ: "$eq", FilterOperator.CONTAINS: "$eq", FilterOperator.NE: "$ne",
+    FilterOperator.IN: "$in", FilterOperator.ANY: "$in", FilterOperator.NIN: "$nin",
+    FilterOperator.ALL: "$all",
+}
+
+
+def to_sgkr_filter(filters: MetadataFilters) -> dict[str, Any] | None:
+    """The SGKR filter of LlamaIndex ``filters``, checked; ``None`` if they hold none.
+
+    As for LlamaIndex's vector stores, ``MetadataFilters(filters=[])`` filters nothing.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``filters`` is not ``MetadataFilters``, or uses a key, operator or
+        value SGKR cannot filter on (the message names it).
+
+    Examples
+    --------
+    >>> from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
+    >>> to_sgkr_filter(MetadataFilters(filters=[MetadataFilter(key="start_line", value=3)]))
+    Traceback (most recent call last):
+    ...
+    sgkr.errors.InvalidArgumentError: filter.$and[0]: unknown field 'start_line'; \
+filterable: file, kind, name, matched_tags
+    """
+    if not isinstance(filters, MetadataFilters):
+        raise InvalidArgumentError(
+            f"filters must be LlamaIndex MetadataFilters, got {type(filters).__name__}")
+    if not filters.filters:
+        return None
+    spec = _convert(filters)
+    compile_filter(spec)
+    return spec
+
+
+def _convert(filters: MetadataFilters) -> dict[str, Any]:
+    parts = [_convert(f) if isinstance(f, MetadataFilters) else _one(f)
+             for f in filters.filters]
+    if not parts:
+        raise InvalidArgumentError("filters: a nested MetadataFilters holds no filter")
+    condition = filters.condition or FilterCondition.AND
+    if condition == FilterCondition.NOT:
+        return {"$not": {"$or": parts}}
+    return {"$or" if condition == FilterCondition.OR else "$and": parts}
+
+
+def _one(item: MetadataFilter | ExactMatchFilter) -> dict[str, Any]:
+    operator = getattr(item, "operator", FilterOperator.EQ)
+    op = _OPERATORS.get(operator)
+    if op is None:
+        raise InvalidArgumentError(
+            f"filters: operator {operator.value!r} (on {item.key!r}) is not one SGKR "
+            f"filters with; use one of {sorted({o.value for o in _OPERATORS})}")
+    return {item.key: {op: item.value}}
