@@ -24,6 +24,7 @@ from .nodes import (
     to_node_with_score,
 )
 from .persist import GRAPH_FILENAME, OPTIONS_FILENAME
+from .property_graph import from_property_graph_store, to_property_graph_store
 from .retriever import SGKRRetriever
 
 __all__ = [
@@ -33,6 +34,8 @@ __all__ = [
     "to_node_with_score",
     "retriever_fallback",
     "to_sgkr_filter",
+    "to_property_graph_store",
+    "from_property_graph_store",
     "METADATA_KEYS",
     "EXCLUDED_EMBED_METADATA_KEYS",
     "EXCLUDED_LLM_METADATA_KEYS",

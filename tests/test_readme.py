@@ -1,0 +1,56 @@
+"""The README's framework sections run as written (offline, from a copy of its examples)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _first_block(section: str, language: str = "python") -> str:
+    body = README.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    found = re.search(rf"```{language}\n(.*?)```", body, flags=re.S)
+    assert found is not None, f"no {language} block under '## {section}'"
+    return found.group(1)
+
+
+@pytest.fixture()
+def in_checkout_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "examples").symlink_to(ROOT / "examples", target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks")
+def test_python_llamaindex_and_langchain_sections_run(
+        in_checkout_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    exec(compile(_first_block("Python"), "README: Python", "exec"), {})
+    assert (in_checkout_copy / "graph.json").is_file()
+    exec(compile(_first_block("LlamaIndex"), "README: LlamaIndex", "exec"), {})
+    names = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "filter_fee_rules" in names
+    exec(compile(_first_block("LangChain"), "README: LangChain", "exec"), {})
+    prompt = capsys.readouterr().out
+    assert "def filter_fee_rules(" in prompt and "most expensive MCC" in prompt
+
+
+def test_the_agent_configuration_is_json_naming_the_mcp_command() -> None:
+    config = json.loads(_first_block("Coding agents (MCP)", "json"))
+    server = config["mcpServers"]["sgkr"]
+    assert server["command"] == "sgkr" and server["args"][0] == "mcp"
+
+
+def test_the_readme_mentions_every_command() -> None:
+    from sgkr.cli import _COMMANDS
+
+    for command in _COMMANDS:
+        name = command.__name__.rsplit(".", 1)[-1]
+        name = {"evaluate": "eval"}.get(name, name)
+        assert f"sgkr {name}" in README, name
