@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sys
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from sgkr import KnowledgeGraph, Retriever
 from sgkr.agent import explain_path, resolve_node
 from sgkr.errors import NodeNotFoundError
+from sgkr.retriever import RetrieverOptions
 
 from .conftest import PAYMENTS, ROOT
 
@@ -60,9 +62,9 @@ async def test_the_case_study_through_a_stdio_client_session(graph_path: Path) -
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
             assert set(tools) == {"retrieve_knowledge", "explain_dependency"}
-            assert {"question", "k", "max_depth", "reverse_calls", "callees", "partial",
-                    "include_knowledge", "scripts"} <= set(
-                        tools["retrieve_knowledge"].input_schema["properties"])
+            # Every retriever option, so that an option added to the retriever reaches agents.
+            assert set(tools["retrieve_knowledge"].input_schema["properties"]) == {
+                "question", *(f.name for f in fields(RetrieverOptions))}
 
             answer = await session.call_tool("retrieve_knowledge", {"question": case["question"]})
             assert not answer.is_error
@@ -77,6 +79,11 @@ async def test_the_case_study_through_a_stdio_client_session(graph_path: Path) -
             fewer = await session.call_tool("retrieve_knowledge",
                                             {"question": case["question"], "k": 2})
             assert len(re.findall(r"^## \d+\. ", _text(fewer), flags=re.M)) == 2
+            scripts_only = await session.call_tool(
+                "retrieve_knowledge", {"question": case["question"],
+                                       "filter": {"kind": {"$ne": "module"}}})
+            assert "task_" not in " ".join(
+                re.findall(r"^## \d+\. (\w+)", _text(scripts_only), flags=re.M))
 
             path = await session.call_tool("explain_dependency",
                                            {"source": "filter_fee_rules",

@@ -92,6 +92,8 @@ def test_markdown_above_a_cell_is_knowledge_of_its_functions(tmp_path: Path) -> 
     ("%matplotlib inline\nx = 1", ["", "x = 1"]),
     ("!pip install pandas\nfiles = !ls\nt = %timeit -o f()\ny = 2", ["", "", "", "y = 2"]),
     ("if x:\n    %time f()\n    y = x != 1", ["if x:", "", "    y = x != 1"]),
+    ("msg = ('fee %s'\n       % rate)", ["msg = ('fee %s'", "       % rate)"]),
+    ("pd.read_csv?\n??fee\nz = 1", ["", "", "z = 1"]),
     ("%%time\nz = 3", ["", "z = 3"]),
     ("%%bash\nls -l\necho hi", ["", "", ""]),
     ("%%writefile a.py\ndef f():\n    pass", ["", "", ""]),

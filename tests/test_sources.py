@@ -140,3 +140,20 @@ def test_a_symlinked_gitignore_is_not_followed(tmp_path: Path) -> None:
     _write(tmp_path, "tree/a.py", b"x = 1\n")
     (tmp_path / "tree" / ".gitignore").symlink_to(tmp_path / "outside" / "rules")
     assert [f.path for f in read_sources([tmp_path / "tree"])[0]] == ["a.py"]
+
+
+def test_an_unreadable_named_folder_is_still_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sgkr.sources
+
+    _write(tmp_path, "locked/a.py", b"x = 1\n")
+    real_scandir = os.scandir
+
+    def scandir(path: Path) -> object:
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(sgkr.sources.os, "scandir", scandir)
+    _, problems = read_sources([tmp_path / "locked"])
+    assert [p.reason for p in problems] == ["folder not readable: Permission denied"]

@@ -81,6 +81,11 @@ def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
             description="put each function's knowledge before its code")] = None,
         scripts: Annotated[int | None, Field(
             description="most whole solution scripts returned", ge=0)] = None,
+        filter: Annotated[dict[str, Any] | None, Field(
+            description="only functions whose metadata passes this filter, e.g. "
+                        '{"kind": "function"} or {"file": {"$in": ["fees.py"]}}; fields: '
+                        "file, kind, name, matched_tags; operators $eq $ne $in $nin $all "
+                        "$and $or $not")] = None,
     ) -> str:
         """Retrieve the domain knowledge and example code a question depends on.
 
@@ -92,7 +97,8 @@ def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
         changed = {name: value for name, value in (
             ("k", k), ("max_depth", max_depth), ("max_paths", max_paths),
             ("reverse_calls", reverse_calls), ("callees", callees), ("partial", partial),
-            ("include_knowledge", include_knowledge), ("scripts", scripts))
+            ("include_knowledge", include_knowledge), ("scripts", scripts),
+            ("filter", filter))
             if value is not None}
         try:
             chosen = retriever.with_options(**changed) if changed else retriever

@@ -1,10 +1,10 @@
 """Jupyter notebooks as sources: code cells read as one module, markdown as knowledge.
 
 A notebook's text is its JSON (nbformat 4). Its code cells, in order, are
-read as one module: IPython magics (``%``, ``%%``) and shell lines (``!``,
-``x = !ls``) are left out, and so is the whole of a cell whose cell magic
-runs something other than Python (``%%bash``, ``%%sql``). Lines of the
-extraction are mapped back to their cell and line
+read as one module: IPython magics (``%``, ``%%``), shell lines (``!``,
+``x = !ls``) and help lines (``f?``) are left out, and so is the whole of a
+cell whose cell magic runs something other than Python (``%%bash``,
+``%%sql``). Lines of the extraction are mapped back to their cell and line
 (:class:`~sgkr.records.SourceSpan` ``cell``). The markdown cells right above a
 code cell are knowledge of the functions defined in it, before their own
 comment and docstring. A notebook that is not valid JSON or not a notebook
@@ -40,7 +40,10 @@ NOTEBOOK_SUFFIX = ".ipynb"
 # Cell magics whose body is Python: the magic line alone is left out.
 _PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 # A magic or shell line, alone or assigned (``files = !ls``, ``t = %timeit -o f()``).
-_MAGIC = re.compile(r"\s*(?:[\w.]+\s*=\s*)?(?:%|!(?!=))")
+# A ``%`` not followed by a name is the modulo operator on a continued line.
+_MAGIC = re.compile(r"\s*(?:[\w.]+\s*=\s*)?(?:%%?[A-Za-z_]|!(?!=))")
+# IPython's help: ``pd.read_csv?``, ``??fee``.
+_HELP = re.compile(r"\s*(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*$")
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ def _python_lines(source: str) -> list[str]:
         name = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
         if name not in _PYTHON_CELL_MAGICS:
             return [""] * len(lines)
-    return ["" if _MAGIC.match(line) else line for line in lines]
+    return ["" if _MAGIC.match(line) or _HELP.match(line) else line for line in lines]
 
 
 def _mapped(module: ModuleExtract, code: NotebookCode) -> ModuleExtract:

@@ -128,7 +128,7 @@ def read_sources(
     exclude: Sequence[str] = (),
     gitignore: bool = True,
 ) -> tuple[list[SourceFile], list[Problem]]:
-    """Read the Python files named by ``sources``.
+    """Read the Python files and notebooks named by ``sources``.
 
     Parameters
     ----------
@@ -277,7 +277,8 @@ def _unless_named(problems: list[Problem], paths: Sequence[Path], base: Path) ->
     """Without the folders left out of one walk that hold a path given by name."""
     named = [_relative(p, base) for p in paths]
     return [p for p in problems
-            if not any(n == p.file or n.startswith(p.file + "/") for n in named)]
+            if not (p.reason == _GITIGNORED or p.reason.endswith(" left out"))
+            or not any(n == p.file or n.startswith(p.file + "/") for n in named)]
 
 
 def _excluded(rel: str, patterns: Sequence[str]) -> bool:
