@@ -15,8 +15,8 @@ or integers, as every store can hold them:
   ``qualnames``, ``knowledge``, ``code`` and the ``files``,
   ``start_lines`` and ``end_lines`` of their sources;
 - tags (label :data:`TAG_LABEL`): ``tag_label`` and ``aliases``;
-- relations ``CALLS`` (with the call's ``resolution``), ``CONSUMES`` and
-  ``PRODUCES``;
+- relations ``CALLS`` and ``REFERENCES`` (with their ``resolution``),
+  ``CONSUMES`` and ``PRODUCES``;
 - one entity ``sgkr:graph`` (label :data:`GRAPH_LABEL`) holds the graph's
   build information as JSON.
 
@@ -60,7 +60,8 @@ FUNCTION_LABEL = "sgkr_function"
 TAG_LABEL = "sgkr_tag"
 GRAPH_LABEL = "sgkr_graph"
 #: The relation label of each edge type.
-RELATION_LABELS = {"calls": "CALLS", "consumes": "CONSUMES", "produces": "PRODUCES"}
+RELATION_LABELS = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
+                   "produces": "PRODUCES"}
 _GRAPH_ID = "sgkr:graph"
 _WHERE = "property graph store"
 

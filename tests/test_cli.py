@@ -30,8 +30,9 @@ def test_build_prints_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["build", str(MINI), "--knowledge", str(MINI / "knowledge.json"),
                  "--examples", str(MINI / "examples.jsonl"), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "files: 4, functions: 9, call edges: 6 exact, 1 name, tags: 6" in printed
-    assert json.loads(out.read_text(encoding="utf-8"))["schema_version"] == 1
+    assert ("files: 4, functions: 9, call edges: 6 exact, 1 name, reference edges: 0, "
+            "tags: 6") in printed
+    assert json.loads(out.read_text(encoding="utf-8"))["schema_version"] == 2
 
 
 def test_inspect(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -37,7 +37,12 @@ FILES = {
     "app.py": (
         "import pkg.fees\n\n"
         "def report_fee(amount):\n    return pkg.fees.total_fee(amount, 'visa', 2)\n\n"
-        "def audit(rows):\n    return [helper_only_here(r) for r in rows]\n"
+        "def audit(rows):\n    return [helper_only_here(r) for r in rows]\n\n"
+        "def by_fee(rows):\n    return sorted(rows, key=report_fee)\n"
+    ),
+    "handlers.py": (
+        "from pkg.rates import scaled_rate\nimport util\n\n"
+        "HANDLERS = {'rate': scaled_rate, 'row': util.helper_only_here}\n"
     ),
     "util.py": "def helper_only_here(row):\n    return row\n",
 }
@@ -69,8 +74,9 @@ def _same_as_fresh(builder: GraphBuilder, root: Path, **options: Any) -> Knowled
     assert graph.report is not None and fresh.report is not None
     assert graph.report.problems == fresh.report.problems
     assert (graph.report.files, graph.report.functions, graph.report.call_edges,
-            graph.report.tags) == (fresh.report.files, fresh.report.functions,
-                                   fresh.report.call_edges, fresh.report.tags)
+            graph.report.reference_edges, graph.report.tags) == (
+        fresh.report.files, fresh.report.functions, fresh.report.call_edges,
+        fresh.report.reference_edges, fresh.report.tags)
     return graph
 
 
@@ -100,6 +106,15 @@ EDITS: dict[str, Edit] = {
     "a copy of a function in another file (merged)": lambda r: _append(
         r, "app.py", "\ndef base_rate(card_scheme):\n    return 0.1\n"),
     "a file touched, text unchanged": lambda r: os.utime(r / "app.py"),
+    "a referenced function renamed in its own module": lambda r: _edit(
+        r, "app.py", "def report_fee(", "def report_fee_v2("),
+    "a reference now called": lambda r: _edit(
+        r, "app.py", "key=report_fee)", "key=report_fee(rows))"),
+    "a reference added to a dict of another module": lambda r: _edit(
+        r, "handlers.py", "HANDLERS = {", "from pkg.rates import base_rate\n"
+        "HANDLERS = {'base': base_rate, "),
+    "the import a reference goes through removed": lambda r: _edit(
+        r, "handlers.py", "import util\n", "\n"),
     "a function defined again below, with other parameters": lambda r: _append(
         r, "util.py", "\ndef helper_only_here(record, column):\n    return record\n"),
 }
@@ -132,7 +147,8 @@ def test_update_reports_what_changed_and_resolves_only_affected_modules(tmp_path
     assert update is not None
     assert (update.changed, update.added, update.removed, update.patched) == (
         ("util.py",), (), (), True)
-    assert update.resolved_modules == 1  # nothing imports util or calls unused_helper
+    # handlers.py imports util (for a reference): it is resolved again.
+    assert update.resolved_modules == 2
     assert "fn:util.unused_helper" in graph
     builder.update()
     assert builder.last_update is not None and builder.last_update.changed == ()

@@ -68,7 +68,7 @@ def _valid() -> dict[str, Any]:
 def _broken(change: str) -> Any:
     data = _valid()
     if change == "future":
-        data["schema_version"] = 2
+        data["schema_version"] = SCHEMA_VERSION + 1
     elif change == "no version":
         del data["schema_version"]
     elif change == "missing node":

@@ -183,7 +183,8 @@ def _path_text(graph: KnowledgeGraph, path: Sequence[str]) -> str:
     return " ".join(parts)
 
 
-_EDGE_TEXT = {"calls": "calls", "consumes": "input of", "produces": "produces"}
+_EDGE_TEXT = {"calls": "calls", "references": "uses", "consumes": "input of",
+              "produces": "produces"}
 
 
 def _edge_type(graph: KnowledgeGraph, source: str, target: str) -> str | None:
@@ -192,7 +193,7 @@ def _edge_type(graph: KnowledgeGraph, source: str, target: str) -> str | None:
         return "consumes" if target in graph.consumers(source) else None
     if graph.node_type(target) == "tag":
         return "produces" if source in graph.producers(target) else None
-    return "calls" if target in graph.callees(source) else None
+    return next((kind for _, end, kind, _ in graph.edges_of([source]) if end == target), None)
 
 
 def _function_line(f: FunctionNode) -> str:

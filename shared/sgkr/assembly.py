@@ -53,6 +53,8 @@ from .options import BuildOptions
 from .records import (
     BuildReport,
     Definition,
+    EdgeRow,
+    EdgeType,
     FunctionNode,
     ModuleExtract,
     Problem,
@@ -66,6 +68,8 @@ from .tagging import add_sidecar_tags, add_tag, attach_example, inferred_rows, l
 __all__ = ["Plan", "make_plan", "Assembly"]
 
 Calls = dict[str, dict[str, Resolution]]
+# The edges between functions, made from the call and reference maps.
+_BETWEEN_FUNCTIONS = ("calls", "references")
 
 
 @dataclass(frozen=True)
@@ -155,18 +159,21 @@ class Assembly:
     resolver : CallResolver
     calls : dict
         Each caller's resolved calls, by qualified name.
+    refs : dict
+        The functions each definition uses as values (``references``), by qualified name.
     problems : list of Problem
     """
 
     def __init__(self, plan: Plan, graph: KnowledgeGraph, modules: list[ModuleExtract],
                  qual_to_id: dict[str, str], resolver: CallResolver, calls: Calls,
-                 problems: list[Problem]) -> None:
+                 problems: list[Problem], refs: Calls | None = None) -> None:
         self.plan = plan
         self.graph = graph
         self.modules = modules
         self.qual_to_id = qual_to_id
         self.resolver = resolver
         self.calls = calls
+        self.refs: Calls = refs if refs is not None else {}
         self.problems = problems
         self._index: ImportIndex | None = None  # made by the first update
         self._missing: dict[str, bool] = {}  # sidecar function keys found in no node
@@ -198,15 +205,15 @@ class Assembly:
         except BaseException:
             resolving.cancel()  # no child is left behind
             raise
-        calls = resolving.result()
-        graph.add_edge_rows([(qual_to_id[caller], qual_to_id[callee], "calls", how)
-                             for caller, callee, how in flatten(calls, in_order=True)])
+        calls, refs = resolving.result()
+        graph.add_edge_rows(_rows(calls, qual_to_id, "calls", in_order=True))
+        graph.add_edge_rows(_rows(refs, qual_to_id, "references", in_order=True))
         add_sidecar_tags(graph, plan.sidecar, problems)
         _attach_examples(graph, plan, modules, qual_to_id, problems)
         if plan.infer_tags and not early:
             _add_inferred(graph, modules, qual_to_id, graph.tagged_functions())
         graph.report = report(graph, len(modules), problems, started)
-        return cls(plan, graph, modules, qual_to_id, resolver, calls, problems)
+        return cls(plan, graph, modules, qual_to_id, resolver, calls, problems, refs)
 
     def replace(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
                 modules: list[ModuleExtract], read_problems: Sequence[Problem], *,
@@ -234,8 +241,8 @@ class Assembly:
         merged = None if resolved is None else self._merge_again(old, new, modules, names)
         if resolved is None or merged is None:
             return None
-        redo, new_calls = resolved
-        call_dirty, tag_dirty = self._dirty(old, new, merged, redo, new_calls)
+        redo, new_calls, new_refs = resolved
+        call_dirty, tag_dirty = self._dirty(old, new, merged, redo, new_calls, new_refs)
         self._apply(merged, call_dirty, tag_dirty, names | {m.module for m in new})
         self.modules = modules
         sidecar_problems = [Problem("knowledge", f"no function named {k!r} in the sources",
@@ -246,8 +253,9 @@ class Assembly:
         return len(redo)
 
     def _resolve_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
-                       names: set[str]) -> tuple[set[str], Calls] | None:
-        """The modules whose calls may have changed, and their call maps; None: refused."""
+                       names: set[str]) -> tuple[set[str], Calls, Calls] | None:
+        """The modules whose calls may have changed, their call and reference maps; None:
+        refused."""
         resolver, index = self.resolver, self._index
         assert index is not None
         before = {n: matches(resolver, n) for n in names}
@@ -256,7 +264,9 @@ class Assembly:
         changed = {n for n in names if rematched(before[n], matches(resolver, n))}
         index.replace(old, new)
         redo = index.to_resolve(resolver, old, new, changed)
-        return redo, resolver.resolve_modules(resolver.by_module[n] for n in sorted(redo))
+        refs: Calls = {}
+        calls = resolver.resolve_modules((resolver.by_module[n] for n in sorted(redo)), refs)
+        return redo, calls, refs
 
     def _merge_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
                      modules: list[ModuleExtract], names: set[str]) -> _Merged | None:
@@ -293,17 +303,19 @@ class Assembly:
         return _Merged(records, new_map, gone, changed, moved)
 
     def _dirty(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
-               merged: _Merged, redo: set[str], new_calls: Calls) -> tuple[set[str], set[str]]:
-        """The nodes whose call edges, and those whose tags, are made again.
+               merged: _Merged, redo: set[str], new_calls: Calls,
+               new_refs: Calls) -> tuple[set[str], set[str]]:
+        """The nodes whose call and reference edges, and those whose tags, are made again.
 
-        The new call maps are kept in :attr:`calls`.
+        The new call and reference maps are kept in :attr:`calls` and :attr:`refs`.
         """
         graph, new_map = self.graph, merged.new_map
         call_dirty, tag_dirty = set(merged.changed), set(merged.changed)
         for q in merged.moved:
             old_id = self.qual_to_id.get(q)
             if old_id is not None and old_id in graph:
-                call_dirty.update(graph.callers(old_id))
+                call_dirty.update(s for s, _, kind, _ in graph.edges_of([old_id], "in")
+                                  if kind in _BETWEEN_FUNCTIONS)
                 call_dirty.add(old_id)
                 tag_dirty.add(old_id)
             if q in new_map:
@@ -317,11 +329,12 @@ class Assembly:
         redone = {d.qualname for n in redo for d in self.resolver.by_module[n].definitions}
         redone |= {d.qualname for m in old for d in m.definitions}
         for q in redone:
-            if self.calls.get(q) != new_calls.get(q):
-                if q in new_calls:
-                    self.calls[q] = new_calls[q]
-                else:
-                    self.calls.pop(q, None)
+            if self.calls.get(q) != new_calls.get(q) or self.refs.get(q) != new_refs.get(q):
+                for table, found in ((self.calls, new_calls), (self.refs, new_refs)):
+                    if q in found:
+                        table[q] = found[q]
+                    else:
+                        table.pop(q, None)
                 caller = new_map.get(q) or self.qual_to_id.get(q)
                 if caller is not None:
                     call_dirty.add(caller)
@@ -346,13 +359,16 @@ class Assembly:
         self._relabel(relabel)
 
     def _recall(self, nodes: set[str]) -> None:
-        """Call edges out of ``nodes`` made again from the call maps."""
+        """Call and reference edges out of ``nodes`` made again from their maps."""
         graph = self.graph
-        graph.remove_edges([(s, t) for s, t, kind, _ in graph.edges_of(nodes) if kind == "calls"])
-        calls = {q: self.calls[q] for node_id in nodes for q in self._quals(node_id)
-                 if q in self.calls}
-        graph.add_edge_rows([(self.qual_to_id[caller], self.qual_to_id[callee], "calls", how)
-                             for caller, callee, how in flatten(calls)])
+        graph.remove_edges([(s, t) for s, t, kind, _ in graph.edges_of(nodes)
+                            if kind in _BETWEEN_FUNCTIONS])
+        quals = [q for node_id in nodes for q in self._quals(node_id)]
+        maps: tuple[tuple[Calls, EdgeType], ...] = ((self.calls, "calls"),
+                                                     (self.refs, "references"))
+        for table, kind in maps:
+            graph.add_edge_rows(_rows({q: table[q] for q in quals if q in table},
+                                      self.qual_to_id, kind))
 
     def _retag(self, nodes: set[str], touched: set[str]) -> set[str]:
         """Tag edges of ``nodes`` made again: sidecar links, else inferred tags.
@@ -361,7 +377,7 @@ class Assembly:
         """
         graph, plan = self.graph, self.plan
         graph.remove_edges([(s, t) for s, t, kind, _ in graph.edges_of(nodes, "both")
-                            if kind != "calls"])
+                            if kind not in _BETWEEN_FUNCTIONS])
         inferred: list[tuple[str, Definition]] = []
         for node_id in sorted(nodes):
             tagged = False
@@ -423,7 +439,8 @@ def report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],
     stats = graph.stats()
     return BuildReport(
         files=files, functions=stats["functions"], call_edges=stats["call_edges"],
-        tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started)
+        tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started,
+        reference_edges=stats["reference_edges"])
 
 
 def function_node(node_id: str, members: Sequence[Definition],
@@ -455,9 +472,20 @@ def _sidecar_text(sidecar: Sidecar | None, d: Definition) -> str | None:
     return entry.knowledge if entry else None
 
 
-def _resolved_calls(resolver: CallResolver, modules: list[ModuleExtract]) -> Calls:
-    """The call maps of ``modules``, sorted where they are made (in a forked child)."""
-    return ordered(resolver.resolve_modules(modules))
+def _resolved_calls(resolver: CallResolver, modules: list[ModuleExtract]
+                    ) -> tuple[Calls, Calls]:
+    """The call and reference maps of ``modules``, sorted where they are made (in a forked
+    child)."""
+    refs: Calls = {}
+    calls = resolver.resolve_modules(modules, refs)
+    return ordered(calls), ordered(refs)
+
+
+def _rows(table: Calls, qual_to_id: dict[str, str], kind: EdgeType, *,
+          in_order: bool = False) -> list[EdgeRow]:
+    """The edges of a call or reference map, between the nodes of the qualified names."""
+    return [(qual_to_id[source], qual_to_id[target], kind, how)
+            for source, target, how in flatten(table, in_order=in_order)]
 
 
 def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],

@@ -52,6 +52,7 @@ from .records import (
     ModuleExtract,
     Problem,
     SourceSpan,
+    ValueUse,
     bulk_record,
 )
 
@@ -68,7 +69,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6
 _KIND = "sgkr-extract"
 # A definition's derived knowledge is most often its docstring or its comment
 # itself: the entry says which instead of repeating the text.
@@ -394,12 +395,29 @@ def _definition_to_json(d: Definition) -> list[Any]:
             [[c.kind, c.name, c.receiver, c.line] for c in d.calls],
             list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
+            [_use_to_json(u) for u in d.uses],
             *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
+
+
+def _use_to_json(use: ValueUse) -> list[Any]:
+    s, c = use.site, use.argument_of
+    return [s.kind, s.name, s.receiver, s.line,
+            None if c is None else [c.kind, c.name, c.receiver, c.line]]
+
+
+def _use_from_json(raw: list[Any]) -> ValueUse:
+    kind, name, receiver, line, callee = raw
+    site = bulk_record(CallSite, {"kind": _CALL_KINDS[kind], "name": _str(name),
+                                  "receiver": receiver, "line": line})
+    call = None if callee is None else bulk_record(CallSite, {
+        "kind": _CALL_KINDS[callee[0]], "name": _str(callee[1]), "receiver": callee[2],
+        "line": callee[3]})
+    return bulk_record(ValueUse, {"site": site, "argument_of": call})
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
-     calls, keys, enclosing, is_async, knowledge, inputs, outputs, *cells) = raw
+     calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, *cells) = raw
     known_kind = _DEFINITION_KINDS.get(kind)
     if known_kind is None:
         raise ValueError(f"unknown definition kind {kind!r}")
@@ -421,7 +439,8 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         "calls": tuple([bulk_record(CallSite, {"kind": _CALL_KINDS[k], "name": n, "receiver": r,
                                                "line": ln})
                         for k, n, r, ln in calls]),
-        "subscript_keys": tuple(keys), "enclosing_class": enclosing,
+        "subscript_keys": tuple(keys), "uses": tuple([_use_from_json(u) for u in uses]),
+        "enclosing_class": enclosing,
         "is_async": bool(is_async), "knowledge": knowledge,
         "inferred_inputs": None if inputs is None else tuple(map(_str, inputs)),
         "inferred_outputs": None if outputs is None else tuple(map(_str, outputs)),

@@ -31,6 +31,7 @@ from .records import (
     ModuleExtract,
     Problem,
     SourceSpan,
+    ValueUse,
     bulk_record,
 )
 from .sources import module_name
@@ -48,6 +49,14 @@ _QUERY = Query(
     (import_statement) @import
     (import_from_statement) @import
     (subscript subscript: (string (string_content) @key))
+    (call arguments: (argument_list [(identifier) (attribute)] @use.arg))
+    (call arguments: (argument_list (keyword_argument value: [(identifier) (attribute)] @use.arg)))
+    (pair value: [(identifier) (attribute)] @use)
+    (list [(identifier) (attribute)] @use)
+    (tuple [(identifier) (attribute)] @use)
+    (set [(identifier) (attribute)] @use)
+    (return_statement [(identifier) (attribute)] @use)
+    (assignment right: [(identifier) (attribute)] @use)
     """,
 )
 # A called attribute written as plain dotted names (``self.rows.append``): its receiver
@@ -96,6 +105,7 @@ class _Scope:
     qualname: str = ""
     calls: list[CallSite] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
+    uses: list[ValueUse] = field(default_factory=list)
 
 
 def extract_module(path: str, text: str, *, module: str | None = None) -> ModuleExtract:
@@ -185,6 +195,7 @@ class _Extractor:
             definitions.insert(0, replace(
                 body[0], code="\n".join(d.code for d in body),
                 calls=tuple(c for d in body for c in d.calls),
+                uses=tuple(u for d in body for u in d.uses),
                 span=SourceSpan(self.path, 1, last)))
         return ModuleExtract(self.path, self.module, self.is_package, tuple(definitions),
                              tuple(classes), tuple(imports))
@@ -199,16 +210,25 @@ class _Extractor:
         # two calls starting together (``f().g()``) the inner one comes first.
         items: list[tuple[int, int, str, object]] = []
         add = items.append
+        # Each call by where it starts: a name passed to it finds it so.
+        calls_at: dict[int, CallSite] = {}
         for node in captures.get("call.plain", ()):
             start, end = node.start_byte, node.end_byte
             name = text[start:end] if ascii_text else string(node)
-            add((start, end, "call", bulk_record(CallSite, {
+            call = calls_at[start] = bulk_record(CallSite, {
                 "kind": "plain", "name": name, "receiver": None,
-                "line": node.start_point[0] + 1})))
+                "line": node.start_point[0] + 1})
+            add((start, end, "call", call))
         for node in captures.get("call.attr", ()):
-            add((node.start_byte, node.end_byte, "call", self._attribute_call(node)))
+            call = calls_at[node.start_byte] = self._attribute_call(node)
+            add((node.start_byte, node.end_byte, "call", call))
         for node in captures.get("key", ()):
             add((node.start_byte, node.end_byte, "key", string(node)))
+        for kind in ("use", "use.arg"):
+            for node in captures.get(kind, ()):
+                use = self._value_use(node, calls_at if kind == "use.arg" else None)
+                if use is not None:
+                    add((node.start_byte, node.end_byte, "use", use))
         for node in captures.get("import", ()):
             add((node.start_byte, node.end_byte, "import", node))
         items.sort(key=lambda item: (item[0], item[1]))
@@ -271,6 +291,8 @@ class _Extractor:
                 owner.calls.append(payload)  # type: ignore[arg-type]
             elif what == "key":
                 owner.keys.append(payload)  # type: ignore[arg-type]
+            elif what == "use":
+                owner.uses.append(payload)  # type: ignore[arg-type]
             else:
                 imports.extend(self._imports(payload, owner.qualname))  # type: ignore[arg-type]
         return imports
@@ -301,6 +323,7 @@ class _Extractor:
             "signature": signature.rstrip().rstrip(":").strip(),
             "calls": tuple(scope.calls),
             "subscript_keys": tuple(dict.fromkeys(scope.keys)),
+            "uses": tuple(scope.uses),
             "enclosing_class": enclosing,
             "is_async": self._is_async(node),
             "knowledge": None,
@@ -338,7 +361,28 @@ class _Extractor:
             docstring=docstring,
             calls=tuple(scope.calls),
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
+            uses=tuple(scope.uses),
         )
+
+    def _value_use(self, node: Node, calls_at: dict[int, CallSite] | None) -> ValueUse | None:
+        """The name ``node`` used as a value; with ``calls_at`` (the calls by where they
+        start), an argument of the call enclosing it."""
+        if node.type == "identifier":
+            site = bulk_record(CallSite, {"kind": "plain", "name": self._str(node),
+                                          "receiver": None, "line": node.start_point[0] + 1})
+        else:
+            site = self._attribute_call(node)
+            if site.receiver is None or site.kind != "attribute":
+                return None
+        callee = None
+        if calls_at is not None:
+            holder = node.parent
+            if holder is not None and holder.type == "keyword_argument":
+                holder = holder.parent
+            call = holder.parent if holder is not None else None
+            if call is not None:
+                callee = calls_at.get(call.start_byte)
+        return bulk_record(ValueUse, {"site": site, "argument_of": callee})
 
     def _attribute_call(self, function: Node) -> CallSite:
         """The call site of a called attribute, ``function``."""

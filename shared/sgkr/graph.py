@@ -1,9 +1,11 @@
-"""The knowledge–code graph: function nodes, tag nodes, and calls/consumes/produces edges.
+"""The knowledge–code graph: function nodes, tag nodes, and calls/references/consumes/produces
+edges.
 
 A thin, typed wrapper over a :class:`networkx.DiGraph`. Each node carries
 its record (:class:`~sgkr.records.FunctionNode` or
 :class:`~sgkr.records.TagNode`) under the attribute ``record``; each edge its
-``type`` and, for calls, its ``resolution``.
+``type`` and, for calls and references, its ``resolution`` (``exact``,
+``inferred`` or ``name``): plain edge attributes.
 
 Examples
 --------
@@ -37,7 +39,11 @@ from .text import fold
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
 
 _by_id = attrgetter("id")
-
+# Of two edges between the same nodes the higher ranked stays: a call over a reference,
+# then exact over inferred over a bare-name guess.
+_RANK: dict[tuple[str, str | None], int] = {
+    ("calls", "exact"): 6, ("calls", "inferred"): 5, ("calls", "name"): 4,
+    ("references", "exact"): 3, ("references", "inferred"): 2, ("references", "name"): 1}
 
 
 def tag_id(label: str) -> str:
@@ -135,7 +141,8 @@ class KnowledgeGraph:
         self._g._node[node_id]["record"] = TagNode(node_id, label, aliases)
 
     def add_edge(self, edge: Edge) -> None:
-        """Add an edge between existing nodes; an ``exact`` call wins over a ``name`` one."""
+        """Add an edge between existing nodes; a call wins over a reference, then ``exact``
+        over ``inferred`` over ``name``."""
         self.add_edges([edge])
 
     def add_edges(self, edges: Iterable[Edge]) -> None:
@@ -172,7 +179,10 @@ class KnowledgeGraph:
             old = succ[source].get(target)
             if old is None:
                 succ[source][target] = pred[target][source] = attrs
-            elif old.get("resolution") != "exact":
+            elif _RANK.get((attrs["type"], attrs.get("resolution")), 0) > \
+                    _RANK.get((old["type"], old.get("resolution")), 0) \
+                    or old["type"] not in ("calls", "references"):
+                old.clear()
                 old.update(attrs)  # the dict both directions share, updated as networkx does
         self._changed()
 
@@ -382,16 +392,20 @@ class KnowledgeGraph:
                         for targets in self._g._succ.values() for data in targets.values())
         edge_types: Counter[str] = Counter()
         resolutions: Counter[str] = Counter()
+        referring: Counter[str] = Counter()
         for (kind, resolution), count in pairs.items():
             edge_types[kind] += count
             if kind == "calls":
                 resolutions[resolution] += count
+            elif kind == "references":
+                referring[resolution] += count
         return {
             "functions": sum(kinds.values()),
             "kinds": dict(sorted(kinds.items())),
             "tags": sum(1 for r in records if isinstance(r, TagNode)),
             "edges": dict(sorted(edge_types.items())),
             "call_edges": dict(sorted(resolutions.items())),
+            "reference_edges": dict(sorted(referring.items())),
         }
 
     def most_called(self, n: int = 10) -> list[tuple[str, int]]:

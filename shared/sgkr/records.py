@@ -15,7 +15,7 @@ Examples
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from .text import without_docstring
@@ -24,6 +24,7 @@ __all__ = [
     "SourceSpan",
     "Problem",
     "CallSite",
+    "ValueUse",
     "ImportBinding",
     "ClassInfo",
     "Definition",
@@ -46,9 +47,11 @@ __all__ = [
 R = TypeVar("R")
 
 FunctionKind = Literal["function", "method", "module"]
-EdgeType = Literal["calls", "consumes", "produces"]
-Resolution = Literal["exact", "name"]
-#: An edge as a plain tuple: source, target, type, and resolution (calls only).
+EdgeType = Literal["calls", "references", "consumes", "produces"]
+#: How an edge between functions was found: ``exact`` (syntax alone), ``inferred``
+#: (an analysis of what names hold) or ``name`` (a bare-name guess).
+Resolution = Literal["exact", "inferred", "name"]
+#: An edge as a plain tuple: source, target, type, and resolution (calls and references).
 EdgeRow = tuple[str, str, EdgeType, Resolution | None]
 Role = Literal["input", "output", "both"]
 
@@ -112,6 +115,20 @@ class CallSite:
 
 
 @dataclass(frozen=True)
+class ValueUse:
+    """A name used as a value in a definition, not called there.
+
+    ``map(f, xs)``, ``sorted(rows, key=f)``, ``{"fee": f}``, ``[f, g]``, ``x = f``,
+    ``return f``. ``site`` holds the name as a call site would (``plain`` for ``f``,
+    ``attribute`` for ``self.f`` or ``mod.f``); ``argument_of`` is the call it is
+    passed to, None when it is stored or returned.
+    """
+
+    site: CallSite
+    argument_of: CallSite | None = None
+
+
+@dataclass(frozen=True)
 class ImportBinding:
     """A name bound by an import statement within ``scope`` (a qualname).
 
@@ -156,6 +173,8 @@ class Definition:
     signature: str = ""
     calls: tuple[CallSite, ...] = ()
     subscript_keys: tuple[str, ...] = ()
+    #: Names used as values (functions passed, stored, returned): ``references`` edges.
+    uses: tuple[ValueUse, ...] = ()
     enclosing_class: str | None = None
     is_async: bool = False
     #: The knowledge of the definition alone: ``knowledge_of(self)``.
@@ -212,7 +231,11 @@ class TagNode:
 
 @dataclass(frozen=True)
 class Edge:
-    """A directed edge; ``resolution`` is set on ``calls`` edges only."""
+    """A directed edge; ``resolution`` is set on ``calls`` and ``references`` edges only.
+
+    ``references``: the source uses the target function as a value (passes,
+    stores or returns it) without calling it there.
+    """
 
     source: str
     target: str
@@ -230,6 +253,8 @@ class BuildReport:
     tags: int
     problems: tuple[Problem, ...]
     seconds: float
+    #: ``references`` edges by resolution.
+    reference_edges: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         """The JSON form ``sgkr build --json`` prints: counts, seconds and every problem.
@@ -242,7 +267,8 @@ class BuildReport:
         """
         return {
             "files": self.files, "functions": self.functions,
-            "call_edges": dict(sorted(self.call_edges.items())), "tags": self.tags,
+            "call_edges": dict(sorted(self.call_edges.items())),
+            "reference_edges": dict(sorted(self.reference_edges.items())), "tags": self.tags,
             "seconds": round(self.seconds, 3),
             "problems": [{"file": p.file, "reason": p.reason, "kind": p.kind, "line": p.line}
                          for p in self.problems],
@@ -259,14 +285,15 @@ class BuildReport:
         >>> report = BuildReport(3, 5, {"exact": 4}, 0, tuple(
         ...     Problem(f"p{i}/__init__.py", "empty file") for i in range(5)), 0.25)
         >>> print(report.summary())
-        files: 3, functions: 5, call edges: 4 exact, tags: 0, 0.25 s
+        files: 3, functions: 5, call edges: 4 exact, reference edges: 0, tags: 0, 0.25 s
         skipped: 5
           empty file: 5 (p0/__init__.py, p1/__init__.py, p2/__init__.py, ...)
         """
         edges = ", ".join(f"{n} {r}" for r, n in sorted(self.call_edges.items())) or "0"
+        refs = ", ".join(f"{n} {r}" for r, n in sorted(self.reference_edges.items())) or "0"
         lines = [
             f"files: {self.files}, functions: {self.functions}, call edges: {edges}, "
-            f"tags: {self.tags}, {self.seconds:.2f} s",
+            f"reference edges: {refs}, tags: {self.tags}, {self.seconds:.2f} s",
         ]
         for kind, title in _PROBLEM_TITLES.items():
             problems = [p for p in self.problems if p.kind == kind]

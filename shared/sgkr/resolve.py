@@ -5,6 +5,11 @@ A call is ``exact`` when scoping, an import, an alias, ``self.``/``cls.``/
 only the bare name matches definitions in the sources. Builtins and names
 bound to modules outside the sources are not resolved.
 
+A function used as a value (:class:`~sgkr.records.ValueUse`: passed to a call
+outside the sources, stored or returned) is a reference, resolved only when
+scoping, an import or ``self.``/``cls.`` tells which function it is (``exact``);
+one passed to a function of the sources is left to that function's calls.
+
 Examples
 --------
 >>> from sgkr.extract import extract_module
@@ -20,7 +25,7 @@ import builtins
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from .records import CallSite, Definition, ModuleExtract, Resolution
+from .records import CallSite, Definition, ModuleExtract, Resolution, ValueUse
 
 __all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "flatten", "ordered"]
 
@@ -222,13 +227,61 @@ class CallResolver:
             self._add(module)
         return True
 
-    def resolve_modules(self, modules: Iterable[ModuleExtract]) -> dict[str, dict[str, Resolution]]:
-        """Call maps ``{caller: {callee: resolution}}`` of every definition of ``modules``."""
+    def resolve_modules(self, modules: Iterable[ModuleExtract],
+                        refs: dict[str, dict[str, Resolution]] | None = None
+                        ) -> dict[str, dict[str, Resolution]]:
+        """Call maps ``{caller: {callee: resolution}}`` of every definition of ``modules``.
+
+        ``refs``, when given, receives the reference maps ``{user: {function:
+        resolution}}`` of the same definitions (a pair that is a call is left out).
+        """
         calls: dict[str, dict[str, Resolution]] = {}
         for module in modules:
             for d in module.definitions:
                 self.resolve_definition(d, module.module, calls)
+                if refs is not None and d.uses:
+                    self.resolve_uses(d, module.module, calls.get(d.qualname, {}), refs)
         return calls
+
+    def resolve_uses(self, d: Definition, module: str, called: dict[str, Resolution],
+                     refs: dict[str, dict[str, Resolution]]) -> None:
+        """Add the functions ``d`` uses as values to ``refs[d.qualname]`` (not those in
+        ``called``, nor ``d`` itself)."""
+        scopes = self._scopes(d, module)
+        cls = self._enclosing_class(d)
+        found: dict[str, Resolution] = {}
+        for use in d.uses:
+            for target in self._used(cls, scopes, use):
+                if target not in called and target != d.qualname:
+                    found[target] = "exact"
+        if found:
+            refs[d.qualname] = dict(sorted(found.items()))
+
+    def _used(self, cls: str | None, scopes: list[str], use: ValueUse) -> list[str]:
+        """The function ``use`` names, when syntax tells it and it is not passed to the
+        sources (whose own calls then tell what it does)."""
+        site = use.site
+        if site.kind == "plain":
+            target = self._target_of(scopes, site.name)
+        elif site.receiver in ("self", "cls"):
+            method = self._method(cls, site.name) if cls is not None else None
+            target = method
+        elif site.receiver is not None:
+            head, _, rest = site.receiver.partition(".")
+            bound = self._target_of(scopes, head)
+            target = ".".join(p for p in (bound, rest, site.name) if p) if bound else None
+        else:
+            return []
+        if target is None or target in self.classes:
+            return []
+        found = self._lookup(target, 0)
+        if not found or target in self.modules:
+            return []
+        if use.argument_of is not None:
+            callees, how = self._resolve(cls, scopes, use.argument_of)
+            if how == "exact" and callees:
+                return []
+        return found
 
     def resolve_definition(self, d: Definition, module: str,
                            calls: dict[str, dict[str, Resolution]]) -> None:

@@ -30,7 +30,7 @@ from .graph import KnowledgeGraph
 from .lexical import LexicalIndex
 from .records import EdgeType, RetrievalResult, TagMatch
 from .search import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
-from .stores import GraphReader, GraphStore, MemoryStore, Side
+from .stores import GraphReader, GraphStore, MemoryStore, Side, open_store
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
 from .walk import call_centrality, centrality_prior, personalized_pagerank
 
@@ -44,7 +44,7 @@ Fill = Literal["ppr", "none"]
 _CALLEE_WEIGHT = 0.5
 _FILL_WEIGHT = 0.5
 _LEXICAL_SEEDS = DEFAULT_K  # the walk's lexical seeds (more when k asks for more)
-_WALKED: tuple[EdgeType, ...] = ("calls", "consumes", "produces")
+_WALKED: tuple[EdgeType, ...] = ("calls", "references", "consumes", "produces")
 
 
 @dataclass(frozen=True)
@@ -163,9 +163,10 @@ class Retriever:
         The knowledge–code graph, in memory. It is read, never changed, so one
         retriever can serve many threads.
     store
-        Instead of ``graph``: a :class:`~sgkr.stores.base.GraphStore`. Each
-        question reads one version of its graph, with the same answers as
-        from the graph in memory.
+        Instead of ``graph``: a :class:`~sgkr.stores.base.GraphStore`, or the URL
+        of one (``falkordb://host:port/name``, see ``sgkr push``). The graph
+        stays in the store; each question reads one version of it in a few
+        batched queries, with the same answers as from the graph in memory.
     tag_extractor
         A callable ``question -> tag matches or labels``; default: folded
         vocabulary matching (:class:`~sgkr.tags.VocabularyMatcher`).
@@ -182,23 +183,28 @@ class Retriever:
     InvalidArgumentError
         If neither or both of ``graph`` and ``store`` are given, or an argument
         has the wrong type.
+    StoreError
+        If the store at a URL cannot be reached.
     """
 
     def __init__(self, graph: KnowledgeGraph | None = None, *,
-                 store: GraphStore | None = None,
+                 store: GraphStore | str | None = None,
                  tag_extractor: TagExtractor | None = None,
                  fallback: Fallback | None = None, **options: Any) -> None:
         if (graph is None) == (store is None):
             raise InvalidArgumentError("give a graph or a store (exactly one)")
         if graph is not None and not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
-        if store is not None and not isinstance(store, GraphStore):
-            raise InvalidArgumentError(f"store must be a GraphStore, got {type(store)}")
+        if store is not None and not isinstance(store, (str, GraphStore)):
+            raise InvalidArgumentError(
+                f"store must be a GraphStore or a store URL, got {type(store)}")
         if tag_extractor is not None and not callable(tag_extractor):
             raise InvalidArgumentError("tag_extractor must be callable")
         if fallback is not None and not callable(fallback):
             raise InvalidArgumentError("fallback must be callable")
         self.options = RetrieverOptions.from_dict(options)
+        if isinstance(store, str):
+            store = open_store(store)
         self.store: GraphStore = (MemoryStore(graph) if graph is not None
                                   else cast(GraphStore, store))
         self.tag_extractor = tag_extractor
@@ -415,9 +421,11 @@ class Retriever:
             # fall with rank and a score cut-off keeps what SGKR ranks first.
             floor = min(score[n] for n in frontier)
             best: dict[str, float] = {}
+            # Functions used as values (references) are followed as calls are.
             callees = reader.neighbours(frontier, "calls", "out")
+            used = reader.neighbours(frontier, "references", "out")
             for node in frontier:
-                for callee in callees[node]:
+                for callee in (*callees[node], *used[node]):
                     if callee not in score and callee not in dropped:
                         best[callee] = max(best.get(callee, 0.0), score[node])
             kinds.update(reader.kinds(best))

@@ -1,12 +1,14 @@
 """graph.json: a versioned JSON document, validated on load, written atomically.
 
-Schema (version 1)::
+Schema (version 2)::
 
-    {"schema_version": 1, "meta": {...},
+    {"schema_version": 2, "meta": {...},
      "nodes": [{"id", "type": "function", "name", "kind", "qualnames", "sources",
                 "knowledge", "code"} | {"id", "type": "tag", "label", "aliases"}],
-     "edges": [{"source", "target", "type": "calls"|"consumes"|"produces",
-                "resolution": "exact"|"name" (calls only)}]}
+     "edges": [{"source", "target", "type": "calls"|"references"|"consumes"|"produces",
+                "resolution": "exact"|"inferred"|"name" (calls and references only)}]}
+
+Version 1 (no ``references`` edges, no ``inferred`` resolution) is still read.
 
 Loading refuses a truncated, malformed, wrong-schema or inconsistent file with
 a :class:`~sgkr.errors.GraphFormatError` naming the problem; nothing is
@@ -39,14 +41,15 @@ from .records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, Ta
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_json",
            "write_document"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_GRAPH_BYTES = 2_000_000_000
 _KINDS = ("function", "method", "module")
-_TYPES: dict[str, EdgeType] = {"calls": "calls", "consumes": "consumes",
-                               "produces": "produces"}
-_RESOLUTIONS: dict[Any, Resolution] = {"exact": "exact", "name": "name"}
-_EDGE_ENDS = {"calls": ("function", "function"), "consumes": ("tag", "function"),
-              "produces": ("function", "tag")}
+_TYPES: dict[str, EdgeType] = {"calls": "calls", "references": "references",
+                               "consumes": "consumes", "produces": "produces"}
+_RESOLVED = ("calls", "references")  # the edge types that have a resolution
+_RESOLUTIONS: dict[Any, Resolution] = {"exact": "exact", "inferred": "inferred", "name": "name"}
+_EDGE_ENDS = {"calls": ("function", "function"), "references": ("function", "function"),
+              "consumes": ("tag", "function"), "produces": ("function", "tag")}
 
 
 def to_document(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
@@ -253,10 +256,12 @@ def _edges(edges: list[Any], types: dict[str, str], where: str) -> list[EdgeRow]
         if kind is None:
             raise GraphFormatError(f"{at}: unknown edge type {given!r}; expected {tuple(_TYPES)}")
         resolution = raw.get("resolution")
-        if kind == "calls" and (type(resolution) is not str or resolution not in _RESOLUTIONS):
-            raise GraphFormatError(f"{at}: a calls edge needs resolution 'exact' or 'name'")
-        if kind != "calls" and resolution is not None:
-            raise GraphFormatError(f"{at}: only calls edges have a resolution")
+        resolved = kind in _RESOLVED
+        if resolved and (type(resolution) is not str or resolution not in _RESOLUTIONS):
+            raise GraphFormatError(
+                f"{at}: a {kind} edge needs resolution 'exact', 'inferred' or 'name'")
+        if not resolved and resolution is not None:
+            raise GraphFormatError(f"{at}: only calls and references edges have a resolution")
         source, target = _text(raw, "source", at, empty=False), _text(raw, "target", at,
                                                                         empty=False)
         for end in (source, target):

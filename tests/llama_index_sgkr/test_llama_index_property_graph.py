@@ -97,3 +97,14 @@ def test_malformed_entities_are_refused(payments_graph, change, message) -> None
     store.upsert_nodes([fee])
     with pytest.raises(GraphFormatError, match=message):
         from_property_graph_store(store)
+
+
+def test_references_and_their_resolution_survive_the_round_trip() -> None:
+    from sgkr import build_graph
+
+    graph = build_graph([("fees.py", "def fee(row):\n    return 1\n"
+                          "def fees(df):\n    return df.apply(fee, axis=1)\n")])
+    assert graph.stats()["reference_edges"] == {"exact": 1}
+    store = SimplePropertyGraphStore()
+    to_property_graph_store(graph, store)
+    assert from_property_graph_store(store).to_dict() == graph.to_dict()

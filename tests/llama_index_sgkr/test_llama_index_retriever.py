@@ -176,7 +176,7 @@ def test_examples_alone_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({}, "exactly one of graph, graph_path or sources; got none"),
+    ({}, "exactly one of graph, graph_path, store or sources; got none"),
     ({"graph_path": "g.json", "sources": ["src"]}, "got graph_path and sources"),
     ({"graph": "G", "graph_path": "g.json"}, "got graph and graph_path"),
     ({"graph_path": "g.json", "knowledge": "k.json"},

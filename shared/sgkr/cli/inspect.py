@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
                          "tag_list": tags}))
         return 0
     print(f"functions: {stats['functions']} {stats['kinds']}")
-    print(f"edges: {stats['edges']}; calls by resolution: {stats['call_edges']}")
+    print(f"edges: {stats['edges']}; calls by resolution: {stats['call_edges']}; "
+          f"references by resolution: {stats['reference_edges']}")
     print(f"tags: {stats['tags']}")
     if top:
         print("most called:")

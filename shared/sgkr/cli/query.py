@@ -9,6 +9,7 @@ from ..errors import InvalidArgumentError
 from ..graph import KnowledgeGraph
 from ..records import RetrievalResult
 from ..retriever import DEFAULT_K, Retriever
+from ..stores import is_store_url
 from .terminal import json_text
 
 __all__ = ["register", "run", "add_retrieval_options", "retrieval_options", "print_result"]
@@ -38,7 +39,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``query`` command."""
     p = sub.add_parser("query", help="retrieve the functions a question needs",
                        description="Retrieve knowledge and code for a question.")
-    p.add_argument("graph", help="graph.json made by sgkr build")
+    p.add_argument("graph", help="graph.json made by sgkr build, or the URL of a graph store "
+                                 "it was pushed to (falkordb://host:port/name)")
     p.add_argument("question", help="the question, in quotes")
     add_retrieval_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -70,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
     """Load the graph, retrieve, print."""
     if not args.question.strip():
         raise InvalidArgumentError("the question is empty")
-    graph = KnowledgeGraph.load(args.graph)
-    result = Retriever(graph, **retrieval_options(args)).retrieve(args.question)
+    options = retrieval_options(args)
+    retriever = (Retriever(store=args.graph, **options) if is_store_url(args.graph)
+                 else Retriever(KnowledgeGraph.load(args.graph), **options))
+    result = retriever.retrieve(args.question)
     if args.json:
         print(json_text(result.to_dict()))
     else:

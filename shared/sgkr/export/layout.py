@@ -139,7 +139,7 @@ def _layers(view: View, widths: dict[str, float]) -> dict[str, int]:
     """
     calls: dict[str, list[str]] = {n.id: [] for n in view.nodes if not n.is_tag}
     for e in view.edges:
-        if e.type == "calls" and e.source != e.target:
+        if e.type in ("calls", "references") and e.source != e.target:
             calls[e.source].append(e.target)
     dag = _acyclic(calls)
     limit = max(_MIN_ROW, math.sqrt(_ASPECT * _LAYER_GAP * sum(widths.values())))
