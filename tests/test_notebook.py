@@ -169,3 +169,20 @@ def test_a_bad_cell_number_in_graph_json_is_refused(tmp_path: Path) -> None:
     (tmp_path / "g.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(GraphFormatError, match="cell and end_cell"):
         KnowledgeGraph.load(tmp_path / "g.json")
+
+
+def test_query_output_and_metadata_name_the_cell(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from sgkr import Retriever
+    from sgkr.cli import main
+
+    (tmp_path / "fees.ipynb").write_text(_notebook(
+        ("markdown", "Fees."), ("code", "x = 1"),
+        ("code", "def total_fee(amount):\n    return 2 * amount\n")), encoding="utf-8")
+    graph = build_graph([tmp_path], infer_tags=True)
+    [doc] = [d for d in Retriever(graph).retrieve("What is the total fee?").documents
+             if d.name == "total_fee"]
+    assert doc.metadata()["cell"] == 3 and doc.metadata()["start_line"] == 1
+    graph.save(tmp_path / "g.json")
+    assert main(["query", str(tmp_path / "g.json"), "What is the total fee?"]) == 0
+    assert "total_fee  (fees.ipynb, cell 3, line 1)" in capsys.readouterr().out

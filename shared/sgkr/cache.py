@@ -42,19 +42,20 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
 from .errors import InvalidArgumentError
 from .records import (
+    CallKind,
     CallSite,
     ClassInfo,
     Definition,
+    FunctionKind,
     ImportBinding,
     ModuleExtract,
     Problem,
     SourceSpan,
     ValueUse,
-    bulk_record,
 )
+from .version import __version__
 
 __all__ = [
     "CACHE_FORMAT",
@@ -129,8 +130,7 @@ class ExtractCache:
     Notes
     -----
     A connection is opened when first needed and kept until :meth:`close`;
-    do not carry an open cache into a forked process (builds close it before
-    they start workers, which open their own).
+    do not carry an open cache into a forked process.
     """
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
@@ -188,13 +188,13 @@ class ExtractCache:
             held it for more than 30 s, or the folder is read-only).
         """
         # Encoded before the database is locked: processes writing at the same time
-        # (a build's workers) then hold the lock in turn only for their inserts.
+        # (two builds sharing a cache) then hold the lock in turn only for their inserts.
         self.put_entries([(key, entry_bytes(key, module)) for key, module in entries])
 
     def put_entries(self, rows: Iterable[tuple[str, bytes]]) -> None:
         """:meth:`put_many` for entries already encoded by :func:`entry_bytes`.
 
-        A build's worker processes write what another process encoded.
+        A build encodes the entries as its worker processes hand extractions back.
 
         Raises
         ------
@@ -304,8 +304,7 @@ def entry_bytes(key: str, module: ModuleExtract) -> bytes:
 def json_entry_bytes(key: str, extract: dict[str, Any]) -> bytes:
     """:func:`entry_bytes` of an extraction in :func:`extract_to_json`'s form (left as it is).
 
-    A build's worker process holds its extractions in that form, in which it
-    also hands them back.
+    A build's worker processes hand their extractions back in that form.
 
     Examples
     --------
@@ -378,8 +377,10 @@ def extract_from_json(data: dict[str, Any]) -> ModuleExtract:
 _CODE = 3
 # The kinds a record may have, each one string however many records hold it (an
 # unpickled or decoded form has a string of its own for each).
-_DEFINITION_KINDS = {kind: kind for kind in ("function", "method", "module")}
-_CALL_KINDS = {kind: kind for kind in ("plain", "attribute", "super")}
+_DEFINITION_KINDS: dict[str, FunctionKind] = {"function": "function", "method": "method",
+                                              "module": "module"}
+_CALL_KINDS: dict[str, CallKind] = {"plain": "plain", "attribute": "attribute",
+                                    "super": "super"}
 
 
 def _definition_to_json(d: Definition) -> list[Any]:
@@ -407,12 +408,10 @@ def _use_to_json(use: ValueUse) -> list[Any]:
 
 def _use_from_json(raw: list[Any]) -> ValueUse:
     kind, name, receiver, line, callee = raw
-    site = bulk_record(CallSite, {"kind": _CALL_KINDS[kind], "name": _str(name),
-                                  "receiver": receiver, "line": line})
-    call = None if callee is None else bulk_record(CallSite, {
-        "kind": _CALL_KINDS[callee[0]], "name": _str(callee[1]), "receiver": callee[2],
-        "line": callee[3]})
-    return bulk_record(ValueUse, {"site": site, "argument_of": call})
+    site = CallSite(_CALL_KINDS[kind], _str(name), receiver, line)
+    call = None if callee is None else CallSite(
+        _CALL_KINDS[callee[0]], _str(callee[1]), callee[2], callee[3])
+    return ValueUse(site, call)
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
@@ -427,24 +426,18 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         knowledge = _str(docstring if knowledge == _SAME_AS_DOCSTRING else comment)
     elif knowledge is not None:
         knowledge = _str(knowledge)
-    # Made without __init__ (every field given), as extraction makes them: a build
-    # from the cache reads tens of thousands of definitions and call sites.
-    return bulk_record(Definition, {
-        "qualname": _str(qualname), "name": _str(name), "kind": known_kind, "code": _str(code),
-        "span": bulk_record(SourceSpan, {"file": path if file == path else _str(file),
-                                         "start_line": int(start), "end_line": int(end)})
-        if not cells else SourceSpan(_str(file), int(start), int(end), *map(int, cells[0])),
-        "docstring": docstring, "comment": comment, "params": tuple(params),
-        "signature": signature,
-        "calls": tuple([bulk_record(CallSite, {"kind": _CALL_KINDS[k], "name": n, "receiver": r,
-                                               "line": ln})
-                        for k, n, r, ln in calls]),
-        "subscript_keys": tuple(keys), "uses": tuple([_use_from_json(u) for u in uses]),
-        "enclosing_class": enclosing,
-        "is_async": bool(is_async), "knowledge": knowledge,
-        "inferred_inputs": None if inputs is None else tuple(map(_str, inputs)),
-        "inferred_outputs": None if outputs is None else tuple(map(_str, outputs)),
-    })
+    return Definition(
+        qualname=_str(qualname), name=_str(name), kind=known_kind, code=_str(code),
+        span=SourceSpan(path if file == path else _str(file), int(start), int(end),
+                        *(map(int, cells[0]) if cells else ())),
+        docstring=docstring, comment=comment, params=tuple(params), signature=signature,
+        calls=tuple([CallSite(_CALL_KINDS[k], n, r, ln) for k, n, r, ln in calls]),
+        subscript_keys=tuple(keys), uses=tuple([_use_from_json(u) for u in uses]),
+        enclosing_class=enclosing, is_async=bool(is_async),
+        knowledge=knowledge,
+        inferred_inputs=None if inputs is None else tuple(map(_str, inputs)),
+        inferred_outputs=None if outputs is None else tuple(map(_str, outputs)),
+    )
 
 
 def _str(value: Any) -> str:

@@ -32,7 +32,6 @@ from .records import (
     Problem,
     SourceSpan,
     ValueUse,
-    bulk_record,
 )
 from .sources import module_name
 
@@ -215,9 +214,7 @@ class _Extractor:
         for node in captures.get("call.plain", ()):
             start, end = node.start_byte, node.end_byte
             name = text[start:end] if ascii_text else string(node)
-            call = calls_at[start] = bulk_record(CallSite, {
-                "kind": "plain", "name": name, "receiver": None,
-                "line": node.start_point[0] + 1})
+            call = calls_at[start] = CallSite("plain", name, None, node.start_point[0] + 1)
             add((start, end, "call", call))
         for node in captures.get("call.attr", ()):
             call = calls_at[node.start_byte] = self._attribute_call(node)
@@ -309,27 +306,22 @@ class _Extractor:
         signature = self._str_range(node.start_byte, body.start_byte if body else node.end_byte)
         enclosing = scope.parent.qualname if scope.parent and scope.parent.is_class else None
         kind: FunctionKind = "method" if enclosing else "function"
-        # Made without __init__ (every field given): a build makes one per definition.
-        return bulk_record(Definition, {
-            "qualname": scope.qualname,
-            "name": scope.name,
-            "kind": kind,
-            "code": code,
-            "span": bulk_record(SourceSpan, {"file": self.path, "start_line": first_row + 1,
-                                             "end_line": node.end_point[0] + 1}),
-            "docstring": self._docstring(body),
-            "comment": self._comment_above(first_row, outer.start_byte - column),
-            "params": self._params(node.child_by_field_name("parameters")),
-            "signature": signature.rstrip().rstrip(":").strip(),
-            "calls": tuple(scope.calls),
-            "subscript_keys": tuple(dict.fromkeys(scope.keys)),
-            "uses": tuple(scope.uses),
-            "enclosing_class": enclosing,
-            "is_async": self._is_async(node),
-            "knowledge": None,
-            "inferred_inputs": None,
-            "inferred_outputs": None,
-        })
+        return Definition(
+            qualname=scope.qualname,
+            name=scope.name,
+            kind=kind,
+            code=code,
+            span=SourceSpan(self.path, first_row + 1, node.end_point[0] + 1),
+            docstring=self._docstring(body),
+            comment=self._comment_above(first_row, outer.start_byte - column),
+            params=self._params(node.child_by_field_name("parameters")),
+            signature=signature.rstrip().rstrip(":").strip(),
+            calls=tuple(scope.calls),
+            subscript_keys=tuple(dict.fromkeys(scope.keys)),
+            uses=tuple(scope.uses),
+            enclosing_class=enclosing,
+            is_async=self._is_async(node),
+        )
 
     def _module_definition(self, root: Node, scope: _Scope) -> Definition | None:
         statements: list[str] = []
@@ -368,8 +360,7 @@ class _Extractor:
         """The name ``node`` used as a value; with ``calls_at`` (the calls by where they
         start), an argument of the call enclosing it."""
         if node.type == "identifier":
-            site = bulk_record(CallSite, {"kind": "plain", "name": self._str(node),
-                                          "receiver": None, "line": node.start_point[0] + 1})
+            site = CallSite("plain", self._str(node), None, node.start_point[0] + 1)
         else:
             site = self._attribute_call(node)
             if site.receiver is None or site.kind != "attribute":
@@ -382,7 +373,7 @@ class _Extractor:
             call = holder.parent if holder is not None else None
             if call is not None:
                 callee = calls_at.get(call.start_byte)
-        return bulk_record(ValueUse, {"site": site, "argument_of": callee})
+        return ValueUse(site, callee)
 
     def _attribute_call(self, function: Node) -> CallSite:
         """The call site of a called attribute, ``function``."""
@@ -390,9 +381,7 @@ class _Extractor:
             dotted = self.text[function.start_byte : function.end_byte]
             if _DOTTED.fullmatch(dotted) and not dotted.startswith(_NOT_RECEIVERS):
                 receiver, _, name = dotted.rpartition(".")
-                return bulk_record(CallSite, {"kind": "attribute", "name": name,
-                                              "receiver": receiver,
-                                              "line": function.start_point[0] + 1})
+                return CallSite("attribute", name, receiver, function.start_point[0] + 1)
         obj = function.child_by_field_name("object")
         attr = function.child_by_field_name("attribute")
         line = attr.start_point[0] + 1 if attr is not None else function.start_point[0] + 1

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .assembly import Assembly, make_plan, report
-from .batch import extract_files, extracting
+from .batch import extract_files
 from .errors import InvalidArgumentError, SourceError
 from .files import roots_of
 from .gcpause import paused_gc
@@ -134,11 +134,9 @@ class GraphBuilder:
         with paused_gc(long_lived=True):
             started = time.perf_counter()
             texts, problems = self._scan()
-            with extracting(sorted(texts.items()), jobs=self._jobs,
-                            cache=self._cache) as (modules, _):
-                # Worker processes write their cache entries while the graph is assembled.
-                self._state = Assembly.add(self._plan, modules, problems, jobs=self._jobs,
-                                           started=started)
+            modules, _ = extract_files(sorted(texts.items()), jobs=self._jobs,
+                                       cache=self._cache)
+            self._state = Assembly.add(self._plan, modules, problems, started=started)
             self._texts = texts
             self._read_problems = problems
             return self._state.graph
@@ -237,8 +235,7 @@ class GraphBuilder:
         self._read_problems = problems
         resolved = state.replace(old_mods, fresh, modules, problems, started=started)
         if resolved is None:
-            self._state = Assembly.add(self._plan, modules, problems, jobs=self._jobs,
-                                       started=started)
+            self._state = Assembly.add(self._plan, modules, problems, started=started)
         self.last_update = UpdateReport(changed, added, removed, resolved is not None,
                                         resolved if resolved is not None else len(modules),
                                         time.perf_counter() - started)

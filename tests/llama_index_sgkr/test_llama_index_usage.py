@@ -100,6 +100,15 @@ def test_retriever_tool(retriever, case_question, no_tag_question) -> None:  # t
     assert "def load_mcc_codes" in tool.call(no_tag_question).content
 
 
+@pytest.mark.parametrize("query", ["", "   "])
+def test_retriever_tool_with_an_empty_query(retriever, query) -> None:  # type: ignore[no-untyped-def]
+    tool = RetrieverTool.from_defaults(retriever, name="payments", description="Payments.")
+    output = tool.call(input=query)
+    assert not output.is_error and output.raw_output == [] and output.content == ""
+    engine = RetrieverQueryEngine.from_args(retriever, llm=MockLLM())
+    assert engine.query(query).source_nodes == []
+
+
 async def test_retriever_tool_async(retriever, case_question) -> None:  # type: ignore[no-untyped-def]
     tool = RetrieverTool.from_defaults(retriever, name="sgkr")
     output = await tool.acall(case_question)

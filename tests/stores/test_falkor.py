@@ -84,10 +84,13 @@ def _odd_graph(text: str) -> KnowledgeGraph:
     g.add_functions([
         FunctionNode("fn:odd", "odd", ("m.odd", "m.C.odd"), f"def odd():\n    return {text!r}\n",
                      text, (SourceSpan("m.py", 1, 2), SourceSpan("n.py", 3, 4)), "method"),
-        FunctionNode("fn:bare", "bare", (), "", "", (), "module")])
+        FunctionNode("fn:bare", "bare", (), "", "", (), "module"),
+        FunctionNode("fn:used", "used", ("m.used",), "def used(): ...", "", (), "function")])
     g.add_tags([TagNode("tag:in", "in"), TagNode("tag:out", "out", ("Result Value", "o"))])
     g.add_edges([Edge("tag:in", "fn:bare", "consumes"), Edge("fn:odd", "fn:bare", "calls", "name"),
-                 Edge("fn:odd", "tag:out", "produces")])
+                 Edge("fn:odd", "tag:out", "produces"),
+                 Edge("fn:used", "fn:odd", "references", "exact"),
+                 Edge("fn:bare", "fn:used", "references", "inferred")])
     return g
 
 
@@ -107,6 +110,8 @@ def test_records_round_trip_exactly(falkordb: Server) -> None:
         ["result value", "o", "in", "x"])
     assert reader.longest_phrase() == memory.longest_phrase() == 2
     assert reader.neighbours(["fn:bare"], "calls", "in") == {"fn:bare": ("fn:odd",)}
+    assert reader.neighbours(["fn:bare", "fn:odd"], "references", "out") == {
+        "fn:bare": ("fn:used",), "fn:odd": ()}
     question = "Given the in, what is the result value?"
     assert Retriever(store=url).retrieve(question) == Retriever(g).retrieve(question)
 

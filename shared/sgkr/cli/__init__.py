@@ -23,7 +23,6 @@ from collections.abc import Sequence
 
 import shtab
 
-from .. import __version__
 from ..errors import (
     GraphFormatError,
     InvalidArgumentError,
@@ -33,6 +32,7 @@ from ..errors import (
     SourceError,
     StoreError,
 )
+from ..version import __version__
 from . import bench, build, demo, evaluate, export, inspect, mcp, push, query
 from .terminal import error_line, printable_streams
 

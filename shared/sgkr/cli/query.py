@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..agent import where
 from ..errors import InvalidArgumentError
 from ..graph import KnowledgeGraph
 from ..records import RetrievalResult
@@ -60,8 +61,8 @@ def print_result(result: RetrievalResult, *, show_code: bool = True) -> None:
     if len(result.paths) > 5:
         print(f"... {len(result.paths) - 5} more paths")
     for d in result.documents:
-        where = f"{d.sources[0].file}:{d.sources[0].start_line}" if d.sources else ""
-        print(f"\n[{d.score:.3f}] {d.name}  ({where})")
+        place = where(d.sources[0]) if d.sources else ""
+        print(f"\n[{d.score:.3f}] {d.name}  ({place})")
         if d.knowledge:
             print("  " + d.knowledge.strip().replace("\n", "\n  "))
         if show_code:

@@ -48,11 +48,14 @@ __all__ = ["FalkorDBStore", "PushReport", "push_graph", "parse_url", "StoreAddre
 #: Seconds any one call to the server may take.
 DEFAULT_TIMEOUT = 10.0
 #: The layout of a pushed graph; a reader refuses another.
-FORMAT = 1
+FORMAT = 2
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 _KINDS = ("tag", "function", "method", "module")
-_REL = {"calls": "CALLS", "consumes": "CONSUMES", "produces": "PRODUCES"}
-_EDGES = "CALLS|CONSUMES|PRODUCES"
+_REL = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
+        "produces": "PRODUCES"}
+_EDGES = "CALLS|REFERENCES|CONSUMES|PRODUCES"
+# Edges between functions, which the search may walk against their direction.
+_CALLING = "CALLS|REFERENCES"
 # The next nodes of the path search (sgkr.search) from the nodes ``n`` with ids in
 # ``$ids``, for (direction, reverse_calls): as two patterns, twice as fast in FalkorDB
 # as one undirected pattern filtered on startNode(r).
@@ -61,9 +64,9 @@ _MOVES = {
     ("backward", False): f"OPTIONAL MATCH (n)<-[:{_EDGES}]-(m) WITH n, collect(m.id) AS a, []",
     ("any", False): f"OPTIONAL MATCH (n)-[:{_EDGES}]-(m) WITH n, collect(m.id) AS a, []",
     ("forward", True): f"OPTIONAL MATCH (n)-[:{_EDGES}]->(m) WITH n, collect(m.id) AS a "
-                       "OPTIONAL MATCH (n)<-[:CALLS]-(c) WITH n, a, collect(c.id)",
+                       f"OPTIONAL MATCH (n)<-[:{_CALLING}]-(c) WITH n, a, collect(c.id)",
     ("backward", True): f"OPTIONAL MATCH (n)<-[:{_EDGES}]-(m) WITH n, collect(m.id) AS a "
-                        "OPTIONAL MATCH (n)-[:CALLS]->(c) WITH n, a, collect(c.id)",
+                        f"OPTIONAL MATCH (n)-[:{_CALLING}]->(c) WITH n, a, collect(c.id)",
 }
 _BY_ID = "MATCH (n:Node) WHERE n.id IN $ids"
 _BATCH = 500
@@ -435,7 +438,7 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = _BATCH,
     for kind, rel in _REL.items():
         typed = [[e["source"], e["target"], e.get("resolution", "")]
                  for e in document["edges"] if e["type"] == kind]
-        extra = " {resolution: r[2]}" if kind == "calls" else ""
+        extra = " {resolution: r[2]}" if kind in ("calls", "references") else ""
         _write(server, version, say, f"{kind} edges", typed, batch,
                f"UNWIND $rows AS r MATCH (a:Node {{id: r[0]}}) MATCH (b:Node {{id: r[1]}}) "
                f"CREATE (a)-[:{rel}{extra}]->(b)")
