@@ -462,9 +462,9 @@ class Retriever:
             scored = {n: walk[n] * (1.0 + o.centrality * centrality_prior(callers[n]))
                       / size[n] ** o.brevity for n in found}
         order = sorted((n for n in scored if n not in taken), key=lambda n: (-scored[n], n))
-        if o.fill == "ppr" and self._tables is not None:
-            # the most-called functions, when the walk reached too few
-            order += [n for n in self._tables.central_order() if n not in scored]
+        if o.fill == "ppr":  # the most-called functions, when the walk reached too few
+            order += [n for n in self._most_called(reader, 4 * limit + len(taken) + len(scored))
+                      if n not in scored]
         floor = min((s for _, s in ranked), default=1.0 / _FILL_WEIGHT) * _FILL_WEIGHT
         top = max((scored[n] for n in order if n in scored), default=1.0) or 1.0
         out = list(ranked)
@@ -486,6 +486,12 @@ class Retriever:
             if len(out) >= limit:
                 break
         return out
+
+    def _most_called(self, reader: GraphReader, n: int) -> list[str]:
+        if self._tables is not None:
+            return self._tables.central_order()[:n]
+        most_called = getattr(reader, "most_called", None)  # a store may offer it
+        return list(most_called(n)) if callable(most_called) else []
 
     def _lexical(self, reader: GraphReader, question: str, k: int) -> list[tuple[str, float]]:
         if self._tables is not None:
