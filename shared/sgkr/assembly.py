@@ -205,7 +205,8 @@ class Assembly:
         except BaseException:
             resolving.cancel()  # no child is left behind
             raise
-        calls, refs = resolving.result()
+        calls, refs, depends = resolving.result()
+        resolver.depends = depends
         graph.add_edge_rows(_rows(calls, qual_to_id, "calls", in_order=True))
         graph.add_edge_rows(_rows(refs, qual_to_id, "references", in_order=True))
         add_sidecar_tags(graph, plan.sidecar, problems)
@@ -264,6 +265,10 @@ class Assembly:
         changed = {n for n in names if rematched(before[n], matches(resolver, n))}
         index.replace(old, new)
         redo = index.to_resolve(resolver, old, new, changed)
+        # Modules whose inferred calls read the tables of a changed module.
+        touched = {m.module for m in (*old, *new)}
+        redo |= {name for name, read in resolver.depends.items()
+                 if name in resolver.by_module and not read.isdisjoint(touched)}
         refs: Calls = {}
         calls = resolver.resolve_modules((resolver.by_module[n] for n in sorted(redo)), refs)
         return redo, calls, refs
@@ -473,12 +478,12 @@ def _sidecar_text(sidecar: Sidecar | None, d: Definition) -> str | None:
 
 
 def _resolved_calls(resolver: CallResolver, modules: list[ModuleExtract]
-                    ) -> tuple[Calls, Calls]:
+                    ) -> tuple[Calls, Calls, dict[str, set[str]]]:
     """The call and reference maps of ``modules``, sorted where they are made (in a forked
-    child)."""
+    child), and the modules each module's inferred calls were read off."""
     refs: Calls = {}
     calls = resolver.resolve_modules(modules, refs)
-    return ordered(calls), ordered(refs)
+    return ordered(calls), ordered(refs), resolver.depends
 
 
 def _rows(table: Calls, qual_to_id: dict[str, str], kind: EdgeType, *,

@@ -45,6 +45,7 @@ from typing import Any
 from . import __version__
 from .errors import InvalidArgumentError
 from .records import (
+    Binding,
     CallSite,
     ClassInfo,
     Definition,
@@ -69,7 +70,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 _KIND = "sgkr-extract"
 # A definition's derived knowledge is most often its docstring or its comment
 # itself: the entry says which instead of repeating the text.
@@ -379,7 +380,8 @@ _CODE = 3
 # The kinds a record may have, each one string however many records hold it (an
 # unpickled or decoded form has a string of its own for each).
 _DEFINITION_KINDS = {kind: kind for kind in ("function", "method", "module")}
-_CALL_KINDS = {kind: kind for kind in ("plain", "attribute", "super")}
+_CALL_KINDS = {kind: kind for kind in ("plain", "attribute", "super", "subscript")}
+_BINDING_KINDS = {kind: kind for kind in ("call", "name")}
 
 
 def _definition_to_json(d: Definition) -> list[Any]:
@@ -396,6 +398,7 @@ def _definition_to_json(d: Definition) -> list[Any]:
             list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
             [_use_to_json(u) for u in d.uses],
+            [[b.target, b.kind, b.value] for b in d.bindings],
             *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
 
 
@@ -417,7 +420,8 @@ def _use_from_json(raw: list[Any]) -> ValueUse:
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
-     calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, *cells) = raw
+     calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
+     *cells) = raw
     known_kind = _DEFINITION_KINDS.get(kind)
     if known_kind is None:
         raise ValueError(f"unknown definition kind {kind!r}")
@@ -440,6 +444,8 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
                                                "line": ln})
                         for k, n, r, ln in calls]),
         "subscript_keys": tuple(keys), "uses": tuple([_use_from_json(u) for u in uses]),
+        "bindings": tuple([bulk_record(Binding, {"target": _str(t), "kind": _BINDING_KINDS[k],
+                                                 "value": _str(v)}) for t, k, v in bindings]),
         "enclosing_class": enclosing,
         "is_async": bool(is_async), "knowledge": knowledge,
         "inferred_inputs": None if inputs is None else tuple(map(_str, inputs)),

@@ -23,6 +23,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from .errors import InvalidArgumentError
 from .records import (
+    Binding,
     CallSite,
     ClassInfo,
     Definition,
@@ -57,6 +58,11 @@ _QUERY = Query(
     (set [(identifier) (attribute)] @use)
     (return_statement [(identifier) (attribute)] @use)
     (assignment right: [(identifier) (attribute)] @use)
+    (decorator [(identifier) (attribute)] @call.deco)
+    (call function: (subscript value: [(identifier) (attribute)] @call.sub))
+    (assignment left: [(identifier) (attribute)]
+                right: [(identifier) (attribute) (call) (list) (tuple) (set) (dictionary)]) @bind
+    (return_statement [(identifier) (attribute) (call)] @bind.return)
     """,
 )
 # A called attribute written as plain dotted names (``self.rows.append``): its receiver
@@ -106,6 +112,7 @@ class _Scope:
     calls: list[CallSite] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
     uses: list[ValueUse] = field(default_factory=list)
+    bindings: list[Binding] = field(default_factory=list)
 
 
 def extract_module(path: str, text: str, *, module: str | None = None) -> ModuleExtract:
@@ -196,6 +203,7 @@ class _Extractor:
                 body[0], code="\n".join(d.code for d in body),
                 calls=tuple(c for d in body for c in d.calls),
                 uses=tuple(u for d in body for u in d.uses),
+                bindings=tuple(b for d in body for b in d.bindings),
                 span=SourceSpan(self.path, 1, last)))
         return ModuleExtract(self.path, self.module, self.is_package, tuple(definitions),
                              tuple(classes), tuple(imports))
@@ -222,6 +230,20 @@ class _Extractor:
         for node in captures.get("call.attr", ()):
             call = calls_at[node.start_byte] = self._attribute_call(node)
             add((node.start_byte, node.end_byte, "call", call))
+        for node in captures.get("call.deco", ()):
+            deco = self._named_call(node)
+            if deco is not None:
+                add((node.start_byte, node.end_byte, "call", deco))
+        for node in captures.get("call.sub", ()):
+            dotted = self._dotted(node)
+            if dotted is not None:
+                add((node.start_byte, node.end_byte, "call", bulk_record(CallSite, {
+                    "kind": "subscript", "name": dotted, "receiver": None,
+                    "line": node.start_point[0] + 1})))
+        for kind in ("bind", "bind.return"):
+            for node in captures.get(kind, ()):
+                for binding in self._bindings(node, kind == "bind"):
+                    add((node.start_byte, node.end_byte, "bind", binding))
         for node in captures.get("key", ()):
             add((node.start_byte, node.end_byte, "key", string(node)))
         for kind in ("use", "use.arg"):
@@ -293,6 +315,8 @@ class _Extractor:
                 owner.keys.append(payload)  # type: ignore[arg-type]
             elif what == "use":
                 owner.uses.append(payload)  # type: ignore[arg-type]
+            elif what == "bind":
+                owner.bindings.append(payload)  # type: ignore[arg-type]
             else:
                 imports.extend(self._imports(payload, owner.qualname))  # type: ignore[arg-type]
         return imports
@@ -324,6 +348,7 @@ class _Extractor:
             "calls": tuple(scope.calls),
             "subscript_keys": tuple(dict.fromkeys(scope.keys)),
             "uses": tuple(scope.uses),
+            "bindings": tuple(scope.bindings),
             "enclosing_class": enclosing,
             "is_async": self._is_async(node),
             "knowledge": None,
@@ -362,7 +387,57 @@ class _Extractor:
             calls=tuple(scope.calls),
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
             uses=tuple(scope.uses),
+            bindings=tuple(scope.bindings),
         )
+
+    def _dotted(self, node: Node) -> str | None:
+        """The text of a name or a dotted name (``a.b.c``); None for other expressions."""
+        if node.type == "identifier":
+            return self._str(node)
+        if node.type != "attribute":
+            return None
+        text = self._str(node)
+        if _DOTTED.fullmatch(text):
+            return text
+        parts = [p.strip() for p in text.split(".")]
+        return ".".join(parts) if all(map(str.isidentifier, parts)) else None
+
+    def _named_call(self, node: Node) -> CallSite | None:
+        """A name or dotted name called (a decorator), as a call site."""
+        if node.type == "identifier":
+            return bulk_record(CallSite, {"kind": "plain", "name": self._str(node),
+                                          "receiver": None, "line": node.start_point[0] + 1})
+        site = self._attribute_call(node)
+        return site if site.receiver is not None else None
+
+    def _bindings(self, node: Node, assignment: bool) -> list[Binding]:
+        """What an assignment (``assignment``) or a returned expression gives which name."""
+        if assignment:
+            left = node.child_by_field_name("left")
+            target = self._dotted(left) if left is not None else None
+            value = node.child_by_field_name("right")
+        else:  # the returned expression itself
+            target, value = "return", node
+        if target is None or value is None:
+            return []
+        kind = value.type
+        if kind == "call":
+            function = value.child_by_field_name("function")
+            callee = self._dotted(function) if function is not None else None
+            return [] if callee is None else [
+                bulk_record(Binding, {"target": target, "kind": "call", "value": callee})]
+        if kind in ("identifier", "attribute"):
+            dotted = self._dotted(value)
+            return [] if dotted is None else [
+                bulk_record(Binding, {"target": target, "kind": "name", "value": dotted})]
+        found: list[Binding] = []
+        for child in value.named_children:  # a container: the names it holds
+            held = child.child_by_field_name("value") if child.type == "pair" else child
+            dotted = self._dotted(held) if held is not None else None
+            if dotted is not None:
+                found.append(bulk_record(Binding, {"target": target, "kind": "name",
+                                                   "value": dotted}))
+        return found
 
     def _value_use(self, node: Node, calls_at: dict[int, CallSite] | None) -> ValueUse | None:
         """The name ``node`` used as a value; with ``calls_at`` (the calls by where they
