@@ -333,6 +333,8 @@ class _Extractor:
         signature = self._str_range(node.start_byte, body.start_byte if body else node.end_byte)
         enclosing = scope.parent.qualname if scope.parent and scope.parent.is_class else None
         kind: FunctionKind = "method" if enclosing else "function"
+        params = self._params(node.child_by_field_name("parameters"))
+        uses, bindings = _kept(scope, params)
         # Made without __init__ (every field given): a build makes one per definition.
         return bulk_record(Definition, {
             "qualname": scope.qualname,
@@ -343,12 +345,12 @@ class _Extractor:
                                              "end_line": node.end_point[0] + 1}),
             "docstring": self._docstring(body),
             "comment": self._comment_above(first_row, outer.start_byte - column),
-            "params": self._params(node.child_by_field_name("parameters")),
+            "params": params,
             "signature": signature.rstrip().rstrip(":").strip(),
             "calls": tuple(scope.calls),
             "subscript_keys": tuple(dict.fromkeys(scope.keys)),
-            "uses": tuple(scope.uses),
-            "bindings": tuple(scope.bindings),
+            "uses": uses,
+            "bindings": bindings,
             "enclosing_class": enclosing,
             "is_async": self._is_async(node),
             "knowledge": None,
@@ -386,7 +388,7 @@ class _Extractor:
             docstring=docstring,
             calls=tuple(scope.calls),
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
-            uses=tuple(scope.uses),
+            uses=_kept(scope, (), local=False)[0],
             bindings=tuple(scope.bindings),
         )
 
@@ -634,6 +636,36 @@ class _Extractor:
 
     def _code(self, node: Node) -> str:
         return _dedent_at(self._str(node), node.start_point[1])
+
+
+def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
+          ) -> tuple[tuple[ValueUse, ...], tuple[Binding, ...]]:
+    """The value uses and bindings of ``scope`` that can tell anything.
+
+    A name that is a parameter or is assigned in the scope is a local variable:
+    its uses are no function of the sources by scoping. A local (``local``) name's
+    binding is kept only when the scope calls it, calls through it or returns.
+    """
+    assigned = {b.target for b in scope.bindings}
+    locals_ = assigned.union(params)
+    uses = tuple([u for u in scope.uses
+                  if u.site.kind != "plain" or u.site.name not in locals_])
+    if not local:
+        return uses, tuple(scope.bindings)
+    used = {"return"}
+    for call in scope.calls:
+        used.add(call.name if call.receiver is None else call.receiver.partition(".")[0])
+    kept: list[Binding] = []
+    left = list(scope.bindings)
+    while True:  # what a kept binding is given is used too
+        more = [b for b in left if "." in b.target or b.target in used]
+        if not more:
+            break
+        kept += more
+        left = [b for b in left if not ("." in b.target or b.target in used)]
+        used.update(b.value.partition(".")[0] for b in more)
+    order = {id(b): i for i, b in enumerate(scope.bindings)}
+    return uses, tuple(sorted(kept, key=lambda b: order[id(b)]))
 
 
 def _start_byte(node: Node) -> int:

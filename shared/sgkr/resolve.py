@@ -168,13 +168,15 @@ class CallResolver:
         self._inferred: dict[tuple[str, str | None, str], tuple[frozenset[str],
                                                                  frozenset[str]]] = {}
         self._reading: set[str] | None = None
+        self._chains: dict[str, tuple[str, ...]] = {}
+        self._seen: dict[tuple[str, str, str | None], tuple[list[str], Resolution]] = {}
         for module in modules:
             self._add(module)
 
     def _forget(self) -> None:
         """Drop the answers read off the tables: they are about to change."""
         for memo in (self._bound, self._found, self._methods, self._class_bases,
-                     self._inferred):
+                     self._inferred, self._chains):
             if memo:
                 memo.clear()
 
@@ -289,6 +291,7 @@ class CallResolver:
                 # the same whichever definitions were resolved before it (and an update
                 # equals a fresh build), cycles of assignments included.
                 self._inferred.clear()
+                self._seen.clear()
                 self.resolve_definition(d, module.module, calls)
                 if refs is not None and d.uses:
                     self.resolve_uses(d, module.module, calls.get(d.qualname, {}), refs)
@@ -315,27 +318,17 @@ class CallResolver:
 
     def _used(self, cls: str | None, scopes: list[str], chain: tuple[str, ...],
               use: ValueUse) -> tuple[list[str], Resolution]:
-        """The functions ``use`` names, when it is not passed to the sources (whose own
-        calls then tell what it does): ``exact`` when syntax tells, else ``inferred``."""
-        found, how = self._named(cls, scopes, chain, use.site)
-        if found and use.argument_of is not None:
-            callees, known = self._resolve(cls, scopes, chain, use.argument_of)
-            if known != "name" and callees:
+        """The functions ``use`` names, when syntax tells and it is not passed to the
+        sources (whose own calls then tell what it does)."""
+        call = use.argument_of
+        if call is not None:
+            key = (call.kind, call.name, call.receiver)
+            resolved = self._seen.get(key)
+            if resolved is None:
+                resolved = self._seen[key] = self._resolve(cls, scopes, chain, call)
+            if resolved[1] != "name" and resolved[0]:
                 return [], "exact"
-        return found, how
-
-    def _named(self, cls: str | None, scopes: list[str], chain: tuple[str, ...],
-               site: CallSite) -> tuple[list[str], Resolution]:
-        """The functions a name used as a value holds."""
-        found = self._named_exactly(cls, scopes, site)
-        if found or site.kind not in ("plain", "attribute"):
-            return found, "exact"
-        dotted = site.name if site.kind == "plain" else f"{site.receiver}.{site.name}"
-        if site.kind == "attribute" and site.receiver is None:
-            return [], "exact"
-        values = self._infer(chain, cls, dotted, 0)
-        targets = sorted({v[2:] for v in values if v.startswith("f:")})
-        return (targets, "inferred") if 0 < len(targets) <= FANOUT_LIMIT else ([], "exact")
+        return self._named_exactly(cls, scopes, use.site), "exact"
 
     def _named_exactly(self, cls: str | None, scopes: list[str], site: CallSite) -> list[str]:
         """The function a name used as a value is, when syntax alone tells."""
@@ -368,14 +361,15 @@ class CallResolver:
         scopes = self._scopes(d, module)
         cls = self._enclosing_class(d)
         chain = self._chain(d.qualname)
-        # The same call written again in a definition (its line aside) resolves alike.
-        seen: set[tuple[str, str, str | None]] = set()
+        # The same call written again in a definition (its line aside) resolves alike;
+        # resolve_uses reads what the calls its arguments are passed to reach.
+        seen = self._seen
+        seen.clear()
         for call in d.calls:
             key = (call.kind, call.name, call.receiver)
             if key in seen:
                 continue
-            seen.add(key)
-            targets, how = self._resolve(cls, scopes, chain, call)
+            targets, how = seen[key] = self._resolve(cls, scopes, chain, call)
             rank = _RANK[how]
             for target in targets:
                 if rank > _RANK.get(targets_of.get(target, ""), 0):
@@ -439,6 +433,8 @@ class CallResolver:
                 attr: str | None) -> tuple[list[str], Resolution] | None:
         """What calling ``dotted`` (or its ``attr``) reaches, by what it holds; None when
         nothing is known of it."""
+        if not self._may_know(chain, cls, dotted):
+            return None
         values = self._infer(chain, cls, dotted, 0)
         if not values:
             return None
@@ -457,15 +453,30 @@ class CallResolver:
             return found, "inferred"
         return (found, "name") if len(found) <= 2 * FANOUT_LIMIT else ([], "name")
 
+    def _may_know(self, chain: tuple[str, ...], cls: str | None, dotted: str) -> bool:
+        """Whether an inference of ``dotted`` can find anything: its head is ``self``/``cls``
+        or assigned in ``chain`` (names bound by scoping alone were looked up already)."""
+        head = dotted.partition(".")[0]
+        if head in ("self", "cls"):
+            return cls is not None
+        assigned = self.assigned
+        return any(head in assigned[s] for s in chain if s in assigned) \
+            or "." in dotted and self._target_of([s for s in chain if s in self._binders],
+                                                 head) is not None
+
     def _chain(self, qualname: str) -> tuple[str, ...]:
         """The scopes whose assignments a name used in ``qualname`` may come from."""
+        known = self._chains.get(qualname)
+        if known is not None:
+            return known
         chain = [qualname]
         current = qualname
         while current and current not in self.modules:
             current = current.rpartition(".")[0]
             if current and current not in self.classes:
                 chain.append(current)
-        return tuple(chain)
+        found = self._chains[qualname] = tuple(chain)
+        return found
 
     def _infer(self, chain: tuple[str, ...], cls: str | None, dotted: str,
                depth: int) -> frozenset[str]:
