@@ -32,6 +32,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import (
     ConfigDict,
     Field,
+    InstanceOf,
     PrivateAttr,
     field_serializer,
     field_validator,
@@ -48,8 +49,9 @@ from sgkr import (
     build_graph,
 )
 from sgkr.errors import InvalidArgumentError
-from sgkr.retriever import Partial
+from sgkr.retriever import Fill, Partial
 from sgkr.sources import SourceInput
+from sgkr.stores import GraphStore
 
 from .documents import to_documents
 
@@ -78,10 +80,14 @@ class SGKRRetriever(BaseRetriever):
     Key init args:
         graph: sgkr.KnowledgeGraph
             The knowledge–code graph (``sgkr build`` or ``sgkr.build_graph``).
+        store: sgkr.stores.GraphStore | str
+            Instead of ``graph``: a graph store or its URL
+            (``falkordb://host:port/name``, where ``sgkr push`` wrote the graph).
         k: int
             Most documents returned (default 8, as :class:`sgkr.Retriever`);
             ``invoke(q, k=3)`` per call.
-        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts
+        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts,
+        fill, lexical, centrality, brevity
             The options of :class:`sgkr.RetrieverOptions`, same defaults; any
             of them can also be given per call.
         filter: dict | None
@@ -159,8 +165,8 @@ class SGKRRetriever(BaseRetriever):
     --------
     >>> from sgkr import build_graph
     >>> graph = build_graph([("m.py", "def total(fees):\\n    return sum(fees)\\n")])
-    >>> SGKRRetriever(graph=graph, k=2).invoke("What is the total?")  # no known tag
-    []
+    >>> [d.metadata["name"] for d in SGKRRetriever(graph=graph, k=2).invoke("What is the total?")]
+    ['total']
     >>> try:
     ...     SGKRRetriever(graph=graph, kk=2)  # misspelt k
     ... except ValueError as error:  # pydantic.ValidationError
@@ -170,7 +176,9 @@ class SGKRRetriever(BaseRetriever):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    graph: KnowledgeGraph = Field(description="The knowledge–code graph.")
+    graph: KnowledgeGraph | None = Field(default=None, description="The knowledge–code graph.")
+    store: InstanceOf[GraphStore] | str | None = Field(
+        default=None, description="Instead of graph: a graph store, or its URL.")
     k: int = Field(default=_DEFAULTS.k, ge=1, strict=True, description="Most documents returned.")
     max_depth: int = Field(default=_DEFAULTS.max_depth, ge=1, strict=True,
                            description="Most edges on one dependency path.")
@@ -186,6 +194,14 @@ class SGKRRetriever(BaseRetriever):
                                     description="Put each function's knowledge before its code.")
     scripts: int = Field(default=_DEFAULTS.scripts, ge=0, strict=True,
                          description="Most module-body documents (whole scripts) returned.")
+    fill: Fill = Field(default=_DEFAULTS.fill,
+                       description="ppr: fill the budget by a walk from the question's seeds.")
+    lexical: bool = Field(default=_DEFAULTS.lexical, strict=True,
+                          description="Seed the walk with the functions matching words.")
+    centrality: float = Field(default=_DEFAULTS.centrality, ge=0,
+                              description="Weight of the call graph's centrality in the fill.")
+    brevity: float = Field(default=_DEFAULTS.brevity, ge=0,
+                           description="How much the fill prefers short functions.")
     filter: dict[str, Any] | None = Field(
         default=None,
         description="Only documents whose file, kind, name or matched_tags pass, "
@@ -197,6 +213,7 @@ class SGKRRetriever(BaseRetriever):
         default=None, description="(question, k) -> node ids, when no tag matches.")
 
     _core: Retriever | None = PrivateAttr(default=None)
+    _made_of: tuple[Any, Any] = PrivateAttr(default=(None, None))
 
     @field_validator("graph", mode="before")
     @classmethod
@@ -211,8 +228,12 @@ class SGKRRetriever(BaseRetriever):
         return value
 
     @field_serializer("graph", when_used="json")
-    def _graph_to_json(self, graph: KnowledgeGraph) -> dict[str, Any]:
-        return graph.to_dict()
+    def _graph_to_json(self, graph: KnowledgeGraph | None) -> dict[str, Any] | None:
+        return None if graph is None else graph.to_dict()
+
+    @field_serializer("store", when_used="json")
+    def _store_to_json(self, store: GraphStore | str | None) -> str | None:
+        return store if store is None or isinstance(store, str) else store.url
 
     @field_serializer("tag_extractor", "fallback", when_used="json")
     def _callable_to_json(self, function: Callable[..., Any] | None) -> str | None:
@@ -339,11 +360,13 @@ class SGKRRetriever(BaseRetriever):
                 f"expected any of {list(_OPTIONS)}")
         core = self._core
         # Made once and shared by every call; made again if a field it holds changed.
-        if (core is None or core.graph is not self.graph
+        if (core is None or self._made_of != (self.graph, self.store)
                 or core.tag_extractor is not self.tag_extractor
                 or core.fallback is not self.fallback):
-            core = self._core = Retriever(self.graph, tag_extractor=self.tag_extractor,
+            core = self._core = Retriever(self.graph, store=self.store,
+                                          tag_extractor=self.tag_extractor,
                                           fallback=self.fallback)
+            self._made_of = (self.graph, self.store)
         return core.with_options(**{**self._options(), **options})
 
 

@@ -38,6 +38,7 @@ from sgkr.options import BuildOptions
 from sgkr.records import RetrievalResult
 from sgkr.retriever import Fallback, Retriever, RetrieverOptions
 from sgkr.sources import SourceInput
+from sgkr.stores import GraphStore
 from sgkr.tags import TagExtractor
 
 from .filters import to_sgkr_filter
@@ -55,10 +56,13 @@ class SGKRRetriever(BaseRetriever):
 
     Each result is a ``NodeWithScore`` over a ``TextNode`` whose ``id_`` is the
     graph node id, whose text is the function's knowledge followed by its code,
-    and whose metadata has ``name``, ``qualnames``, ``kind``, ``file``,
-    ``start_line``, ``end_line``, ``matched_tags`` and ``path``. Scores are in
-    (0, 1], best first. A question with no known tag retrieves nothing (or what
-    the fallback of the SGKR retriever finds).
+    and whose metadata is :meth:`sgkr.RetrievedFunction.metadata` (``name``,
+    ``qualnames``, ``kind``, ``file``, ``start_line``, ``end_line``,
+    ``sources``, ``score``, ``matched_tags``, ``path``). Scores are in (0, 1],
+    best first. A question with no known tag retrieves nothing (or what the
+    fallback of the SGKR retriever finds); an empty question retrieves nothing.
+    The retriever keeps nothing between calls: it pickles and deep-copies, and
+    ``sgkr_retriever.export(question)`` draws a question's retrieval.
 
     Parameters
     ----------
@@ -103,6 +107,7 @@ class SGKRRetriever(BaseRetriever):
         graph: KnowledgeGraph | None = None,
         *,
         graph_path: str | os.PathLike[str] | None = None,
+        store: GraphStore | str | None = None,
         sources: Iterable[SourceInput] | None = None,
         build_options: BuildOptions | None = None,
         tag_extractor: TagExtractor | None = None,
@@ -113,7 +118,7 @@ class SGKRRetriever(BaseRetriever):
         verbose: bool = False,
         **options: Any,
     ) -> SGKRRetriever:
-        """Make a retriever from exactly one of a graph, a graph.json path or sources.
+        """Make a retriever from exactly one of a graph, a graph.json path, a store or sources.
 
         Parameters
         ----------
@@ -121,6 +126,9 @@ class SGKRRetriever(BaseRetriever):
             A built :class:`~sgkr.graph.KnowledgeGraph`.
         graph_path
             A ``graph.json`` written by ``sgkr build`` or ``KnowledgeGraph.save``.
+        store
+            A graph store, or its URL (``falkordb://host:port/name``, where
+            ``sgkr push`` wrote the graph): the graph is read there, never loaded.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
             from (:func:`sgkr.build_graph`); ``examples`` alone also builds.
@@ -162,8 +170,8 @@ class SGKRRetriever(BaseRetriever):
         >>> SGKRRetriever.from_defaults(graph_path="g.json", sources=["src"])
         Traceback (most recent call last):
         ...
-        sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path or sources; \
-got graph_path and sources
+        sgkr.errors.InvalidArgumentError: pass exactly one of graph, graph_path, store or \
+sources; got graph_path and sources
         >>> SGKRRetriever.from_defaults(sources=[("m.py", "")], top_k=3)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
@@ -176,18 +184,22 @@ got graph_path and sources
                 f"unknown argument(s) {unknown}: expected options of sgkr.RetrieverOptions "
                 f"{list(_RETRIEVER_NAMES)} or of sgkr.BuildOptions {list(_BUILD_NAMES)}")
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
-                                          ("sources", sources)) if value is not None]
+                                          ("store", store), ("sources", sources))
+                 if value is not None]
         if sources is None and build.get("examples") is not None and not given:
             given, sources = ["sources"], ()
         if len(given) != 1:
             got = " and ".join(given) if given else "none"
             raise InvalidArgumentError(
-                f"pass exactly one of graph, graph_path or sources; got {got}")
+                f"pass exactly one of graph, graph_path, store or sources; got {got}")
         extra = [*build, *(["build_options"] if build_options is not None else [])]
         if sources is None and extra:
             raise InvalidArgumentError(
                 f"{', '.join(extra)}: only with sources, not with {given[0]}")
         _framework_options(similarity_top_k, filters, options)
+        if store is not None:
+            return cls(Retriever(store=store, tag_extractor=tag_extractor, fallback=fallback,
+                                 **options), callback_manager=callback_manager, verbose=verbose)
         if graph_path is not None:
             graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sgkr import batch, build_graph
-from sgkr.batch import extract_files, extracting
+from sgkr.batch import extract_files
 from sgkr.cache import ExtractCache, cache_key
 from sgkr.errors import InvalidArgumentError
 from sgkr.records import ModuleExtract
@@ -70,7 +70,7 @@ def test_parallel_build_writes_the_same_graph_json_as_a_serial_one(tmp_path: Pat
     assert [p.line for p in parallel.report.problems] == [p.line for p in serial.report.problems]
 
 
-def test_workers_write_cache_entries(tmp_path: Path) -> None:
+def test_a_parallel_extraction_fills_the_cache(tmp_path: Path) -> None:
     files, _ = read_sources([_project(tmp_path / "src", 4)])
     pairs = [(f.path, f.text) for f in files]
     _, stats = extract_files(pairs, jobs=2, cache=tmp_path / "cache")
@@ -90,14 +90,14 @@ def test_bad_jobs_are_refused(jobs: object) -> None:
 
 
 def _sized(root: Path, count: int = 40) -> list[tuple[str, str]]:
-    # Files of very different sizes: workers take the large ones, the build's process the small.
+    # Files of very different sizes: the batches of the largest come first.
     files, _ = read_sources([_project(root, count)])
     pairs = [(f.path, f.text) for f in files]
     return [(path, text + "def pad():\n    return 1\n" * (i % 7 * 30)) for i, (path, text)
             in enumerate(pairs)]
 
 
-def test_this_process_and_workers_share_the_files(tmp_path: Path) -> None:
+def test_any_number_of_workers_gives_the_same_extractions(tmp_path: Path) -> None:
     pairs = _sized(tmp_path)
     serial, _ = extract_files(pairs, jobs=1)
     for jobs in (2, 3):
@@ -118,24 +118,26 @@ def test_extractions_carry_their_derived_knowledge_and_tags(tmp_path: Path) -> N
             assert (d.inferred_inputs, d.inferred_outputs) == infer_tags(bare)
 
 
-def test_cache_entries_are_written_when_the_block_ends(tmp_path: Path) -> None:
+def test_cache_entries_are_written_when_extraction_returns(tmp_path: Path) -> None:
     pairs = _sized(tmp_path / "src")
-    with extracting(pairs, jobs=2, cache=tmp_path / "cache") as (modules, stats):
-        assert len(modules) == stats.parsed == len(pairs)
+    modules, stats = extract_files(pairs, jobs=2, cache=tmp_path / "cache")
+    assert len(modules) == stats.parsed == len(pairs)
     assert len(ExtractCache(tmp_path / "cache")) == len(pairs)
     warm = ExtractCache(tmp_path / "cache")
     again, stats = extract_files(pairs, jobs=2, cache=warm)
     assert (stats.parsed, warm.misses) == (0, 0) and again == modules
 
 
-def test_an_interrupt_in_the_block_stops_the_workers(tmp_path: Path) -> None:
+def test_an_interrupt_during_extraction_leaves_no_worker_behind(tmp_path: Path) -> None:
     pairs = _sized(tmp_path / "src")
+
+    def interrupt(stage: str, done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
     with pytest.raises(KeyboardInterrupt):
-        with extracting(pairs, jobs=2, cache=tmp_path / "cache"):
-            raise KeyboardInterrupt
+        extract_files(pairs, jobs=2, cache=tmp_path / "cache", progress=interrupt)
     assert not multiprocessing.active_children()
-    # A worker stopped mid-write leaves its transaction rolled back: whatever
-    # is stored is whole and usable.
+    # Nothing half-written: whatever the cache holds is whole and usable.
     cache = ExtractCache(tmp_path / "cache")
     keys = [cache_key(path, text) for path, text in pairs]
     assert len(cache.get_many(keys)) == len(cache) <= len(pairs)

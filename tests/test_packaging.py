@@ -35,7 +35,8 @@ def test_mit_licence_in_the_spdx_form(project: dict[str, Any]) -> None:
 
 def test_the_version_has_one_source(project: dict[str, Any]) -> None:
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "sgkr.__version__"}
+    dynamic = project["tool"]["setuptools"]["dynamic"]
+    assert dynamic["version"] == {"attr": "sgkr.version.__version__"}
     assert importlib.metadata.version("sgkr") == sgkr.__version__
 
 

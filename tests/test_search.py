@@ -225,26 +225,28 @@ def test_fetched_search_is_the_search_in_memory(seed: int) -> None:
     index = SearchIndex(g)
     tags = sorted(t.id for t in g.tags())
     inputs, outputs = tags[:3], tags[3:]
-    batches: list[list[str]] = []
+    batches: list[tuple[list[str], list[str]]] = []
 
-    def fetch(direction: str, reverse: bool = True):  # type: ignore[no-untyped-def]
-        table = index.moves(direction, reverse_calls=reverse)
+    def fetch(ahead: str, behind: str, reverse: bool = True):  # type: ignore[no-untyped-def]
+        forward = index.moves(ahead, reverse_calls=reverse)
+        backward = index.moves(behind, reverse_calls=reverse)
 
-        def batch(nodes: list[str]) -> dict[str, tuple[str, ...]]:
-            batches.append(nodes)
-            return {n: table[n] for n in nodes}
+        def batch(fnodes: list[str], bnodes: list[str]):  # type: ignore[no-untyped-def]
+            batches.append((fnodes, bnodes))
+            return {n: forward[n] for n in fnodes}, {n: backward[n] for n in bnodes}
         return batch
 
     for depth, limit in ((8, 32), (4, 4), (6, 2), (8, 1)):
         for reverse in (True, False):
-            assert search_pairs(fetch("forward", reverse), fetch("backward", reverse),
+            assert search_pairs(fetch("forward", "backward", reverse),
                                 path_pairs(inputs, outputs), max_depth=depth,
                                 max_paths=limit) == find_paths(
                 g, inputs, outputs, max_depth=depth, max_paths=limit, reverse_calls=reverse,
                 index=index)
-        assert search_pairs(fetch("any"), None, connect_pairs(tags), max_depth=depth,
-                            max_paths=limit) == connect_paths(
+        assert search_pairs(fetch("any", "any"), connect_pairs(tags), symmetric=True,
+                            max_depth=depth, max_paths=limit) == connect_paths(
             g, tags, max_depth=depth, max_paths=limit, index=index)
-    # A node's moves are fetched once per search, in a batch per round and direction.
-    assert all(len(set(b)) == len(b) for b in batches)
-    assert max(len(b) for b in batches) > 1
+    # A node's moves are fetched once per search, in one batch per round.
+    assert all(len(set(f)) == len(f) and len(set(b)) == len(b) for f, b in batches)
+    assert max(len(f) + len(b) for f, b in batches) > 1
+    assert any(f and b for f, b in batches)

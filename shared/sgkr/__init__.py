@@ -13,8 +13,6 @@ Examples
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from .build import build_graph
 from .context import DABSTEP_PROMPT, FINQA_PROMPT, format_prompt, render_context
 from .errors import (
@@ -40,6 +38,7 @@ from .records import (
     TagNode,
 )
 from .retriever import Retriever, RetrieverOptions
+from .version import __version__
 
 __all__ = [
     "__version__",

@@ -37,15 +37,11 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
-from . import __version__
 from .affected import ImportIndex, matches, rematched
-from .batch import uses_processes
 from .errors import InvalidArgumentError, SourceError
 from .files import roots_of
-from .forked import Background
 from .graph import KnowledgeGraph, tag_id
 from .knowledge import Example, Sidecar, knowledge_of, load_examples, load_sidecar
 from .merge import merge_groups
@@ -59,11 +55,11 @@ from .records import (
     ModuleExtract,
     Problem,
     Resolution,
-    bulk_record,
 )
-from .resolve import CallResolver, flatten, ordered
+from .resolve import CallResolver, flatten
 from .sources import SourceInput, common_root
 from .tagging import add_sidecar_tags, add_tag, attach_example, inferred_rows, link
+from .version import __version__
 
 __all__ = ["Plan", "make_plan", "Assembly"]
 
@@ -180,38 +176,25 @@ class Assembly:
 
     @classmethod
     def add(cls, plan: Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
-            *, jobs: int | None = None, started: float | None = None) -> Assembly:
+            *, started: float | None = None) -> Assembly:
         """The graph of ``modules``: nodes, calls, knowledge tags and the report.
 
-        Calls are resolved in a forked child (:mod:`sgkr.forked`) while this
-        process makes the function nodes, when ``jobs`` lets the build use
-        other cores. ``started``: when the build began (:func:`time.perf_counter`),
-        for the report's time; default: now.
+        ``started``: when the build began (:func:`time.perf_counter`), for the
+        report's time; default: now.
         """
         started = time.perf_counter() if started is None else started
         problems = [*read_problems, *(p for m in modules for p in m.problems)]
         graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
                                      "infer_tags": plan.infer_tags})
         resolver = CallResolver(modules)
-        resolving = Background(partial(_resolved_calls, resolver, modules),
-                               fork=uses_processes(jobs, len(modules)))
-        try:
-            qual_to_id = _add_functions(graph, modules, plan)
-            # Without a sidecar or examples no function is tagged otherwise, and the
-            # inferred tags are added while the calls are still being resolved.
-            early = plan.infer_tags and plan.sidecar is None and not plan.examples
-            if early:
-                _add_inferred(graph, modules, qual_to_id, set())
-        except BaseException:
-            resolving.cancel()  # no child is left behind
-            raise
-        calls, refs, depends = resolving.result()
-        resolver.depends = depends
-        graph.add_edge_rows(_rows(calls, qual_to_id, "calls", in_order=True))
-        graph.add_edge_rows(_rows(refs, qual_to_id, "references", in_order=True))
+        qual_to_id = _add_functions(graph, modules, plan)
+        refs: Calls = {}
+        calls = resolver.resolve_modules(modules, refs)
+        graph.add_edge_rows(_rows(calls, qual_to_id, "calls"))
+        graph.add_edge_rows(_rows(refs, qual_to_id, "references"))
         add_sidecar_tags(graph, plan.sidecar, problems)
         _attach_examples(graph, plan, modules, qual_to_id, problems)
-        if plan.infer_tags and not early:
+        if plan.infer_tags:
             _add_inferred(graph, modules, qual_to_id, graph.tagged_functions())
         graph.report = report(graph, len(modules), problems, started)
         return cls(plan, graph, modules, qual_to_id, resolver, calls, problems, refs)
@@ -453,9 +436,8 @@ def function_node(node_id: str, members: Sequence[Definition],
     """The node of a merge group: the first member's code, the best-documented knowledge."""
     head = members[0]
     if sidecar is None and len(members) == 1:  # most nodes: what the general case makes
-        return bulk_record(FunctionNode, {
-            "id": node_id, "name": head.name, "qualnames": (head.qualname,), "code": head.code,
-            "knowledge": knowledge_of(head), "sources": (head.span,), "kind": head.kind})
+        return FunctionNode(node_id, head.name, (head.qualname,), head.code, knowledge_of(head),
+                            (head.span,), head.kind)
     texts = [_sidecar_text(sidecar, d) for d in members]
     sidecar_text = next((t for t in texts if t), None)
     documented = max(members, key=lambda d: len(d.docstring or "") + len(d.comment or ""))
@@ -477,20 +459,10 @@ def _sidecar_text(sidecar: Sidecar | None, d: Definition) -> str | None:
     return entry.knowledge if entry else None
 
 
-def _resolved_calls(resolver: CallResolver, modules: list[ModuleExtract]
-                    ) -> tuple[Calls, Calls, dict[str, set[str]]]:
-    """The call and reference maps of ``modules``, sorted where they are made (in a forked
-    child), and the modules each module's inferred calls were read off."""
-    refs: Calls = {}
-    calls = resolver.resolve_modules(modules, refs)
-    return ordered(calls), ordered(refs), resolver.depends
-
-
-def _rows(table: Calls, qual_to_id: dict[str, str], kind: EdgeType, *,
-          in_order: bool = False) -> list[EdgeRow]:
+def _rows(table: Calls, qual_to_id: dict[str, str], kind: EdgeType) -> list[EdgeRow]:
     """The edges of a call or reference map, between the nodes of the qualified names."""
     return [(qual_to_id[source], qual_to_id[target], kind, how)
-            for source, target, how in flatten(table, in_order=in_order)]
+            for source, target, how in flatten(table)]
 
 
 def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],

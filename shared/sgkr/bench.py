@@ -16,6 +16,12 @@ copied to a temporary folder first, and only the copy is touched):
   ranking included);
 - ``peak_rss_mb``: the largest resident memory of this process or a worker.
 
+With ``store`` (``sgkr bench --store falkordb://host:port/name``), the graph is
+also pushed to that graph store (``push_s``) and the same questions are asked
+through it (``store_query_p50_ms``, ``store_query_p99_ms``); each answer is
+compared with the answer from the graph in memory, and ``store_mismatches``
+counts those that differ in any document, score, tag or path.
+
 The parse-only time and the cold build are measured ``repeat`` times each,
 alternately, and the median of each is reported (every run is in
 ``parse_only_runs_s`` and ``build_runs_s``). Not the fastest: where the
@@ -59,6 +65,7 @@ from .incremental import GraphBuilder
 from .options import BuildOptions
 from .retriever import Retriever
 from .sources import SourceFile, read_sources
+from .stores import is_store_url
 
 __all__ = ["BenchReport", "run_bench", "make_questions", "percentile", "DEFAULT_QUERIES",
            "DEFAULT_REPEAT"]
@@ -102,6 +109,12 @@ class BenchReport:
     query_p99_ms: float
     query_max_ms: float
     peak_rss_mb: float
+    store_url: str | None = None
+    push_s: float | None = None
+    store_query_p50_ms: float | None = None
+    store_query_p99_ms: float | None = None
+    store_query_max_ms: float | None = None
+    store_mismatches: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object ``sgkr bench --json`` prints."""
@@ -125,6 +138,10 @@ class BenchReport:
             f"queries: {self.queries} ({self.answered} answered), p50 {self.query_p50_ms:.2f} ms, "
             f"p99 {self.query_p99_ms:.2f} ms, max {self.query_max_ms:.2f} ms",
             f"peak memory: {self.peak_rss_mb:.0f} MB",
+            *([f"store {self.store_url}: push {self.push_s:.2f} s; queries p50 "
+               f"{self.store_query_p50_ms:.2f} ms, p99 {self.store_query_p99_ms:.2f} ms, "
+               f"max {self.store_query_max_ms:.2f} ms; {self.store_mismatches} answer(s) "
+               "differ from the graph in memory"] if self.store_url else []),
         ])
 
 
@@ -138,6 +155,7 @@ def run_bench(
     infer_tags: bool = True,
     seed: int = 0,
     repeat: int = DEFAULT_REPEAT,
+    store: str | None = None,
     log: Log | None = None,
 ) -> BenchReport:
     """Measure build, rebuild, persistence and query figures on the sources under ``path``.
@@ -162,6 +180,9 @@ def run_bench(
     repeat
         Runs of the parse-only time and of the cold build, alternating; the
         median of each is reported.
+    store
+        The URL of a graph store to push the graph to and query through
+        (``falkordb://host:port/name``; its graph there is replaced).
     log
         Called with a line as each stage starts.
 
@@ -174,7 +195,9 @@ def run_bench(
     SourceError
         If ``path`` does not exist or holds no Python source.
     InvalidArgumentError
-        If a number is out of range.
+        If a number is out of range, or ``store`` is not a store URL.
+    StoreError
+        If the store fails.
     """
     if not isinstance(queries, int) or isinstance(queries, bool) or queries < 0:
         raise InvalidArgumentError(f"queries must be a non-negative integer, got {queries!r}")
@@ -182,6 +205,8 @@ def run_bench(
         raise InvalidArgumentError(f"max_files must be a positive integer, got {max_files!r}")
     if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
         raise InvalidArgumentError(f"repeat must be a positive integer, got {repeat!r}")
+    if store is not None and not is_store_url(store):
+        raise InvalidArgumentError(f"store must be a store URL (falkordb://...), got {store!r}")
     source = Path(path)
     if not source.exists():
         raise SourceError(f"bench path does not exist: {source}")
@@ -237,6 +262,9 @@ def run_bench(
         graph_bytes = target.stat().st_size
     say(f"{queries} queries")
     latencies, answered = _query_latencies(loaded, queries, seed)
+    figures: dict[str, Any] = {}
+    if store is not None:
+        figures = _store_figures(loaded, store, queries, seed, say)
     return BenchReport(
         path=str(source),
         files=len(files),
@@ -266,6 +294,7 @@ def run_bench(
         query_p99_ms=_round(percentile(latencies, 99) * 1000),
         query_max_ms=_round(max(latencies, default=0.0) * 1000),
         peak_rss_mb=_round(_peak_rss_mb(), 1),
+        **figures,
     )
 
 
@@ -350,6 +379,32 @@ def _query_latencies(graph: KnowledgeGraph, count: int, seed: int) -> tuple[list
         latencies.append(time.perf_counter() - started)
         answered += bool(result.documents)
     return latencies, answered
+
+
+def _store_figures(graph: KnowledgeGraph, url: str, count: int, seed: int,
+                   say: Log) -> dict[str, Any]:
+    """Push ``graph`` to the store at ``url``; time the questions through it, and compare."""
+    from .stores.falkor import push_graph
+
+    say(f"push to {url}")
+    push_s, _ = _timed(lambda: push_graph(graph, url))
+    questions = make_questions(graph, count, seed=seed)
+    memory, store = Retriever(graph), Retriever(store=url)
+    say(f"{len(questions)} queries through {url}")
+    if questions:
+        store.retrieve(questions[0])  # warm-up, as for the graph in memory
+    latencies: list[float] = []
+    mismatches = 0
+    for question in questions:
+        started = time.perf_counter()
+        result = store.retrieve(question)
+        latencies.append(time.perf_counter() - started)
+        mismatches += result != memory.retrieve(question)
+    return {"store_url": store.store.url, "push_s": _round(push_s),
+            "store_query_p50_ms": _round(percentile(latencies, 50) * 1000),
+            "store_query_p99_ms": _round(percentile(latencies, 99) * 1000),
+            "store_query_max_ms": _round(max(latencies, default=0.0) * 1000),
+            "store_mismatches": mismatches}
 
 
 def _peak_rss_mb() -> float:

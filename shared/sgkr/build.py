@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .assembly import Assembly, make_plan
-from .batch import extracting
+from .batch import extract_files
 from .errors import SourceError
 from .gcpause import paused_gc
 from .graph import KnowledgeGraph
@@ -83,7 +83,6 @@ def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
                                    gitignore=plan.gitignore)
     if not files:
         raise SourceError(f"found no Python source to read in {plan.where}")
-    with extracting([(f.path, f.text) for f in files], jobs=options.jobs, cache=options.cache,
-                    progress=progress) as (modules, _):
-        # Worker processes write their cache entries while the graph is assembled.
-        return Assembly.add(plan, modules, problems, jobs=options.jobs, started=started).graph
+    modules, _ = extract_files([(f.path, f.text) for f in files], jobs=options.jobs,
+                               cache=options.cache, progress=progress)
+    return Assembly.add(plan, modules, problems, started=started).graph

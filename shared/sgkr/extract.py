@@ -33,7 +33,6 @@ from .records import (
     Problem,
     SourceSpan,
     ValueUse,
-    bulk_record,
 )
 from .sources import module_name
 
@@ -223,9 +222,7 @@ class _Extractor:
         for node in captures.get("call.plain", ()):
             start, end = node.start_byte, node.end_byte
             name = text[start:end] if ascii_text else string(node)
-            call = calls_at[start] = bulk_record(CallSite, {
-                "kind": "plain", "name": name, "receiver": None,
-                "line": node.start_point[0] + 1})
+            call = calls_at[start] = CallSite("plain", name, None, node.start_point[0] + 1)
             add((start, end, "call", call))
         for node in captures.get("call.attr", ()):
             call = calls_at[node.start_byte] = self._attribute_call(node)
@@ -237,9 +234,8 @@ class _Extractor:
         for node in captures.get("call.sub", ()):
             dotted = self._dotted(node)
             if dotted is not None:
-                add((node.start_byte, node.end_byte, "call", bulk_record(CallSite, {
-                    "kind": "subscript", "name": dotted, "receiver": None,
-                    "line": node.start_point[0] + 1})))
+                add((node.start_byte, node.end_byte, "call",
+                     CallSite("subscript", dotted, None, node.start_point[0] + 1)))
         for kind in ("bind", "bind.return"):
             for node in captures.get(kind, ()):
                 for binding in self._bindings(node, kind == "bind"):
@@ -335,28 +331,23 @@ class _Extractor:
         kind: FunctionKind = "method" if enclosing else "function"
         params = self._params(node.child_by_field_name("parameters"))
         uses, bindings = _kept(scope, params)
-        # Made without __init__ (every field given): a build makes one per definition.
-        return bulk_record(Definition, {
-            "qualname": scope.qualname,
-            "name": scope.name,
-            "kind": kind,
-            "code": code,
-            "span": bulk_record(SourceSpan, {"file": self.path, "start_line": first_row + 1,
-                                             "end_line": node.end_point[0] + 1}),
-            "docstring": self._docstring(body),
-            "comment": self._comment_above(first_row, outer.start_byte - column),
-            "params": params,
-            "signature": signature.rstrip().rstrip(":").strip(),
-            "calls": tuple(scope.calls),
-            "subscript_keys": tuple(dict.fromkeys(scope.keys)),
-            "uses": uses,
-            "bindings": bindings,
-            "enclosing_class": enclosing,
-            "is_async": self._is_async(node),
-            "knowledge": None,
-            "inferred_inputs": None,
-            "inferred_outputs": None,
-        })
+        return Definition(
+            qualname=scope.qualname,
+            name=scope.name,
+            kind=kind,
+            code=code,
+            span=SourceSpan(self.path, first_row + 1, node.end_point[0] + 1),
+            docstring=self._docstring(body),
+            comment=self._comment_above(first_row, outer.start_byte - column),
+            params=params,
+            signature=signature.rstrip().rstrip(":").strip(),
+            calls=tuple(scope.calls),
+            subscript_keys=tuple(dict.fromkeys(scope.keys)),
+            uses=uses,
+            bindings=bindings,
+            enclosing_class=enclosing,
+            is_async=self._is_async(node),
+        )
 
     def _module_definition(self, root: Node, scope: _Scope) -> Definition | None:
         statements: list[str] = []
@@ -407,8 +398,7 @@ class _Extractor:
     def _named_call(self, node: Node) -> CallSite | None:
         """A name or dotted name called (a decorator), as a call site."""
         if node.type == "identifier":
-            return bulk_record(CallSite, {"kind": "plain", "name": self._str(node),
-                                          "receiver": None, "line": node.start_point[0] + 1})
+            return CallSite("plain", self._str(node), None, node.start_point[0] + 1)
         site = self._attribute_call(node)
         return site if site.receiver is not None else None
 
@@ -427,26 +417,24 @@ class _Extractor:
             function = value.child_by_field_name("function")
             callee = self._dotted(function) if function is not None else None
             return [] if callee is None else [
-                bulk_record(Binding, {"target": target, "kind": "call", "value": callee})]
+                Binding(target, "call", callee)]
         if kind in ("identifier", "attribute"):
             dotted = self._dotted(value)
             return [] if dotted is None else [
-                bulk_record(Binding, {"target": target, "kind": "name", "value": dotted})]
+                Binding(target, "name", dotted)]
         found: list[Binding] = []
         for child in value.named_children:  # a container: the names it holds
             held = child.child_by_field_name("value") if child.type == "pair" else child
             dotted = self._dotted(held) if held is not None else None
             if dotted is not None:
-                found.append(bulk_record(Binding, {"target": target, "kind": "name",
-                                                   "value": dotted}))
+                found.append(Binding(target, "name", dotted))
         return found
 
     def _value_use(self, node: Node, calls_at: dict[int, CallSite] | None) -> ValueUse | None:
         """The name ``node`` used as a value; with ``calls_at`` (the calls by where they
         start), an argument of the call enclosing it."""
         if node.type == "identifier":
-            site = bulk_record(CallSite, {"kind": "plain", "name": self._str(node),
-                                          "receiver": None, "line": node.start_point[0] + 1})
+            site = CallSite("plain", self._str(node), None, node.start_point[0] + 1)
         else:
             site = self._attribute_call(node)
             if site.receiver is None or site.kind != "attribute":
@@ -459,7 +447,7 @@ class _Extractor:
             call = holder.parent if holder is not None else None
             if call is not None:
                 callee = calls_at.get(call.start_byte)
-        return bulk_record(ValueUse, {"site": site, "argument_of": callee})
+        return ValueUse(site, callee)
 
     def _attribute_call(self, function: Node) -> CallSite:
         """The call site of a called attribute, ``function``."""
@@ -467,9 +455,7 @@ class _Extractor:
             dotted = self.text[function.start_byte : function.end_byte]
             if _DOTTED.fullmatch(dotted) and not dotted.startswith(_NOT_RECEIVERS):
                 receiver, _, name = dotted.rpartition(".")
-                return bulk_record(CallSite, {"kind": "attribute", "name": name,
-                                              "receiver": receiver,
-                                              "line": function.start_point[0] + 1})
+                return CallSite("attribute", name, receiver, function.start_point[0] + 1)
         obj = function.child_by_field_name("object")
         attr = function.child_by_field_name("attribute")
         line = attr.start_point[0] + 1 if attr is not None else function.start_point[0] + 1

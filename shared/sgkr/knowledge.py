@@ -46,7 +46,7 @@ from .files import (
     read_side_text,
     roots_of,
 )
-from .records import Definition, ModuleExtract, bulk_record
+from .records import Definition, ModuleExtract
 from .sources import DEFAULT_MAX_FILE_BYTES, decode_source
 from .text import fold, name_phrase, words
 
@@ -436,11 +436,8 @@ def annotate(module: ModuleExtract) -> ModuleExtract:
 
 def _annotated(d: Definition) -> Definition:
     inputs, outputs = infer_tags(d)
-    # A copy of the frozen record with the derived fields set. It runs for every
-    # definition of a build, where dataclasses.replace, which calls __init__ with
-    # every field again, costs several times more.
-    return bulk_record(Definition, {**d.__dict__, "knowledge": knowledge_of(d),
-                                    "inferred_inputs": inputs, "inferred_outputs": outputs})
+    return replace(d, knowledge=knowledge_of(d), inferred_inputs=inputs,
+                   inferred_outputs=outputs)
 
 
 @functools.lru_cache(maxsize=65_536)

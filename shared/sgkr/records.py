@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
 from .text import without_docstring
 
@@ -38,16 +38,16 @@ __all__ = [
     "RetrievedFunction",
     "RetrievalResult",
     "FunctionKind",
+    "CallKind",
     "EdgeType",
     "EdgeRow",
     "Resolution",
     "Role",
-    "bulk_record",
 ]
 
-R = TypeVar("R")
 
 FunctionKind = Literal["function", "method", "module"]
+CallKind = Literal["plain", "attribute", "super", "subscript"]
 EdgeType = Literal["calls", "references", "consumes", "produces"]
 #: How an edge between functions was found: ``exact`` (syntax alone), ``inferred``
 #: (an analysis of what names hold) or ``name`` (a bare-name guess).
@@ -110,7 +110,7 @@ class CallSite:
     the dotted text of ``x``). A decorator ``@d`` is a call of ``d``.
     """
 
-    kind: Literal["plain", "attribute", "super", "subscript"]
+    kind: CallKind
     name: str
     receiver: str | None
     line: int
@@ -440,21 +440,3 @@ class RetrievalResult:
             "paths": [list(p) for p in self.paths],
             "fallback_used": self.fallback_used,
         }
-
-
-def bulk_record(cls: type[R], fields: dict[str, Any]) -> R:
-    """A frozen record of ``cls`` holding ``fields``, made without calling ``__init__``.
-
-    Builds make hundreds of thousands of records; a frozen dataclass's
-    ``__init__`` sets each field through ``object.__setattr__`` and costs
-    several times more. ``fields`` must name every field, with values of the
-    declared types: nothing is checked or defaulted.
-
-    Examples
-    --------
-    >>> bulk_record(CallSite, {"kind": "plain", "name": "f", "receiver": None, "line": 3})
-    CallSite(kind='plain', name='f', receiver=None, line=3)
-    """
-    record: R = object.__new__(cls)
-    record.__dict__.update(fields)
-    return record

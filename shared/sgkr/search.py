@@ -184,35 +184,38 @@ def connect_pairs(nodes: Sequence[str]) -> list[tuple[str, str]]:
     return [(a, b) for i, a in enumerate(unique) for b in unique[i + 1 :]]
 
 
-#: Fetches the sorted next nodes of a batch of nodes (a graph store's neighbour query).
-Fetch = Callable[[list[str]], Mapping[str, tuple[str, ...]]]
+#: Fetches the sorted next nodes of two batches of nodes, one forward and one backward,
+#: in one call (a graph store's neighbour query); each result maps every known node.
+Fetch = Callable[[list[str], list[str]], tuple[Mapping[str, tuple[str, ...]],
+                                               Mapping[str, tuple[str, ...]]]]
 
 
-def search_pairs(forward: Fetch, backward: Fetch | None, pairs: Sequence[tuple[str, str]], *,
+def search_pairs(fetch: Fetch, pairs: Sequence[tuple[str, str]], *, symmetric: bool = False,
                  max_depth: int = DEFAULT_MAX_DEPTH,
                  max_paths: int = DEFAULT_MAX_PATHS) -> list[Path]:
-    """:func:`find_paths` over moves fetched a layer at a time, for a graph store.
+    """:func:`find_paths` over moves fetched a round at a time, for a graph store.
 
     The same search and the same paths as over a whole graph in memory, but
-    each round of the search asks ``forward`` (and ``backward``) once for the
-    next nodes of every node its trees grow from, so a question costs a few
-    batched queries and holds only the nodes it reached. ``backward`` None
-    walks ``forward``'s moves from both ends (as :func:`connect_paths` does).
+    each round of the search calls ``fetch`` once, for the next nodes of
+    every node its trees grow from, so a question costs a few batched
+    queries and holds only the nodes it reached. ``symmetric``: the forward
+    moves are the backward ones (as in :func:`connect_paths`), all asked for
+    as forward.
 
     Examples
     --------
     >>> succ = {"a": ("b",), "b": ("c",), "c": ()}
     >>> pred = {"a": (), "b": ("a",), "c": ("b",)}
-    >>> def fetch(table):
-    ...     return lambda nodes: {n: table[n] for n in nodes}
-    >>> search_pairs(fetch(succ), fetch(pred), [("a", "c")])
+    >>> def fetch(ahead, behind):
+    ...     return {n: succ[n] for n in ahead}, {n: pred[n] for n in behind}
+    >>> search_pairs(fetch, [("a", "c")])
     [('a', 'b', 'c')]
     """
     if max_depth < 1 or max_paths < 1:
         raise InvalidArgumentError(
             f"max_depth and max_paths must be positive, got {max_depth}, {max_paths}")
-    ahead = _Fetched(forward)
-    behind = ahead if backward is None else _Fetched(backward)
+    ahead = _Fetched(fetch, 0)
+    behind = ahead if symmetric else _Fetched(fetch, 1)
     return _all_pairs(ahead, behind, pairs, max_depth, max_paths)
 
 
@@ -233,20 +236,21 @@ _CALLING = ("calls", "references")
 
 
 class _Fetched(dict[str, tuple[str, ...]]):
-    """Moves fetched from a store as a search reaches nodes, a batch at a time."""
+    """Moves fetched from a store as a search reaches nodes; ``side`` 0 forward, 1 backward."""
 
-    def __init__(self, fetch: Fetch) -> None:
+    def __init__(self, fetch: Fetch, side: int) -> None:
         super().__init__()
-        self.fetch = fetch
+        self.fetch, self.side = fetch, side
 
-    def load(self, nodes: Iterable[str]) -> None:
-        missing = [n for n in dict.fromkeys(nodes) if n not in self]
-        if missing:
-            found = self.fetch(missing)
-            self.update((n, found.get(n, ())) for n in missing)
+    def missing(self, nodes: Iterable[str]) -> list[str]:
+        return [n for n in dict.fromkeys(nodes) if n not in self]
+
+    def store(self, nodes: list[str], found: Mapping[str, tuple[str, ...]]) -> None:
+        self.update((n, found.get(n, ())) for n in nodes)
 
     def __missing__(self, node: str) -> tuple[str, ...]:
-        self.load([node])
+        found = self.fetch(*(([node], []) if self.side == 0 else ([], [node])))
+        self.store([node], found[self.side])
         return self[node]
 
 
@@ -369,15 +373,22 @@ def _all_pairs(forward: Moves, backward: Moves, pairs: Sequence[tuple[str, str]]
 
 
 def _prefetch(searches: Sequence[_Meeting]) -> None:
-    """Fetch in one batch per direction the moves this round of ``searches`` will use."""
+    """Fetch in one call the moves this round of ``searches`` will use."""
     need: dict[int, tuple[_Fetched, list[str]]] = {}
     for search in searches:
         grows, depth = ((search.ftree, search.i + 1) if len(search.ffront) <= len(search.bfront)
                         else (search.btree, search.j + 1))
         if isinstance(grows.moves, _Fetched) and len(grows.layers) == depth:
             need.setdefault(id(grows.moves), (grows.moves, []))[1].extend(grows.layers[-1])
+    asked: list[list[str]] = [[], []]
+    tables: list[_Fetched | None] = [None, None]
     for moves, nodes in need.values():
-        moves.load(nodes)
+        asked[moves.side], tables[moves.side] = moves.missing(nodes), moves
+    if asked[0] or asked[1]:
+        found = next(t for t in tables if t is not None).fetch(asked[0], asked[1])
+        for side, table in enumerate(tables):
+            if table is not None:
+                table.store(asked[side], found[side])
 
 
 class _Meeting:

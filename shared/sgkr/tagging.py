@@ -27,7 +27,7 @@ from .knowledge import (
     infer_tags,
     mentions_any,
 )
-from .records import Definition, Edge, EdgeRow, ModuleExtract, Problem, TagNode, bulk_record
+from .records import Definition, Edge, EdgeRow, ModuleExtract, Problem, TagNode
 from .text import fold
 
 __all__ = ["add_tag", "link", "add_sidecar_tags", "attach_example", "inferred_rows"]
@@ -145,6 +145,5 @@ def inferred_rows(graph: KnowledgeGraph, pairs: Iterable[tuple[str, Definition]]
             add((known.setdefault(label, "tag:" + label), node_id, "consumes", None))
         for label in outputs:
             add((node_id, known.setdefault(label, "tag:" + label), "produces", None))
-    graph.add_tags([bulk_record(TagNode, {"id": node_id, "label": label, "aliases": ()})
-                    for label, node_id in known.items()])
+    graph.add_tags([TagNode(node_id, label) for label, node_id in known.items()])
     return rows, list(known.values())

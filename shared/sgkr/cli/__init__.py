@@ -4,7 +4,8 @@ Exit statuses (listed by ``sgkr --help``): 0 success; 1 an unexpected SGKR
 error; 2 a bad option or argument (and bare ``sgkr``, which prints the usage);
 3 a source problem (missing path, no Python found); 4 a malformed knowledge or
 examples file; 5 a malformed graph file; 6 a file that cannot be written or
-read; 7 a function or node name that is not in the graph; 130 interrupted.
+read; 7 a function or node name that is not in the graph; 8 a graph store
+that is down, too slow, or holds no graph under the name; 130 interrupted.
 ``sgkr --print-completion bash`` (or zsh, tcsh) prints a shell completion script.
 
 Examples
@@ -22,7 +23,6 @@ from collections.abc import Sequence
 
 import shtab
 
-from .. import __version__
 from ..errors import (
     GraphFormatError,
     InvalidArgumentError,
@@ -30,8 +30,10 @@ from ..errors import (
     NodeNotFoundError,
     SGKRError,
     SourceError,
+    StoreError,
 )
-from . import bench, build, demo, evaluate, export, inspect, mcp, query
+from ..version import __version__
+from . import bench, build, demo, evaluate, export, inspect, mcp, push, query
 from .terminal import error_line, printable_streams
 
 __all__ = ["main", "EXIT_CODES"]
@@ -43,9 +45,10 @@ EXIT_CODES: dict[type[BaseException], int] = {
     GraphFormatError: 5,
     OSError: 6,
     NodeNotFoundError: 7,
+    StoreError: 8,
     SGKRError: 1,
 }
-_COMMANDS = (build, query, inspect, export, demo, evaluate, bench, mcp)
+_COMMANDS = (build, push, query, inspect, export, demo, evaluate, bench, mcp)
 _PATH_OPTIONS = frozenset({"graph", "paths", "output", "knowledge", "examples", "cache", "out"})
 
 
@@ -61,7 +64,9 @@ def _exit_codes() -> str:
         3: "a source problem (missing path, no Python found)",
         4: "a malformed knowledge or examples file", 5: "a malformed graph file",
         6: "a file that cannot be written or read",
-        7: "a function or node name that is not in the graph", 130: "interrupted",
+        7: "a function or node name that is not in the graph",
+        8: "a graph store that is down, too slow, or holds no graph under the name",
+        130: "interrupted",
     }
     return "exit statuses:\n" + "\n".join(f"  {code:<4} {text}" for code, text in meanings.items())
 

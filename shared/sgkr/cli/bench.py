@@ -33,6 +33,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="runs of the parse-only time and the cold build; the median of each "
                         "is reported (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the question generator")
+    p.add_argument("--store", metavar="URL",
+                   help="also push the graph to this graph store (falkordb://host:port/name; "
+                        "its graph there is replaced), time the questions through it and "
+                        "count answers that differ from the graph in memory")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
@@ -46,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures."""
     report = run_bench(args.path, queries=args.queries, jobs=args.jobs, exclude=args.exclude,
                        max_files=args.max_files, infer_tags=not args.no_infer_tags, seed=args.seed,
-                       repeat=args.repeat, log=_log)
+                       repeat=args.repeat, store=args.store, log=_log)
     if args.json:
         print(json.dumps(report.to_dict(), sort_keys=True))
     else:

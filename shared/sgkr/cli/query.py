@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..agent import where
 from ..errors import InvalidArgumentError
 from ..graph import KnowledgeGraph
 from ..records import RetrievalResult
 from ..retriever import DEFAULT_K, Retriever
+from ..stores import is_store_url
 from .terminal import json_text
 
 __all__ = ["register", "run", "add_retrieval_options", "retrieval_options", "print_result"]
@@ -38,7 +40,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``query`` command."""
     p = sub.add_parser("query", help="retrieve the functions a question needs",
                        description="Retrieve knowledge and code for a question.")
-    p.add_argument("graph", help="graph.json made by sgkr build")
+    p.add_argument("graph", help="graph.json made by sgkr build, or the URL of a graph store "
+                                 "it was pushed to (falkordb://host:port/name)")
     p.add_argument("question", help="the question, in quotes")
     add_retrieval_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -58,8 +61,8 @@ def print_result(result: RetrievalResult, *, show_code: bool = True) -> None:
     if len(result.paths) > 5:
         print(f"... {len(result.paths) - 5} more paths")
     for d in result.documents:
-        where = f"{d.sources[0].file}:{d.sources[0].start_line}" if d.sources else ""
-        print(f"\n[{d.score:.3f}] {d.name}  ({where})")
+        place = where(d.sources[0]) if d.sources else ""
+        print(f"\n[{d.score:.3f}] {d.name}  ({place})")
         if d.knowledge:
             print("  " + d.knowledge.strip().replace("\n", "\n  "))
         if show_code:
@@ -70,8 +73,10 @@ def run(args: argparse.Namespace) -> int:
     """Load the graph, retrieve, print."""
     if not args.question.strip():
         raise InvalidArgumentError("the question is empty")
-    graph = KnowledgeGraph.load(args.graph)
-    result = Retriever(graph, **retrieval_options(args)).retrieve(args.question)
+    options = retrieval_options(args)
+    retriever = (Retriever(store=args.graph, **options) if is_store_url(args.graph)
+                 else Retriever(KnowledgeGraph.load(args.graph), **options))
+    result = retriever.retrieve(args.question)
     if args.json:
         print(json_text(result.to_dict()))
     else:

@@ -1,16 +1,20 @@
 """Graph stores: where a retriever reads its graph (see :mod:`sgkr.stores.base`).
 
 :func:`as_store` turns a :class:`~sgkr.graph.KnowledgeGraph` into the
-in-memory store.
+in-memory store; :func:`open_store` opens a store by URL
+(``falkordb://host:port/name``), importing its client only then.
 
 Examples
 --------
->>> from sgkr import KnowledgeGraph
->>> as_store(KnowledgeGraph()).url
-'memory:'
+>>> open_store("memory:")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+sgkr.errors.InvalidArgumentError: store URL 'memory:': expected falkordb://host:port/name
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..graph import KnowledgeGraph
@@ -18,7 +22,14 @@ from .base import GraphReader, GraphStore, NodeKind, Side, TagInfo
 from .memory import MemoryStore
 
 __all__ = ["GraphStore", "GraphReader", "TagInfo", "NodeKind", "Side", "MemoryStore",
-           "as_store"]
+           "as_store", "open_store", "is_store_url"]
+
+_SCHEMES = ("falkordb://",)
+
+
+def is_store_url(text: str) -> bool:
+    """Whether ``text`` is the URL of a graph store rather than a file path."""
+    return isinstance(text, str) and text.startswith(_SCHEMES)
 
 
 def as_store(source: KnowledgeGraph | GraphStore) -> GraphStore:
@@ -28,3 +39,20 @@ def as_store(source: KnowledgeGraph | GraphStore) -> GraphStore:
     if isinstance(source, GraphStore):
         return source
     raise InvalidArgumentError(f"expected a KnowledgeGraph or a GraphStore, got {type(source)}")
+
+
+def open_store(url: str, **options: Any) -> GraphStore:
+    """Open the store at ``url`` (``falkordb://host:port/name``); ``options`` go to it.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If the URL names no store SGKR knows, or the store's client is not installed.
+    StoreError
+        If the store cannot be reached.
+    """
+    if not is_store_url(url):
+        raise InvalidArgumentError(f"store URL {url!r}: expected falkordb://host:port/name")
+    from .falkor import FalkorDBStore
+
+    return FalkorDBStore(url, **options)

@@ -1,0 +1,47 @@
+"""``sgkr push``: write graph.json to a graph store, replacing its graph atomically."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import InvalidArgumentError
+from ..graph import KnowledgeGraph
+from ..stores import is_store_url
+from .build import positive_int
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``push`` command."""
+    p = sub.add_parser("push", help="write a graph to a graph store (FalkorDB)",
+                       description="Write graph.json to a graph store, in batches. Readers "
+                                   "keep the previous graph until the new one is whole; "
+                                   "pushing the same graph again changes nothing.")
+    p.add_argument("graph", help="graph.json made by sgkr build")
+    p.add_argument("url", metavar="URL",
+                   help="falkordb://[:password@]host:port/name[?timeout=seconds]")
+    p.add_argument("--batch", type=positive_int, default=500, metavar="N",
+                   help="rows written per query (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(run=run)
+
+
+def _log(line: str) -> None:
+    if sys.stderr.isatty():
+        print(f"push: {line}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the graph, push it, print what changed."""
+    from ..stores.falkor import push_graph
+
+    if not is_store_url(args.url):
+        raise InvalidArgumentError(f"{args.url!r} is not a store URL "
+                                   "(expected falkordb://host:port/name)")
+    graph = KnowledgeGraph.load(args.graph)
+    report = push_graph(graph, args.url, batch=args.batch, log=_log)
+    if not args.quiet:
+        print(report.summary())
+    return 0

@@ -1,0 +1,493 @@
+"""A graph on a FalkorDB server: pushed once, read by many retrievers, never loaded whole.
+
+``falkordb://[:password@]host:port/name[?timeout=seconds]`` names a graph on a
+FalkorDB server (its Python client: ``pip install 'sgkr[falkordb]'``).
+:func:`push_graph` (``sgkr push``) writes a graph there; :class:`FalkorDBStore`
+reads it for a :class:`~sgkr.retriever.Retriever`, a question costing a few
+batched openCypher queries: one for the tags of its phrases, one per round of
+the path search, a few for the records it returns.
+
+Versions: each push writes the graph, whole, to a graph of its own named
+``name@<digest>`` (the digest of its content), and only then points the
+string key ``name@current`` at it, in one atomic ``SET``. A reader reads that
+key once per question, so a question reads one version from start to end
+while a push writes the next; the version before the current one is kept
+(a question that began on it finishes), older ones are deleted. Pushing the
+same graph again finds its version current and changes nothing.
+
+The Cypher is kept to what Neo4j also runs (``UNWIND``, ``MATCH``,
+``OPTIONAL MATCH``, ``collect``, ``startNode``/``endNode``, ``CREATE INDEX
+FOR ... ON``); the versions, kept as Redis keys, are FalkorDB's alone
+(docs/scale.md says what a Neo4j user changes).
+
+Every call has a timeout; a server that is down, too slow, or drops the
+connection raises :class:`~sgkr.errors.StoreError`, one line naming the URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from ..errors import InvalidArgumentError, StoreError
+from ..graph import KnowledgeGraph
+from ..records import EdgeType, FunctionKind, FunctionNode, Role, SourceSpan
+from ..search import Fetch, connect_pairs, path_pairs, search_pairs
+from .base import NodeKind, Path, Side, TagInfo
+from .memory import MemoryStore
+
+__all__ = ["FalkorDBStore", "PushReport", "push_graph", "parse_url", "StoreAddress",
+           "DEFAULT_TIMEOUT", "FORMAT"]
+
+#: Seconds any one call to the server may take.
+DEFAULT_TIMEOUT = 10.0
+#: The layout of a pushed graph; a reader refuses another.
+FORMAT = 2
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
+_KINDS = ("tag", "function", "method", "module")
+_REL = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
+        "produces": "PRODUCES"}
+_EDGES = "CALLS|REFERENCES|CONSUMES|PRODUCES"
+# Edges between functions, which the search may walk against their direction.
+_CALLING = "CALLS|REFERENCES"
+# The next nodes of the path search (sgkr.search) from the nodes ``n`` with ids in
+# ``$ids``, for (direction, reverse_calls): as two patterns, twice as fast in FalkorDB
+# as one undirected pattern filtered on startNode(r).
+_MOVES = {
+    ("forward", False): f"OPTIONAL MATCH (n)-[:{_EDGES}]->(m) WITH n, collect(m.id) AS a, []",
+    ("backward", False): f"OPTIONAL MATCH (n)<-[:{_EDGES}]-(m) WITH n, collect(m.id) AS a, []",
+    ("any", False): f"OPTIONAL MATCH (n)-[:{_EDGES}]-(m) WITH n, collect(m.id) AS a, []",
+    ("forward", True): f"OPTIONAL MATCH (n)-[:{_EDGES}]->(m) WITH n, collect(m.id) AS a "
+                       f"OPTIONAL MATCH (n)<-[:{_CALLING}]-(c) WITH n, a, collect(c.id)",
+    ("backward", True): f"OPTIONAL MATCH (n)<-[:{_EDGES}]-(m) WITH n, collect(m.id) AS a "
+                        f"OPTIONAL MATCH (n)-[:{_CALLING}]->(c) WITH n, a, collect(c.id)",
+}
+_BY_ID = "MATCH (n:Node) WHERE n.id IN $ids"
+_BATCH = 500
+
+
+@dataclass(frozen=True)
+class StoreAddress:
+    """A parsed ``falkordb://`` URL."""
+
+    host: str
+    port: int
+    name: str
+    password: str | None
+    timeout: float
+
+    @property
+    def url(self) -> str:
+        """The URL without its password, for messages."""
+        return f"falkordb://{self.host}:{self.port}/{self.name}"
+
+
+def parse_url(url: str) -> StoreAddress:
+    """Parse ``falkordb://[:password@]host[:port]/name[?timeout=seconds]``.
+
+    Examples
+    --------
+    >>> parse_url("falkordb://localhost:6380/stdlib?timeout=2")
+    StoreAddress(host='localhost', port=6380, name='stdlib', password=None, timeout=2.0)
+
+    Raises
+    ------
+    InvalidArgumentError
+        If the URL is not of that form, naming it (less a password).
+    """
+    if not isinstance(url, str):
+        raise InvalidArgumentError(f"store URL must be a string, got {type(url)}")
+    parts = urlsplit(url)
+    shown = f"falkordb://{parts.hostname or ''}{parts.path}"
+    name = parts.path.lstrip("/")
+    try:
+        port = parts.port or 6379
+    except ValueError:
+        raise InvalidArgumentError(f"store URL {shown!r}: the port is not a number") from None
+    if parts.scheme != "falkordb" or not parts.hostname or not _NAME.fullmatch(name):
+        raise InvalidArgumentError(
+            f"store URL {shown!r}: expected falkordb://host:port/name, the name of letters, "
+            "digits, '_', '.' or '-'")
+    query = parse_qs(parts.query)
+    unknown = set(query) - {"timeout"}
+    if unknown:
+        raise InvalidArgumentError(f"store URL {shown!r}: unknown option(s) {sorted(unknown)}")
+    timeout = DEFAULT_TIMEOUT
+    if "timeout" in query:
+        try:
+            timeout = float(query["timeout"][-1])
+        except ValueError:
+            timeout = -1.0
+        if not 0 < timeout <= 3600:
+            raise InvalidArgumentError(
+                f"store URL {shown!r}: timeout must be seconds in (0, 3600]")
+    password = unquote(parts.password) if parts.password else None
+    return StoreAddress(parts.hostname, port, name, password, timeout)
+
+
+class _Server:
+    """One connection pool to a FalkorDB server; every failure a :class:`StoreError`."""
+
+    def __init__(self, address: StoreAddress) -> None:
+        try:
+            import falkordb
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+        except ImportError:
+            raise InvalidArgumentError(
+                f"{address.url}: the FalkorDB client is not installed "
+                "(pip install 'sgkr[falkordb]')") from None
+        self.address = address
+        self.timeout_ms = max(1, int(address.timeout * 1000))
+        # No retries: a call that fails fails at once, within its timeout.
+        self.db = self.call(lambda: falkordb.FalkorDB(
+            host=address.host, port=address.port, password=address.password,
+            socket_timeout=address.timeout, socket_connect_timeout=address.timeout,
+            retry=Retry(NoBackoff(), 0)))
+        self.call(self.db.connection.ping)
+
+    def call(self, work: Callable[[], Any]) -> Any:
+        """Run ``work``, turning what the client or the network raise into StoreError."""
+        try:
+            return work()
+        except StoreError:
+            raise
+        except Exception as exc:  # the client raises redis, OS and its own errors
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise StoreError(f"graph store {self.address.url}: {reason}") from None
+
+    def query(self, graph: str, cypher: str, params: Mapping[str, Any] | None = None, *,
+              write: bool = False) -> list[list[Any]]:
+        """The rows of one Cypher query on ``graph``."""
+        handle = self.db.select_graph(graph)
+        run = handle.query if write else handle.ro_query
+        result = self.call(lambda: run(cypher, dict(params) if params else None,
+                                       timeout=self.timeout_ms))
+        return list(result.result_set)
+
+    def current(self) -> str | None:
+        """The graph the name points to, if any."""
+        value = self.call(lambda: self.db.connection.get(_pointer(self.address.name)))
+        return None if value is None else str(value)
+
+
+def _pointer(name: str) -> str:
+    return f"{name}@current"
+
+
+class FalkorDBStore:
+    """A :class:`~sgkr.stores.base.GraphStore` on a FalkorDB server.
+
+    Parameters
+    ----------
+    url
+        ``falkordb://[:password@]host:port/name[?timeout=seconds]``, a graph
+        pushed there by ``sgkr push`` (or :func:`push_graph`).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If the URL is malformed, or the client is not installed.
+    StoreError
+        If the server cannot be reached.
+
+    Examples
+    --------
+    >>> FalkorDBStore("falkordb://127.0.0.1:1/g?timeout=1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    sgkr.errors.StoreError: graph store falkordb://127.0.0.1:1/g: Error 111 connecting to ...
+    """
+
+    def __init__(self, url: str) -> None:
+        self.address = parse_url(url)
+        self._url = url
+        self._server = _Server(self.address)
+        self._longest: dict[str, int] = {}
+
+    @property
+    def url(self) -> str:
+        """The store's URL, less any password."""
+        return self.address.url
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FalkorDBStore, (self._url,))  # a copy connects anew
+
+    def __repr__(self) -> str:
+        return f"FalkorDBStore({self.url!r})"
+
+    def reader(self) -> FalkorDBReader:
+        """The version of the graph current now, for one question.
+
+        Raises
+        ------
+        StoreError
+            If the server fails, or holds no graph under this name.
+        """
+        version = self._server.current()
+        if version is None:
+            raise StoreError(f"graph store {self.url}: no graph pushed under "
+                             f"{self.address.name!r} (run sgkr push)")
+        longest = self._longest.get(version)
+        if longest is None:
+            rows = self._server.query(version, "MATCH (m:SGKRMeta) RETURN m.format, m.longest")
+            if not rows or rows[0][0] != FORMAT:
+                found = rows[0][0] if rows else None
+                raise StoreError(f"graph store {self.url}: graph {version!r} is of format "
+                                 f"{found!r}, not {FORMAT} (push it again with this sgkr)")
+            longest = int(rows[0][1])
+            if len(self._longest) > 8:  # versions come and go; keep a few
+                self._longest.clear()
+            self._longest[version] = longest
+        return FalkorDBReader(self._server, version, longest)
+
+
+class FalkorDBReader:
+    """One version of a graph on a FalkorDB server (:class:`~sgkr.stores.base.GraphReader`)."""
+
+    def __init__(self, server: _Server, version: str, longest: int) -> None:
+        self._server, self.version, self._longest = server, version, longest
+
+    def _rows(self, cypher: str, **params: Any) -> list[list[Any]]:
+        return self._server.query(self.version, cypher, params)
+
+    def longest_phrase(self) -> int:
+        """Most words in a folded tag label or alias."""
+        return self._longest
+
+    def phrase_tags(self, phrases: Collection[str]) -> dict[str, list[TagInfo]]:
+        """The tags each phrase names, sorted by id."""
+        if not phrases:
+            return {}
+        rows = self._rows("UNWIND $keys AS k MATCH (p:Phrase {key: k})-[:NAMES]->(t:Node) "
+                          "RETURN k, t.id, t.label, t.role", keys=sorted(phrases))
+        found: dict[str, list[TagInfo]] = {}
+        for key, tag_id, label, role in sorted(rows, key=lambda r: (r[0], r[1])):
+            found.setdefault(key, []).append(TagInfo(tag_id, label, _role(role)))
+        return found
+
+    def tags(self, ids: Collection[str]) -> dict[str, TagInfo]:
+        """The tag nodes among ``ids``."""
+        if not ids:
+            return {}
+        rows = self._rows(f"{_BY_ID} AND n.kind = 'tag' RETURN n.id, n.label, n.role",
+                          ids=list(ids))
+        return {i: TagInfo(i, label, _role(role)) for i, label, role in rows}
+
+    def most_called(self, n: int) -> list[str]:
+        """The ``n`` function ids with the most callers, ties by id (the retriever's fill)."""
+        rows = self._rows("MATCH (n:Node) WHERE n.kind <> 'tag' "
+                          "OPTIONAL MATCH (n)<-[:CALLS]-(c) WITH n.id AS id, count(c) AS callers "
+                          "RETURN id ORDER BY callers DESC, id LIMIT $n", n=n)
+        return [row[0] for row in rows]
+
+    def kinds(self, ids: Collection[str]) -> dict[str, NodeKind]:
+        """``tag`` or the function kind of each node among ``ids``."""
+        if not ids:
+            return {}
+        rows = self._rows(f"{_BY_ID} RETURN n.id, n.kind", ids=list(ids))
+        return {i: _kind(kind) for i, kind in rows}
+
+    def functions(self, ids: Collection[str]) -> dict[str, FunctionNode]:
+        """The function records among ``ids``."""
+        if not ids:
+            return {}
+        rows = self._rows(
+            f"{_BY_ID} AND n.kind <> 'tag' "
+            "RETURN n.id, n.name, n.qualnames, n.code, n.knowledge, n.sources, n.kind",
+            ids=list(ids))
+        return {row[0]: _function(row) for row in rows}
+
+    def neighbours(self, ids: Collection[str], edge_type: EdgeType,
+                   side: Side) -> dict[str, tuple[str, ...]]:
+        """Sorted nodes one ``edge_type`` edge away from each of ``ids``."""
+        if not ids:
+            return {}
+        arrow = f"-[:{_REL[edge_type]}]->" if side == "out" else f"<-[:{_REL[edge_type]}]-"
+        rows = self._rows(f"{_BY_ID} OPTIONAL MATCH (n){arrow}(m) RETURN n.id, collect(m.id)",
+                          ids=list(ids))
+        return {i: tuple(sorted(set(found))) for i, found in rows}
+
+    def _fetch(self, ahead: str, behind: str, reverse_calls: bool) -> Fetch:
+        """The search's fetch: both directions' moves in one query (a round trip a round)."""
+        parts = [f"MATCH (n:Node) WHERE n.id IN ${name} "
+                 f"{_MOVES[direction, reverse_calls and direction != 'any']} AS b "
+                 f"RETURN {side} AS side, n.id AS id, a, b"
+                 for side, (name, direction) in enumerate((("f", ahead), ("b", behind)))]
+        cypher = " UNION ALL ".join(parts)
+
+        def fetch(forward: list[str], backward: list[str]) -> tuple[
+                dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+            found: tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]] = ({}, {})
+            for side, node, following, back_calls in self._rows(cypher, f=forward, b=backward):
+                found[side][node] = tuple(sorted({*following, *back_calls}))
+            return found
+        return fetch
+
+    def find_paths(self, inputs: Sequence[str], outputs: Sequence[str], *, max_depth: int,
+                   max_paths: int, reverse_calls: bool) -> list[Path]:
+        """The search of :func:`sgkr.search.find_paths`, a query per round."""
+        return search_pairs(self._fetch("forward", "backward", reverse_calls),
+                            path_pairs(inputs, outputs), max_depth=max_depth,
+                            max_paths=max_paths)
+
+    def connect_paths(self, nodes: Sequence[str], *, max_depth: int,
+                      max_paths: int) -> list[Path]:
+        """The search of :func:`sgkr.search.connect_paths`, a query per round."""
+        return search_pairs(self._fetch("any", "any", False), connect_pairs(nodes),
+                            symmetric=True, max_depth=max_depth, max_paths=max_paths)
+
+
+def _role(value: Any) -> Role:
+    if value not in ("input", "output", "both"):
+        raise StoreError(f"graph store: a tag has role {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
+def _kind(value: Any) -> NodeKind:
+    if value not in _KINDS:
+        raise StoreError(f"graph store: a node has kind {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
+def _function(row: list[Any]) -> FunctionNode:
+    node_id, name, qualnames, code, knowledge, sources, kind = row
+    spans = tuple(SourceSpan(f, int(a), int(b)) for f, a, b in json.loads(sources))
+    function_kind: FunctionKind = _kind(kind)  # type: ignore[assignment]
+    return FunctionNode(node_id, name, tuple(qualnames), code, knowledge, spans, function_kind)
+
+
+# -- pushing ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PushReport:
+    """What :func:`push_graph` did."""
+
+    url: str
+    version: str
+    unchanged: bool
+    nodes: int
+    edges: int
+    phrases: int
+    seconds: float
+
+    def summary(self) -> str:
+        """One line, as ``sgkr push`` prints it."""
+        if self.unchanged:
+            return f"{self.url}: unchanged (version {self.version})"
+        return (f"{self.url}: pushed version {self.version}: {self.nodes} nodes, {self.edges} "
+                f"edges, {self.phrases} tag phrases in {self.seconds:.1f} s")
+
+
+def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = _BATCH,
+               log: Callable[[str], None] | None = None) -> PushReport:
+    """Write ``graph`` to the FalkorDB store at ``url``, replacing its graph atomically.
+
+    The graph is written whole to a new version, in batches of ``batch``
+    rows; readers keep reading the previous version until the name points
+    to the new one. Pushing the graph that is already current changes nothing.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``graph`` is not a KnowledgeGraph, or the URL is malformed.
+    StoreError
+        If the server fails; the version being written is then never current.
+    """
+    if not isinstance(graph, KnowledgeGraph):
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+    if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
+        raise InvalidArgumentError(f"batch must be a positive integer, got {batch!r}")
+    say = log or (lambda _line: None)
+    started = time.perf_counter()
+    address = parse_url(url)
+    server = _Server(address)
+    document = graph.to_dict()
+    digest = hashlib.sha256(json.dumps(document, sort_keys=True, ensure_ascii=False)
+                            .encode("utf-8", "surrogatepass")).hexdigest()
+    version = f"{address.name}@{digest[:20]}"
+    nodes, edges = len(document["nodes"]), len(document["edges"])
+    memory = MemoryStore(graph)
+    phrases = memory.phrases()
+    if server.current() == version and _complete(server, version):
+        return PushReport(address.url, version, True, nodes, edges, len(phrases),
+                          time.perf_counter() - started)
+    graphs = set(server.call(server.db.list_graphs))
+    if version in graphs:  # left by a push that did not finish
+        server.call(server.db.select_graph(version).delete)
+    for label, key in (("Node", "id"), ("Phrase", "key")):
+        server.query(version, f"CREATE INDEX FOR (n:{label}) ON (n.{key})", write=True)
+    roles = memory.tags([item["id"] for item in document["nodes"] if item["type"] == "tag"])
+    rows: list[dict[str, Any]] = []
+    for item in document["nodes"]:
+        if item["type"] == "function":
+            rows.append({"id": item["id"], "kind": item["kind"], "name": item["name"],
+                         "qualnames": item["qualnames"], "code": item["code"],
+                         "knowledge": item["knowledge"], "sources": json.dumps(
+                             [[s["file"], s["start_line"], s["end_line"]]
+                              for s in item["sources"]], ensure_ascii=False)})
+    _write(server, version, say, "functions", rows, batch,
+           "UNWIND $rows AS r CREATE (:Node:Function {id: r.id, kind: r.kind, name: r.name, "
+           "qualnames: r.qualnames, code: r.code, knowledge: r.knowledge, sources: r.sources})")
+    rows = [{"id": item["id"], "label": item["label"], "aliases": item["aliases"],
+             "role": roles[item["id"]].role}
+            for item in document["nodes"] if item["type"] == "tag"]
+    _write(server, version, say, "tags", rows, batch,
+           "UNWIND $rows AS r CREATE (:Node:Tag {id: r.id, kind: 'tag', label: r.label, "
+           "aliases: r.aliases, role: r.role})")
+    for kind, rel in _REL.items():
+        typed = [[e["source"], e["target"], e.get("resolution", "")]
+                 for e in document["edges"] if e["type"] == kind]
+        extra = " {resolution: r[2]}" if kind in ("calls", "references") else ""
+        _write(server, version, say, f"{kind} edges", typed, batch,
+               f"UNWIND $rows AS r MATCH (a:Node {{id: r[0]}}) MATCH (b:Node {{id: r[1]}}) "
+               f"CREATE (a)-[:{rel}{extra}]->(b)")
+    rows = [{"key": key, "tags": [t.id for t in infos]} for key, infos in sorted(phrases.items())]
+    _write(server, version, say, "tag phrases", rows, batch,
+           "UNWIND $rows AS r CREATE (p:Phrase {key: r.key}) WITH p, r UNWIND r.tags AS t "
+           "MATCH (n:Node {id: t}) CREATE (p)-[:NAMES]->(n)")
+    longest = max((key.count(" ") + 1 for key in phrases), default=0)
+    server.query(version, "CREATE (:SGKRMeta {format: $format, digest: $digest, "
+                 "longest: $longest, nodes: $nodes, edges: $edges})",
+                 {"format": FORMAT, "digest": digest, "longest": longest, "nodes": nodes,
+                  "edges": edges}, write=True)
+    if not _complete(server, version):
+        raise StoreError(f"graph store {address.url}: version {version} was not written whole")
+    previous = server.current()
+    server.call(lambda: server.db.connection.set(_pointer(address.name), version))
+    keep = {version, previous}
+    prefix = f"{address.name}@"
+    for old in sorted(graphs):
+        if old.startswith(prefix) and old not in keep:
+            server.call(server.db.select_graph(old).delete)
+    say(f"{version} is current")
+    return PushReport(address.url, version, False, nodes, edges, len(phrases),
+                      time.perf_counter() - started)
+
+
+def _complete(server: _Server, version: str) -> bool:
+    if version not in set(server.call(server.db.list_graphs)):
+        return False
+    rows = server.query(version, "MATCH (m:SGKRMeta) RETURN m.format")
+    return bool(rows) and rows[0][0] == FORMAT
+
+
+def _write(server: _Server, version: str, say: Callable[[str], None], what: str,
+           rows: Sequence[Any], batch: int, cypher: str) -> None:
+    for done, chunk in enumerate(_chunks(rows, batch)):
+        if done == 0:
+            say(f"{what}: {len(rows)}")
+        server.query(version, cypher, {"rows": chunk}, write=True)
+
+
+def _chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(rows), size):
+        yield rows[start:start + size]
+

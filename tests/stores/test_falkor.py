@@ -1,0 +1,300 @@
+"""The FalkorDB store against a real server: same answers, atomic pushes, clean failures."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sgkr import KnowledgeGraph, Retriever, build_graph
+from sgkr.bench import make_questions
+from sgkr.errors import InvalidArgumentError, StoreError
+from sgkr.records import Edge, FunctionNode, SourceSpan, TagNode
+from sgkr.stores import GraphReader, GraphStore, open_store
+from sgkr.stores.falkor import FalkorDBStore, parse_url, push_graph
+
+from ..conftest import PAYMENTS
+from ..falkordb_server import Server, free_port, start_server
+
+pytestmark = pytest.mark.falkordb
+
+
+def _questions(graph: KnowledgeGraph) -> list[str]:
+    examples = [json.loads(line)["question"]
+                for line in (PAYMENTS / "examples.jsonl").read_text().splitlines()]
+    return examples + make_questions(graph, 40, seed=3) + ["What is the weather?"]
+
+
+@pytest.fixture(scope="module")
+def payments_url(falkordb: Server, payments_graph: KnowledgeGraph) -> str:
+    url = falkordb.url("payments")
+    push_graph(payments_graph, url)
+    return url
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"reverse_calls": False},
+    {"partial": "nearest", "callees": 0},
+    {"k": 3, "max_depth": 3, "max_paths": 4, "scripts": 0},
+    {"include_knowledge": False, "partial": "none"},
+    {"filter": {"$or": [{"kind": "module"}, {"name": {"$nin": ["get_fee", "fee"]}}]}},
+])
+def test_same_answers_as_the_graph_in_memory(payments_graph: KnowledgeGraph, payments_url: str,
+                                             options: dict[str, object]) -> None:
+    # A store on a server has no lexical index: both retrieve without lexical seeds.
+    memory = Retriever(payments_graph, lexical=False, **options)
+    store = Retriever(store=payments_url, lexical=False, **options)
+    questions = _questions(payments_graph)
+    answered = 0
+    for question in questions:
+        expected = memory.retrieve(question)
+        assert store.retrieve(question) == expected, question
+        answered += bool(expected.documents)
+    assert answered > len(questions) // 2
+
+
+def test_same_answers_with_an_extractor_and_a_fallback(payments_graph: KnowledgeGraph,
+                                                       payments_url: str) -> None:
+    labels = [t.label for t in payments_graph.tags()]
+    ids = [f.id for f in payments_graph.functions()]
+
+    def extractor(question: str) -> list[str]:
+        return [labels[len(question) % len(labels)], "tag:" + labels[0], "no such tag"]
+
+    def fallback(question: str, k: int) -> list[str]:
+        return ["fn:nope", *ids[len(question) % 7:][:k]]
+
+    for question in _questions(payments_graph)[:20]:
+        memory = Retriever(payments_graph, tag_extractor=extractor, fallback=fallback,
+                           lexical=False)
+        store = Retriever(store=payments_url, tag_extractor=extractor, fallback=fallback,
+                          lexical=False)
+        assert store.retrieve(question) == memory.retrieve(question)
+    no_tags = Retriever(store=payments_url, tag_extractor=lambda q: [], fallback=fallback)
+    assert no_tags.retrieve("anything").fallback_used
+
+
+def _odd_graph(text: str) -> KnowledgeGraph:
+    g = KnowledgeGraph(meta={"text": text})
+    g.add_functions([
+        FunctionNode("fn:odd", "odd", ("m.odd", "m.C.odd"), f"def odd():\n    return {text!r}\n",
+                     text, (SourceSpan("m.py", 1, 2), SourceSpan("n.py", 3, 4)), "method"),
+        FunctionNode("fn:bare", "bare", (), "", "", (), "module"),
+        FunctionNode("fn:used", "used", ("m.used",), "def used(): ...", "", (), "function")])
+    g.add_tags([TagNode("tag:in", "in"), TagNode("tag:out", "out", ("Result Value", "o"))])
+    g.add_edges([Edge("tag:in", "fn:bare", "consumes"), Edge("fn:odd", "fn:bare", "calls", "name"),
+                 Edge("fn:odd", "tag:out", "produces"),
+                 Edge("fn:used", "fn:odd", "references", "exact"),
+                 Edge("fn:bare", "fn:used", "references", "inferred")])
+    return g
+
+
+def test_records_round_trip_exactly(falkordb: Server) -> None:
+    text = 'quotes " \' back\\slash \\n tab\t new\nline unicode é ∑ 😀 {braces} $dollar `tick`'
+    g = _odd_graph(text)
+    url = falkordb.url("odd")
+    push_graph(g, url, batch=1)
+    reader = FalkorDBStore(url).reader()
+    assert isinstance(reader, GraphReader)
+    assert reader.functions(["fn:odd", "fn:bare", "tag:in", "fn:none"]) == {
+        "fn:odd": g.function("fn:odd"), "fn:bare": g.function("fn:bare")}
+    assert reader.kinds(["fn:odd", "fn:bare", "tag:out"]) == {
+        "fn:odd": "method", "fn:bare": "module", "tag:out": "tag"}
+    memory = Retriever(g).store.reader()
+    assert reader.phrase_tags(["result value", "o", "in", "x"]) == memory.phrase_tags(
+        ["result value", "o", "in", "x"])
+    assert reader.longest_phrase() == memory.longest_phrase() == 2
+    assert reader.neighbours(["fn:bare"], "calls", "in") == {"fn:bare": ("fn:odd",)}
+    assert reader.neighbours(["fn:bare", "fn:odd"], "references", "out") == {
+        "fn:bare": ("fn:used",), "fn:odd": ()}
+    question = "Given the in, what is the result value?"
+    assert Retriever(store=url).retrieve(question) == Retriever(g).retrieve(question)
+
+
+def test_push_is_idempotent_and_replaces_atomically(falkordb: Server,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgkr.stores import falkor
+
+    url = falkordb.url("versions")
+    first, second, third = _odd_graph("one"), _odd_graph("two"), _odd_graph("three")
+    pushed = push_graph(first, url)
+    assert not pushed.unchanged
+    again = push_graph(first, url)
+    assert again.unchanged and again.version == pushed.version
+    store = FalkorDBStore(url)
+    before = store.reader()  # a question that began on the first graph
+    second_version = push_graph(second, url).version
+    assert before.functions(["fn:odd"])["fn:odd"].knowledge == "one"  # still whole
+    assert store.reader().functions(["fn:odd"])["fn:odd"].knowledge == "two"
+
+    # A push that fails half-way leaves the current graph current, whole.
+    calls = {"n": 0}
+    real = falkor._write
+
+    def failing(*args: object, **kwargs: object) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise StoreError("graph store: the connection dropped")
+        real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(falkor, "_write", failing)
+    with pytest.raises(StoreError, match="dropped"):
+        push_graph(third, url)
+    monkeypatch.setattr(falkor, "_write", real)
+    assert store.reader().functions(["fn:odd"])["fn:odd"].knowledge == "two"
+    done = push_graph(third, url)  # and the next push writes it whole
+    assert store.reader().functions(["fn:odd"])["fn:odd"].knowledge == "three"
+    kept = {g for g in store._server.call(store._server.db.list_graphs)
+            if g.startswith("versions@")}
+    assert kept == {done.version, second_version}  # the current one and the one before
+
+
+def test_store_urls_and_missing_graphs(falkordb: Server) -> None:
+    assert parse_url("falkordb://:s3cret@db.example:7000/g?timeout=0.5").password == "s3cret"
+    for bad, why in [("falkordb://h/", "expected falkordb"), ("redis://h:1/g", "expected"),
+                     ("falkordb://h:x/g", "port"), ("falkordb://h:1/g?retries=2", "retries"),
+                     ("falkordb://h:1/g?timeout=0", "timeout"), ("falkordb://h:1/a b", "name")]:
+        with pytest.raises(InvalidArgumentError, match=why):
+            parse_url(bad)
+    store = open_store(falkordb.url("never-pushed"))
+    assert isinstance(store, GraphStore)
+    with pytest.raises(StoreError, match="no graph pushed under 'never-pushed'"):
+        Retriever(store=store).retrieve("What is the fee?")
+
+
+def test_a_password_is_never_shown() -> None:
+    with pytest.raises(InvalidArgumentError) as caught:
+        parse_url("falkordb://:s3cret@h:1/")
+    assert "s3cret" not in str(caught.value)
+    with pytest.raises(StoreError) as down:
+        FalkorDBStore(f"falkordb://:s3cret@127.0.0.1:{free_port()}/g?timeout=1")
+    assert "s3cret" not in str(down.value)
+
+
+def test_a_server_that_is_down_is_one_line_naming_the_url() -> None:
+    url = f"falkordb://127.0.0.1:{free_port()}/g?timeout=1"
+    with pytest.raises(StoreError, match=r"^graph store falkordb://127\.0\.0\.1:\d+/g: ") as e:
+        Retriever(store=url)
+    assert "\n" not in str(e.value)
+    cli = subprocess.run([sys.executable, "-m", "sgkr", "query", url, "What is the fee?"],
+                         capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 8 and cli.stdout == ""
+    assert cli.stderr.count("\n") == 1 and "graph store falkordb://127.0.0.1" in cli.stderr
+
+
+@pytest.fixture
+def silent_server() -> Iterator[int]:
+    """A port that accepts connections and never answers."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield int(listener.getsockname()[1])
+    stop.set()
+    thread.join()
+    for conn in held:
+        conn.close()
+    listener.close()
+
+
+def test_a_server_that_never_answers_times_out(silent_server: int) -> None:
+    with pytest.raises(StoreError, match=f"falkordb://127.0.0.1:{silent_server}/g: .*[Tt]ime"):
+        FalkorDBStore(f"falkordb://127.0.0.1:{silent_server}/g?timeout=0.3")
+
+
+def test_a_connection_dropped_mid_question_is_an_error_not_an_answer(
+        tmp_path: Path, payments_graph: KnowledgeGraph,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgkr.stores import falkor
+
+    server = start_server(tmp_path)
+    try:
+        url = server.url("payments") + "?timeout=2"
+        push_graph(payments_graph, url)
+        retriever = Retriever(store=url)
+        question = "What is the average fee for account type H and a transaction of 100 euros?"
+        assert retriever.retrieve(question).documents
+        real = falkor._Server.query
+        seen = {"n": 0}
+
+        def dropping(self: object, *args: object, **kwargs: object) -> object:
+            seen["n"] += 1
+            if seen["n"] == 3:  # the question is under way: tags matched, search begun
+                server.process.kill()
+                server.process.wait(10)
+            return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(falkor._Server, "query", dropping)
+        with pytest.raises(StoreError, match=r"^graph store falkordb://127\.0\.0\.1:\d+/payments:"):
+            retriever.retrieve(question)
+    finally:
+        server.stop()
+
+
+def test_pickles_by_url(payments_url: str) -> None:
+    retriever = Retriever(store=payments_url, k=3)
+    copy = pickle.loads(pickle.dumps(retriever))
+    question = "What is the average fee for account type H?"
+    assert copy.retrieve(question) == retriever.retrieve(question)
+    with pytest.raises(InvalidArgumentError, match="reads the graph store falkordb://"):
+        _ = copy.graph
+
+
+def test_cli_push_and_query(falkordb: Server, tmp_path: Path,
+                            payments_graph: KnowledgeGraph,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    from sgkr.cli import main
+
+    path = tmp_path / "graph.json"
+    payments_graph.save(path)
+    url = falkordb.url("cli")
+    assert main(["push", str(path), url]) == 0
+    assert "pushed version cli@" in capsys.readouterr().out
+    assert main(["push", str(path), url]) == 0
+    assert "unchanged" in capsys.readouterr().out
+    question = "What is the average fee for account type H?"
+    assert main(["query", str(path), question, "--json", "--k", "4"]) == 0
+    from_file = capsys.readouterr().out
+    assert main(["query", url, question, "--json", "--k", "4"]) == 0
+    assert capsys.readouterr().out == from_file
+    assert main(["push", str(path), "graph.json"]) == 2
+    assert "not a store URL" in capsys.readouterr().err
+
+
+def test_bench_through_the_store(falkordb: Server) -> None:
+    from sgkr.bench import run_bench
+
+    report = run_bench(PAYMENTS / "solutions", queries=20, jobs=1, repeat=1,
+                       store=falkordb.url("bench"))
+    assert report.store_url == falkordb.url("bench")
+    assert report.store_mismatches == 0 and report.push_s is not None
+    assert "answer(s) differ" in report.summary()
+
+
+def test_build_graph_of_text_pushes(falkordb: Server) -> None:
+    g = build_graph([("m.py", "def average_fee(amount, rate):\n    return scale(amount) * rate\n"
+                              "def scale(amount):\n    return amount / 100\n")], infer_tags=True)
+    url = falkordb.url("tiny")
+    push_graph(g, url)
+    for question in make_questions(g, 5) + ["What is the scale?"]:
+        assert Retriever(store=url).retrieve(question) == Retriever(g).retrieve(question)
