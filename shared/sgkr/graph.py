@@ -46,6 +46,12 @@ _RANK: dict[tuple[str, str | None], int] = {
     ("references", "exact"): 3, ("references", "inferred"): 2, ("references", "name"): 1}
 
 
+def _named(record: FunctionNode, name: str) -> bool:
+    """Whether ``name`` is the function's bare name, a qualname or a qualname's tail."""
+    suffix = "." + name
+    return record.name == name or any(q == name or q.endswith(suffix) for q in record.qualnames)
+
+
 def tag_id(label: str) -> str:
     """The node id of a tag: ``tag:`` and its folded words.
 
@@ -139,6 +145,7 @@ class KnowledgeGraph:
         old = self.tag(node_id)
         aliases = tuple(a for a in old.aliases if a != label)
         self._g._node[node_id]["record"] = TagNode(node_id, label, aliases)
+        self._changed()
 
     def add_edge(self, edge: Edge) -> None:
         """Add an edge between existing nodes; a call wins over a reference, then ``exact``
@@ -343,11 +350,21 @@ class KnowledgeGraph:
         """Ids of function nodes whose id, bare name or a qualname (or its tail) is ``name``."""
         if name in self._g and self._g.nodes[name]["type"] == "function":
             return [name]
-        suffix = "." + name
-        return [
-            f.id for f in self.functions()
-            if f.name == name or any(q == name or q.endswith(suffix) for q in f.qualnames)
-        ]
+        return [f.id for f in self.functions() if _named(f, name)]
+
+    def finds(self, name: str, node_id: str) -> bool:
+        """Whether :meth:`find` of ``name`` includes the function ``node_id`` (one node looked at).
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_function(FunctionNode("fn:m.f", "f", ("m.f",), "", "", (), "function"))
+        >>> g.finds("m.f", "fn:m.f"), g.finds("g", "fn:m.f")
+        (True, False)
+        """
+        if name in self._g and self._g.nodes[name]["type"] == "function":
+            return name == node_id
+        return _named(self.function(node_id), name)
 
     def _require(self, node_id: str) -> None:
         if node_id not in self._g:
