@@ -210,7 +210,11 @@ class KnowledgeGraph:
     @classmethod
     def from_rows(cls, records: Iterable[FunctionNode | TagNode], rows: Iterable[EdgeRow], *,
                   meta: Mapping[str, Any] | None = None) -> KnowledgeGraph:
-        """A graph of these nodes and edges (ids unique, edges between them: graph files).
+        """A graph of these nodes and edges, as a graph file holds them (loads use it).
+
+        Node ids must be unique, and each pair of nodes have one edge at most
+        (a later row would replace an earlier one); an edge with a missing
+        node is refused.
 
         Examples
         --------
@@ -225,7 +229,14 @@ class KnowledgeGraph:
             attrs[record.id] = {"type": kind, "record": record}
             succ[record.id] = {}
             pred[record.id] = {}
-        graph.add_edge_rows(rows)
+        for source, target, kind, resolution in rows:
+            if source not in succ or target not in succ:
+                end = source if source not in succ else target
+                raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
+            # One dict for both directions, as networkx makes it.
+            succ[source][target] = pred[target][source] = (
+                {"type": kind} if resolution is None else {"type": kind, "resolution": resolution})
+        graph._changed()
         return graph
 
     # -- reading ---------------------------------------------------------------
