@@ -56,10 +56,13 @@ class SGKRRetriever(BaseRetriever):
 
     Each result is a ``NodeWithScore`` over a ``TextNode`` whose ``id_`` is the
     graph node id, whose text is the function's knowledge followed by its code,
-    and whose metadata has ``name``, ``qualnames``, ``kind``, ``file``,
-    ``start_line``, ``end_line``, ``matched_tags`` and ``path``. Scores are in
-    (0, 1], best first. A question with no known tag retrieves nothing (or what
-    the fallback of the SGKR retriever finds).
+    and whose metadata is :meth:`sgkr.RetrievedFunction.metadata` (``name``,
+    ``qualnames``, ``kind``, ``file``, ``start_line``, ``end_line``,
+    ``sources``, ``score``, ``matched_tags``, ``path``). Scores are in (0, 1],
+    best first. A question with no known tag retrieves nothing (or what the
+    fallback of the SGKR retriever finds); an empty question retrieves nothing.
+    The retriever keeps nothing between calls: it pickles and deep-copies, and
+    ``sgkr_retriever.export(question)`` draws a question's retrieval.
 
     Parameters
     ----------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import subprocess
@@ -111,13 +112,17 @@ def test_key_depends_on_path_and_exact_text() -> None:
 
 
 def _raw(cache: ExtractCache, key: str) -> bytes:
+    """An entry as stored, without the SHA-256 that opens it."""
     with sqlite3.connect(cache.path) as db:
         row = db.execute("SELECT data FROM entries WHERE key = ?", (key,)).fetchone()
     assert row is not None
-    return bytes(row[0])
+    return bytes(row[0])[64:]
 
 
-def _set_raw(cache: ExtractCache, key: str, data: bytes) -> None:
+def _set_raw(cache: ExtractCache, key: str, data: bytes, *, digest: bool = True) -> None:
+    """Store ``data`` as the entry, opened by its right SHA-256 (to test the other checks)."""
+    if digest:
+        data = hashlib.sha256(data).hexdigest().encode() + data
     db = sqlite3.connect(cache.path)
     with db:
         db.execute("UPDATE entries SET data = ? WHERE key = ?", (data, key))

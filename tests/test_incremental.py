@@ -142,14 +142,17 @@ def test_update_reports_what_changed_and_resolves_only_affected_modules(tmp_path
     builder = GraphBuilder([tmp_path], root=tmp_path, jobs=1)
     graph = builder.build()
     _append(tmp_path, "util.py", "\ndef unused_helper(x):\n    return x\n")
-    assert builder.update() is graph  # patched in place
+    before = graph.to_dict()
+    new = builder.update()
+    assert new is not graph and new is builder.graph  # a patched copy
+    assert graph.to_dict() == before  # the version before the update is left as it was
     update = builder.last_update
     assert update is not None
     assert (update.changed, update.added, update.removed, update.patched) == (
         ("util.py",), (), (), True)
     # handlers.py imports util (for a reference): it is resolved again.
     assert update.resolved_modules == 2
-    assert "fn:util.unused_helper" in graph
+    assert "fn:util.unused_helper" in new
     builder.update()
     assert builder.last_update is not None and builder.last_update.changed == ()
 

@@ -38,9 +38,10 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .errors import InvalidArgumentError
 from .records import (
@@ -70,7 +71,9 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
+# Bytes of the hex SHA-256 that opens an entry.
+_DIGEST = 64
 _KIND = "sgkr-extract"
 # A definition's derived knowledge is most often its docstring or its comment
 # itself: the entry says which instead of repeating the text.
@@ -143,6 +146,9 @@ class ExtractCache:
         self.hits = 0
         self.misses = 0
         self.writes = 0
+        #: Why the folder is not used (owned by another user, writable by others), if so.
+        self.refused: str | None = None
+        self._checked = False
         self._db: sqlite3.Connection | None = None
 
     def __len__(self) -> int:
@@ -202,6 +208,8 @@ class ExtractCache:
             As :meth:`put_many`.
         """
         rows = list(rows)
+        if not self.usable():
+            return
         try:
             self._insert(rows)
         except sqlite3.DatabaseError as exc:
@@ -217,9 +225,24 @@ class ExtractCache:
             self._db.close()
             self._db = None
 
+    def usable(self) -> bool:
+        """Whether the folder may be used, creating it private (0700) when it is missing.
+
+        A folder owned by another user, or that other users may write to (a
+        shared ``/tmp/.sgkr-cache``), is not used: every look-up is a miss and
+        nothing is written; :attr:`refused` says why.
+        """
+        if not self._checked:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.refused = _not_private(self.folder) or (
+                _not_private(self.path) if self.path.exists() else None)
+            self._checked = True
+        return self.refused is None
+
     def _open(self) -> sqlite3.Connection:
         if self._db is None:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            if not self.usable():
+                raise sqlite3.OperationalError(f"cache folder not used: {self.refused}")
             # Autocommit mode: transactions are begun and ended explicitly.
             self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
             # The journal still rolls back a write that a crash cut short; only an
@@ -230,7 +253,9 @@ class ExtractCache:
 
     def _existing(self) -> sqlite3.Connection | None:
         """The connection, without creating the database when there is none."""
-        return self._db if self._db is not None or not self.path.is_file() else self._open()
+        if self._db is None and (not self.path.is_file() or not self.usable()):
+            return None
+        return self._open()
 
     def _select(self, keys: list[str]) -> dict[str, bytes]:
         rows: dict[str, bytes] = {}
@@ -267,7 +292,14 @@ class ExtractCache:
 
 
 def _decode(raw: bytes, key: str) -> ModuleExtract | None:
-    """The extraction in one entry; None for a damaged or foreign entry (a cache miss)."""
+    """The extraction in one entry; None for a damaged, edited or foreign entry (a miss).
+
+    The entry's SHA-256 must match its content, and every field must have the
+    type and range extraction gives it.
+    """
+    digest, raw = raw[:_DIGEST], raw[_DIGEST:]
+    if hashlib.sha256(raw).hexdigest().encode("ascii") != digest:
+        return None
     try:
         head, separator, body = raw.partition(b"\0")
         data = json.loads(head)
@@ -278,14 +310,15 @@ def _decode(raw: bytes, key: str) -> ModuleExtract | None:
         extract = data["extract"]
         _put_code_back(extract["defs"], body.decode("utf-8", "surrogatepass"))
         return extract_from_json(extract)
-    except (ValueError, KeyError, TypeError, IndexError, RecursionError):
+    except (ValueError, KeyError, TypeError, IndexError, RecursionError, OverflowError):
         return None
 
 
 def entry_bytes(key: str, module: ModuleExtract) -> bytes:
     """The stored form of the entry of ``module`` under ``key``.
 
-    ASCII JSON (lone surrogates of the source come back from their escapes),
+    The SHA-256 of what follows, in hex; ASCII JSON (lone surrogates of the
+    source come back from their escapes),
     a NUL byte, then the code of the definitions one after another in UTF-8
     (lone surrogates passed through), the JSON giving the length of each in
     characters. Code is most of an entry: stored as it is, it is not escaped
@@ -319,8 +352,9 @@ def json_entry_bytes(key: str, extract: dict[str, Any]) -> bytes:
             for raw, code in zip(extract["defs"], codes, strict=True)]
     head = _ENCODER.encode({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
                             "key": key, "extract": {**extract, "defs": defs}})
-    return b"".join((head.encode("ascii"), b"\0",
-                     "".join(codes).encode("utf-8", "surrogatepass")))
+    payload = b"".join((head.encode("ascii"), b"\0",
+                        "".join(codes).encode("utf-8", "surrogatepass")))
+    return hashlib.sha256(payload).hexdigest().encode("ascii") + payload
 
 
 def _put_code_back(defs: list[list[Any]], codes: str) -> None:
@@ -364,12 +398,14 @@ def extract_from_json(data: dict[str, Any]) -> ModuleExtract:
     return ModuleExtract(
         path=path,
         module=_str(data["module"]),
-        is_package=bool(data["package"]),
+        is_package=_bool(data["package"]),
         definitions=tuple(_definition_from_json(d, path) for d in data["defs"]),
         classes=tuple(ClassInfo(_str(q), _str(n), tuple(map(_str, b)))
                       for q, n, b in data["classes"]),
         imports=tuple(ImportBinding(_str(s), _str(a), _str(t)) for s, a, t in data["imports"]),
-        problems=tuple(Problem(_str(f), _str(r), k, ln) for f, r, k, ln in data["problems"]),
+        problems=tuple(Problem(_str(f), _str(r), _PROBLEM_KINDS[k],
+                               None if ln is None else _line(ln))
+                       for f, r, k, ln in data["problems"]),
     )
 
 
@@ -381,6 +417,8 @@ _DEFINITION_KINDS: dict[str, FunctionKind] = {"function": "function", "method": 
                                               "module": "module"}
 _CALL_KINDS: dict[str, CallKind] = {"plain": "plain", "attribute": "attribute",
                                     "super": "super"}
+_PROBLEM_KINDS: dict[str, Literal["skipped", "syntax", "knowledge"]] = {
+    "skipped": "skipped", "syntax": "syntax", "knowledge": "knowledge"}
 
 
 def _definition_to_json(d: Definition) -> list[Any]:
@@ -408,9 +446,9 @@ def _use_to_json(use: ValueUse) -> list[Any]:
 
 def _use_from_json(raw: list[Any]) -> ValueUse:
     kind, name, receiver, line, callee = raw
-    site = CallSite(_CALL_KINDS[kind], _str(name), receiver, line)
+    site = CallSite(_CALL_KINDS[kind], _str(name), _text_or_none(receiver), _line(line))
     call = None if callee is None else CallSite(
-        _CALL_KINDS[callee[0]], _str(callee[1]), callee[2], callee[3])
+        _CALL_KINDS[callee[0]], _str(callee[1]), _text_or_none(callee[2]), _line(callee[3]))
     return ValueUse(site, call)
 
 
@@ -428,12 +466,14 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         knowledge = _str(knowledge)
     return Definition(
         qualname=_str(qualname), name=_str(name), kind=known_kind, code=_str(code),
-        span=SourceSpan(path if file == path else _str(file), int(start), int(end),
-                        *(map(int, cells[0]) if cells else ())),
-        docstring=docstring, comment=comment, params=tuple(params), signature=signature,
-        calls=tuple([CallSite(_CALL_KINDS[k], n, r, ln) for k, n, r, ln in calls]),
-        subscript_keys=tuple(keys), uses=tuple([_use_from_json(u) for u in uses]),
-        enclosing_class=enclosing, is_async=bool(is_async),
+        span=SourceSpan(path if file == path else _str(file), _line(start), _line(end),
+                        *(map(_line, cells[0]) if cells else ())),
+        docstring=_text_or_none(docstring), comment=_text_or_none(comment),
+        params=tuple(map(_str, params)), signature=_str(signature),
+        calls=tuple([CallSite(_CALL_KINDS[k], _str(n), _text_or_none(r), _line(ln))
+                     for k, n, r, ln in calls]),
+        subscript_keys=tuple(map(_str, keys)), uses=tuple([_use_from_json(u) for u in uses]),
+        enclosing_class=_text_or_none(enclosing), is_async=_bool(is_async),
         knowledge=knowledge,
         inferred_inputs=None if inputs is None else tuple(map(_str, inputs)),
         inferred_outputs=None if outputs is None else tuple(map(_str, outputs)),
@@ -444,3 +484,33 @@ def _str(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {type(value).__name__}")
     return value
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _line(value: Any) -> int:
+    # A line number, cell number or count as extraction makes them: no float, no bool.
+    if type(value) is not int or not 0 < value < 1 << 31:
+        raise ValueError(f"expected a line number, got {value!r}")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"expected true or false, got {value!r}")
+    return value
+
+
+def _not_private(path: Path) -> str | None:
+    """Why ``path`` may not be trusted as this user's cache, or None."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # no owners to compare (Windows): the folder's ACLs decide
+        return None
+    st = path.stat()
+    if st.st_uid != getuid():
+        return f"{path} is owned by another user (uid {st.st_uid})"
+    if st.st_mode & 0o022:
+        return f"{path} may be written by other users (mode {stat.filemode(st.st_mode)})"
+    return None

@@ -36,15 +36,18 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import SGKRError
 
 __all__ = [
     "FileRefused",
     "read_file",
+    "opened",
+    "CappedReader",
     "read_side_file",
     "read_side_text",
     "inside",
@@ -95,6 +98,52 @@ def roots_of(paths: Iterable[str | os.PathLike[str]]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(roots))
 
 
+@contextmanager
+def opened(path: str | os.PathLike[str], limit: int, *,
+           roots: Sequence[str] | None = None) -> Iterator[CappedReader]:
+    """A regular file opened by the rules of :func:`read_file`, to read in pieces.
+
+    Its real path, type and size are checked before it is handed out; the
+    reader gives at most ``limit + 1`` bytes, so a file that grew since is found.
+
+    Raises
+    ------
+    FileRefused, OSError
+        As :func:`read_file`.
+    """
+    real = os.path.realpath(path)
+    if roots is not None and not inside(real, roots):
+        raise FileRefused("outside the folders given (a symlink leading out?)")
+    # The real path is opened: a link swapped in since is not followed.
+    fd = os.open(real, _FLAGS | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused("not a regular file (a FIFO, device or socket)")
+        if info.st_size > limit:
+            raise FileRefused(f"file too large ({info.st_size} bytes > {limit})")
+        handle = os.fdopen(fd, "rb", buffering=_CHUNK)
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        yield CappedReader(handle, limit + 1)
+
+
+class CappedReader:
+    """A binary reader that stops after ``left`` bytes in all."""
+
+    def __init__(self, handle: BinaryIO, left: int) -> None:
+        self._handle = handle
+        self._left = left
+
+    def read(self, size: int = -1) -> bytes:
+        size = self._left if size < 0 else min(size, self._left)
+        data = self._handle.read(size)
+        self._left -= len(data)
+        return data
+
+
 def read_file(path: str | os.PathLike[str], limit: int, *,
               roots: Sequence[str] | None = None) -> bytes:
     """The bytes of a regular file, read by the rules in the module doc.
@@ -116,30 +165,18 @@ def read_file(path: str | os.PathLike[str], limit: int, *,
     OSError
         The file cannot be opened or read.
     """
-    real = os.path.realpath(path)
-    if roots is not None and not inside(real, roots):
-        raise FileRefused("outside the folders given (a symlink leading out?)")
-    # The real path is opened: a link swapped in since is not followed.
-    fd = os.open(real, _FLAGS | getattr(os, "O_NOFOLLOW", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise FileRefused("not a regular file (a FIFO, device or socket)")
-        if info.st_size > limit:
-            raise FileRefused(f"file too large ({info.st_size} bytes > {limit})")
+    with opened(path, limit, roots=roots) as handle:
         chunks: list[bytes] = []
         total = 0
         while total <= limit:
-            chunk = os.read(fd, min(limit + 1 - total, _CHUNK))
+            chunk = handle.read(_CHUNK)
             if not chunk:
                 break
             chunks.append(chunk)
             total += len(chunk)
-        if total > limit:
-            raise FileRefused(f"file too large (over {limit} bytes when read)")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    if total > limit:
+        raise FileRefused(f"file too large (over {limit} bytes when read)")
+    return b"".join(chunks)
 
 
 def read_side_file(path: str | os.PathLike[str], where: str, error: type[SGKRError], *,

@@ -97,7 +97,8 @@ class KnowledgeGraph:
         for node in nodes:
             node_id = node.id
             if node_id in succ:
-                attrs[node_id].update(type="function", record=node)
+                # A new dict, never a change to the old one: copies share them (copy()).
+                attrs[node_id] = {**attrs[node_id], "type": "function", "record": node}
             else:
                 succ[node_id] = {}
                 pred[node_id] = {}
@@ -133,7 +134,8 @@ class KnowledgeGraph:
                 old = attrs[node_id]["record"]  # a tag: checked above, or added by this batch
                 aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
                 aliases = tuple(a for a in aliases if a != old.label)
-                attrs[node_id].update(type="tag", record=TagNode(old.id, old.label, aliases))
+                attrs[node_id] = {**attrs[node_id], "type": "tag",
+                                  "record": TagNode(old.id, old.label, aliases)}
             else:
                 succ[node_id] = {}
                 pred[node_id] = {}
@@ -144,7 +146,8 @@ class KnowledgeGraph:
         """Give the tag ``node_id`` the label ``label``, keeping its other aliases."""
         old = self.tag(node_id)
         aliases = tuple(a for a in old.aliases if a != label)
-        self._g._node[node_id]["record"] = TagNode(node_id, label, aliases)
+        attrs = self._g._node
+        attrs[node_id] = {**attrs[node_id], "record": TagNode(node_id, label, aliases)}
         self._changed()
 
     def add_edge(self, edge: Edge) -> None:
@@ -189,8 +192,9 @@ class KnowledgeGraph:
             elif _RANK.get((attrs["type"], attrs.get("resolution")), 0) > \
                     _RANK.get((old["type"], old.get("resolution")), 0) \
                     or old["type"] not in ("calls", "references"):
-                old.clear()
-                old.update(attrs)  # the dict both directions share, updated as networkx does
+                # One new dict both directions share, as networkx keeps them; the old
+                # one is not changed: copies share it (copy()).
+                succ[source][target] = pred[target][source] = attrs
         self._changed()
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
@@ -200,6 +204,32 @@ class KnowledgeGraph:
     def remove_edges(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Remove edges given as ``(source, target)``; missing ones are ignored."""
         self._g.remove_edges_from(list(pairs))
+
+    def copy(self) -> KnowledgeGraph:
+        """An independent copy (records are immutable and shared): changing one leaves the other.
+
+        Node and edge order are kept, so that the copy retrieves as the original does.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> c = g.copy()
+        >>> c.remove_nodes(["tag:fee"])
+        >>> len(g), len(c)
+        (1, 0)
+        """
+        src = self._g
+        g = nx.DiGraph()
+        g.graph.update(src.graph)
+        # The attribute dicts of nodes and edges are shared: this class replaces them
+        # and never changes one in place, nor does networkx when removing.
+        g._node.update(src._node)
+        g._succ.update((node_id, targets.copy()) for node_id, targets in src._succ.items())
+        g._pred.update((node_id, sources.copy()) for node_id, sources in src._pred.items())
+        copy = KnowledgeGraph(g, meta=self.meta)
+        copy.report = self.report
+        return copy
 
     def _changed(self) -> None:
         # The batch methods write networkx's dicts directly, without its checks per

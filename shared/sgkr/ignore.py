@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -78,10 +79,11 @@ class IgnoreRules:
     """The ``.gitignore`` files in force in one folder of a walk, outermost first.
 
     Each is kept with the relative path of its folder (``""`` or ending in ``/``),
-    in the same terms as the paths it is asked about.
+    in the same terms as the paths it is asked about, and, when none of its
+    patterns re-includes (``!``), one regular expression for all of them.
     """
 
-    specs: tuple[tuple[str, pathspec.GitIgnoreSpec], ...] = ()
+    specs: tuple[tuple[str, pathspec.GitIgnoreSpec, re.Pattern[str] | None], ...] = ()
 
     def with_gitignore(self, prefix: str, lines: Iterable[str]) -> IgnoreRules:
         """These rules and those of a ``.gitignore`` in the folder ``prefix``.
@@ -92,17 +94,45 @@ class IgnoreRules:
             If a line is not a valid pattern.
         """
         spec = pathspec.GitIgnoreSpec.from_lines(list(lines))
-        if not spec.patterns:
+        if not any(p.include is not None for p in spec.patterns):
             return self
-        return IgnoreRules((*self.specs, (prefix, spec)))
+        return IgnoreRules((*self.specs, (prefix, spec, _any_match(spec))))
 
     def ignored(self, rel: str, *, is_dir: bool) -> bool:
         """Whether the file or folder at ``rel`` is ignored (the deepest match decides)."""
-        for prefix, spec in reversed(self.specs):
+        for prefix, spec, any_match in reversed(self.specs):
             if not rel.startswith(prefix):
                 continue
             local = rel[len(prefix):] + ("/" if is_dir else "")
+            if any_match is not None:
+                if any_match.search(local):
+                    return True
+                continue
             verdict = spec.check_file(local).include
             if verdict is not None:
                 return verdict
         return False
+
+
+def _any_match(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
+    """One expression matching what some pattern of ``spec`` matches; None if one has ``!``.
+
+    Without a re-including pattern, a path is ignored exactly when some pattern
+    matches it: one search instead of one per pattern (a walk asks for every file).
+    """
+    parts: list[str] = []
+    for pattern in spec.patterns:
+        if pattern.include is None:
+            continue
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is False or not isinstance(regex, re.Pattern):
+            return None
+        parts.append(_GROUP_NAME.sub("(?:", regex.pattern))
+    try:
+        return re.compile("|".join(f"(?:{part})" for part in parts))
+    except re.error:
+        return None
+
+
+# The named groups of pathspec's expressions, which may not repeat in one expression.
+_GROUP_NAME = re.compile(r"\(\?P<\w+>")

@@ -4,7 +4,9 @@
 and keeps what it needs to update it. :meth:`GraphBuilder.update` looks at
 the files again (one ``stat`` each; a file is read only when its size,
 modification time or inode changed), extracts only the files whose text
-changed, and patches the graph in place (:meth:`sgkr.assembly.Assembly.replace`).
+changed, and patches a copy of the graph (:meth:`sgkr.assembly.Assembly.replace`),
+which it then returns: the graph an update started from is never changed, so
+threads retrieving from it while another one updates keep a consistent version.
 
 The patched graph equals a fresh build of the same files. When a change
 cannot be patched (the build has examples, or two files fill the same
@@ -32,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -83,7 +86,7 @@ class UpdateReport:
 
 
 class GraphBuilder:
-    """Builds a graph once, then updates it in place as files change.
+    """Builds a graph once, then makes its next version as files change.
 
     Parameters
     ----------
@@ -99,9 +102,10 @@ class GraphBuilder:
 
     Notes
     -----
-    :meth:`update` changes the graph :meth:`build` returned. Make a new
-    :class:`~sgkr.retriever.Retriever` after an update: a retriever keeps
-    tables made from the graph as it was.
+    :meth:`update` returns a new graph when files changed and leaves the one
+    it started from as it was: a :class:`~sgkr.retriever.Retriever` made
+    before keeps retrieving from that version, even while an update runs in
+    another thread. Make a new retriever from the new graph to see the change.
     """
 
     def __init__(self, sources: Iterable[SourceInput] = (),
@@ -111,6 +115,9 @@ class GraphBuilder:
         self._jobs = self.options.jobs
         self._cache = self.options.cache
         self._state: Assembly | None = None
+        # The version readers get: replaced, in one assignment, once an update is whole.
+        self._published: KnowledgeGraph | None = None
+        self._updating = threading.Lock()  # one update at a time
         self._texts: dict[str, str] = {}
         self._read: dict[str, tuple[_Stamp, str | Problem]] = {}
         self._read_problems: list[Problem] = []
@@ -121,7 +128,7 @@ class GraphBuilder:
         """The graph of the last :meth:`build` or :meth:`update`."""
         if self._state is None:
             raise InvalidArgumentError("GraphBuilder: call build() before reading the graph")
-        return self._state.graph
+        return self._published or self._state.graph
 
     def build(self) -> KnowledgeGraph:
         """Read, extract and assemble every file (as :func:`~sgkr.build.build_graph` does).
@@ -139,6 +146,7 @@ class GraphBuilder:
             self._state = Assembly.add(self._plan, modules, problems, started=started)
             self._texts = texts
             self._read_problems = problems
+            self._published = self._state.graph
             return self._state.graph
 
     def update(self) -> KnowledgeGraph:
@@ -147,17 +155,20 @@ class GraphBuilder:
         Returns
         -------
         KnowledgeGraph
-            The same graph object as before, changed in place (see Notes).
+            The new version when files changed (the previous one is left as it
+            was), else the same graph (see Notes).
 
         Raises
         ------
         SourceError
             A source path went missing, or no Python source is left.
         """
-        if self._state is None:
-            return self.build()
-        with paused_gc(long_lived=True):
-            return self._update()
+        with self._updating:
+            if self._state is None:
+                return self.build()
+            with paused_gc(long_lived=True):
+                self._published = self._update()
+                return self._published
 
     # -- reading -----------------------------------------------------------------
 
@@ -233,13 +244,17 @@ class GraphBuilder:
             del by_path[path]
         modules = [by_path[p] for p in sorted(by_path)]
         self._read_problems = problems
+        # Copy on write: the patch goes into a copy, which becomes the builder's graph
+        # once whole; whoever holds the graph before (a retriever in another thread)
+        # keeps that version, unchanged.
+        state.graph = state.graph.copy()
         resolved = state.replace(old_mods, fresh, modules, problems, started=started)
         if resolved is None:
-            self._state = Assembly.add(self._plan, modules, problems, started=started)
+            state = self._state = Assembly.add(self._plan, modules, problems, started=started)
         self.last_update = UpdateReport(changed, added, removed, resolved is not None,
                                         resolved if resolved is not None else len(modules),
                                         time.perf_counter() - started)
-        return self.graph
+        return state.graph
 
 
 def _racy_window(mtime_ns: int) -> int:

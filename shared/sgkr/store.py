@@ -29,17 +29,19 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import tempfile
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .errors import GraphFormatError, InvalidArgumentError
-from .files import FileRefused, parse_json, read_file
+from .files import FileRefused, opened, parse_json
 from .records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, TagNode
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_json",
-           "write_document"]
+           "write_document", "remove_orphans"]
 
 SCHEMA_VERSION = 2
 MAX_GRAPH_BYTES = 2_000_000_000
@@ -117,7 +119,12 @@ def read_document(data: Any, *, where: str = "graph"
 
 
 def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
-    """The parsed JSON of ``file``, read whole if it is at most ``max_bytes`` long.
+    """The parsed JSON of ``file``, if it is at most ``max_bytes`` long.
+
+    The size is checked before anything is read, and the text as it is read,
+    a chunk at a time: a file whose first character does not open a JSON
+    object, or holding a NUL byte (a sparse or binary file), is refused at the
+    first chunk that shows it, without reading the rest.
 
     Raises
     ------
@@ -125,14 +132,28 @@ def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
         If the file is missing, too large, or not JSON (truncated, corrupted,
         nested too deep); the message names the file.
     """
+    chunks: list[bytes] = []
     try:
-        raw = read_file(file, max_bytes)  # regular file, size checked first, read capped
+        with opened(file, max_bytes) as handle:  # a regular file, its size checked first
+            while chunk := handle.read(_CHUNK):
+                if not chunks and not chunk.lstrip(b" \t\r\n").startswith((b"{", b"\xef")):
+                    raise GraphFormatError(f"{file}: {_INVALID}: it does not start with a "
+                                           "JSON object")
+                if b"\0" in chunk:
+                    raise GraphFormatError(f"{file}: {_INVALID}: it holds NUL bytes (a sparse "
+                                           "or binary file?)")
+                chunks.append(chunk)
+        if sum(map(len, chunks)) > max_bytes:
+            raise FileRefused(f"file too large (over {max_bytes} bytes when read)")
     except FileRefused as exc:
         raise GraphFormatError(f"{file}: {exc}") from exc
     except OSError as exc:
         raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
-    return parse_json(raw, str(file), GraphFormatError,
-                      invalid="not valid JSON (truncated or corrupted?)")
+    return parse_json(b"".join(chunks), str(file), GraphFormatError, invalid=_INVALID)
+
+
+_INVALID = "not valid JSON (truncated or corrupted?)"
+_CHUNK = 1 << 22
 
 
 def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
@@ -145,7 +166,10 @@ def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     text = _dumps(doc)
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    remove_orphans(folder, target.name)
+    # The writer's process id in the name tells a later save whether it was left behind.
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
+                               dir=folder)
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; a graph file is not
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -162,6 +186,61 @@ def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# A temporary file whose writer cannot be known is left alone this long.
+_ORPHAN_SECONDS = 3600.0
+
+
+def remove_orphans(folder: Path, name: str) -> list[str]:
+    """Delete the temporary files of saves of ``name`` that a killed process left in ``folder``.
+
+    A temporary file is an orphan when the process named in it is gone (on
+    POSIX), or, for one without a process id, when it is over an hour old.
+    Saves in progress are left alone. Returns the names removed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / ".graph.json.999999999.x1.tmp").write_text("{")
+    >>> remove_orphans(folder, "graph.json")
+    ['.graph.json.999999999.x1.tmp']
+    """
+    prefix = f".{name}."
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode) or not _orphan(entry.name[len(prefix):], info):
+                continue
+            os.unlink(entry.path)
+            removed.append(entry.name)
+        except OSError:
+            continue  # gone already, or not ours to remove
+    return removed
+
+
+def _orphan(rest: str, info: os.stat_result) -> bool:
+    pid_text = rest.split(".", 1)[0]
+    if os.name == "posix" and pid_text.isdigit():
+        pid = int(pid_text)
+        if pid == os.getpid():
+            return False  # a save of this process, maybe in another thread
+        try:
+            os.kill(pid, 0)  # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            return True
+        except (PermissionError, OverflowError):
+            return False
+        return False
+    return time.time() - info.st_mtime > _ORPHAN_SECONDS
 
 
 def _umask() -> int:

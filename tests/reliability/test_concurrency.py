@@ -97,3 +97,55 @@ def test_langchain_adapter_from_threads_and_tasks(payments_graph: KnowledgeGraph
     assert [_doc_key(x) for x in asyncio.run(run())] == [
         expected[QUESTIONS.index(q)] for q in questions]
     assert payments_graph.to_dict() == before
+
+
+def test_readers_keep_their_version_while_an_update_races(tmp_path: Any) -> None:
+    """Item 12 of issue 23: ``GraphBuilder.update`` in one thread, ``retrieve`` in six."""
+    import shutil
+    import threading
+
+    from sgkr.incremental import GraphBuilder
+
+    src = tmp_path / "src"
+    shutil.copytree(PAYMENTS / "solutions", src)
+    builder = GraphBuilder([src], knowledge=PAYMENTS / "knowledge.json", jobs=1)
+    builder.build()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    seen: list[tuple[KnowledgeGraph, str, dict[str, Any]]] = []
+
+    def read(offset: int) -> None:
+        turn = offset
+        while not stop.is_set():
+            graph = builder.graph  # the version this reader keeps
+            question = QUESTIONS[turn % len(QUESTIONS)]
+            turn += 1
+            try:
+                seen.append((graph, question, Retriever(graph).retrieve(question).to_dict()))
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+                return
+
+    readers = [threading.Thread(target=read, args=(i,)) for i in range(6)]
+    for thread in readers:
+        thread.start()
+    try:
+        files = sorted(src.glob("*.py"))
+        for turn in range(12):  # add, change and remove functions the readers walk
+            path = files[turn % len(files)]
+            path.write_text(path.read_text() + f"\n\ndef extra_{turn}(amount):\n"
+                            f"    return calculate_fee(amount) + {turn}\n")
+            builder.update()
+            if turn % 3 == 2:
+                (src / f"gone_{turn}.py").write_text("def gone(x):\n    return x\n")
+            elif turn % 3 == 0 and turn:
+                (src / f"gone_{turn - 1}.py").unlink(missing_ok=True)
+    finally:
+        stop.set()
+        for thread in readers:
+            thread.join()
+    assert not errors, errors[:3]
+    versions = {id(g): g for g, _, _ in seen}
+    assert len(versions) > 1  # the readers saw several versions
+    for graph, question, got in seen[:: max(1, len(seen) // 200)]:
+        assert Retriever(graph).retrieve(question).to_dict() == got  # each version intact
