@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sgkr import KnowledgeGraph, build_graph
+from sgkr.errors import SourceError
 from sgkr.notebook import extract_source, notebook_code
 
 from .conftest import PAYMENTS
@@ -186,3 +187,39 @@ def test_query_output_and_metadata_name_the_cell(tmp_path: Path,
     graph.save(tmp_path / "g.json")
     assert main(["query", str(tmp_path / "g.json"), "What is the total fee?"]) == 0
     assert "total_fee  (fees.ipynb, cell 3, line 1)" in capsys.readouterr().out
+
+
+def test_outputs_do_not_count_towards_the_size_limit(tmp_path: Path) -> None:
+    cells = [("markdown", "Plot the fees."), ("code", "def fee(a):\n    return 2 * a\n")]
+    document = json.loads(_notebook(*cells))
+    document["cells"][1]["outputs"] = [{"output_type": "display_data",
+                                        "data": {"image/png": "A" * 20_000}}]
+    (tmp_path / "plots.ipynb").write_text(json.dumps(document), encoding="utf-8")
+    graph = build_graph([tmp_path], max_file_bytes=5_000)
+    assert [f.name for f in graph.functions()] == ["fee"]
+    assert graph.function("fn:plots.fee").knowledge.startswith("Plot the fees.")
+    # The limit still holds for the code, and for the file as read (ten times the limit).
+    with pytest.raises(SourceError):
+        build_graph([tmp_path], max_file_bytes=1_000)
+    long_code = json.loads(_notebook(("code", "x = 1\n" * 2_000)))
+    (tmp_path / "plots.ipynb").write_text(json.dumps(long_code), encoding="utf-8")
+    (tmp_path / "other.py").write_text("def g():\n    return 1\n", encoding="utf-8")
+    report = build_graph([tmp_path], max_file_bytes=5_000).report
+    assert report is not None
+    assert [p.reason.split(" (")[0] for p in report.problems] == [
+        "notebook too large without its outputs"]
+
+
+def test_a_rerun_that_changes_only_outputs_changes_nothing(tmp_path: Path) -> None:
+    from sgkr import GraphBuilder
+
+    path = tmp_path / "nb.ipynb"
+    document = json.loads(_notebook(("code", "def a():\n    return 1\n")))
+    path.write_text(json.dumps(document), encoding="utf-8")
+    builder = GraphBuilder([tmp_path])
+    builder.build()
+    document["cells"][0]["outputs"] = [{"output_type": "stream", "text": "1"}]
+    document["cells"][0]["execution_count"] = 7
+    path.write_text(json.dumps(document), encoding="utf-8")
+    builder.update()
+    assert builder.last_update is not None and not builder.last_update.changed

@@ -25,6 +25,7 @@ Examples
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -34,9 +35,13 @@ from .files import parse_json
 from .records import Definition, ModuleExtract, Problem, SourceSpan
 from .sources import module_name
 
-__all__ = ["NOTEBOOK_SUFFIX", "NotebookCode", "CodeCell", "notebook_code", "extract_source"]
+__all__ = ["NOTEBOOK_SUFFIX", "NOTEBOOK_READ_FACTOR", "NotebookCode", "CodeCell", "notebook_code",
+           "without_outputs", "extract_source"]
 
 NOTEBOOK_SUFFIX = ".ipynb"
+#: A notebook is read up to this many times the file size limit; the limit
+#: applies to it without its outputs (:func:`without_outputs`).
+NOTEBOOK_READ_FACTOR = 10
 # Cell magics whose body is Python: the magic line alone is left out.
 _PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 # A magic or shell line, alone or assigned (``files = !ls``, ``t = %timeit -o f()``).
@@ -122,6 +127,31 @@ def notebook_code(raw: str) -> NotebookCode:
         lines.extend(code)
         markdown = []
     return NotebookCode("".join(line + "\n" for line in lines), tuple(cells))
+
+
+def without_outputs(text: str) -> str:
+    """A notebook's JSON text with only what is read of it: the cells' types and sources.
+
+    Outputs (plots, tables) make most of a notebook's bytes; the size limit
+    applies to the rest. Text that is not a notebook is returned unchanged
+    (extraction reports it).
+
+    Examples
+    --------
+    >>> without_outputs('{"nbformat": 4, "metadata": {}, "cells": [{"cell_type": "code", '
+    ...                 '"source": "x = 1", "outputs": [{"data": "..."}]}]}')
+    '{"nbformat": 4, "cells": [{"cell_type": "code", "source": "x = 1"}]}'
+    """
+    try:
+        document = parse_json(text, "notebook", ValueError)
+    except ValueError:
+        return text
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        return text
+    cells = [{k: v for k, v in cell.items() if k in ("cell_type", "source")}
+             if isinstance(cell, dict) else cell for cell in document["cells"]]
+    # ASCII: a lone surrogate stays an escape, which notebook_code refuses.
+    return json.dumps({"nbformat": document.get("nbformat"), "cells": cells})
 
 
 def extract_source(path: str, text: str) -> ModuleExtract:

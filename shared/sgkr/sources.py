@@ -392,6 +392,8 @@ def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYT
     The one place source files are read, by the rules of :func:`sgkr.files.read_file`:
     a regular file whose real path lies inside ``roots`` (default: the folder
     ``path`` is in), opened without blocking, at most ``max_file_bytes`` read.
+    A notebook is read up to :data:`sgkr.notebook.NOTEBOOK_READ_FACTOR` times
+    that, and its outputs dropped; the limit applies to what is left.
 
     Examples
     --------
@@ -405,13 +407,37 @@ def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYT
         return None, Problem(shown_path(rel), "file name is not UTF-8")
     if roots is None:
         roots = roots_of([path.parent])
+    notebook = rel.endswith(".ipynb")
     try:
-        data = read_file(path, max_file_bytes, roots=roots)
+        data = read_file(path, max_file_bytes * (_notebook_factor() if notebook else 1),
+                         roots=roots)
     except FileRefused as exc:
         return None, Problem(rel, str(exc))
     except OSError as exc:
         return None, Problem(rel, f"not readable: {exc.strerror or exc}")
-    return decoded(data, rel)
+    text, problem = decoded(data, rel)
+    if text is None or not notebook:
+        return text, problem
+    return _without_outputs(text, rel, max_file_bytes)
+
+
+def _notebook_factor() -> int:
+    from .notebook import NOTEBOOK_READ_FACTOR  # sgkr.notebook imports this module
+
+    return NOTEBOOK_READ_FACTOR
+
+
+def _without_outputs(text: str, rel: str,
+                     max_file_bytes: int) -> tuple[str | None, Problem | None]:
+    """A notebook's text without its outputs, refused when still over the size limit."""
+    from .notebook import without_outputs
+
+    slim = without_outputs(text)
+    size = len(slim.encode("utf-8", "surrogatepass"))
+    if size > max_file_bytes:
+        return None, Problem(rel, f"notebook too large without its outputs "
+                                  f"({size} bytes > {max_file_bytes})")
+    return slim, None
 
 
 def decoded(data: bytes, rel: str) -> tuple[str | None, Problem | None]:

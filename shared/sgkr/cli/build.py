@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-gitignore", action="store_true",
                    help="read what .gitignore files ignore too")
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
-                   help="skip larger files (default: %(default)s)")
+                   help="skip larger files; a notebook counts without its outputs "
+                        "(default: %(default)s)")
     p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
     p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                    help="processes that parse files (default: all cores; small builds: 1)")
