@@ -126,6 +126,9 @@ def test_explain_path_walks_either_way_and_names_tags(payments_graph: KnowledgeG
     assert f"tag {tag.label!r} -input of-> {consumer}" in text
     with pytest.raises(NodeNotFoundError, match="nowhere"):
         resolve_node(payments_graph, "nowhere")
+    aliased = next(t for t in payments_graph.tags() if t.aliases)
+    assert resolve_node(payments_graph, aliased.aliases[0].upper()) == [aliased.id]
+    assert resolve_node(payments_graph, aliased.label.title()) == [aliased.id]
 
 
 def test_a_missing_graph_file_fails_before_serving(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from .errors import InvalidArgumentError, NodeNotFoundError
 from .graph import KnowledgeGraph, tag_id
 from .records import FunctionNode, RetrievalResult, SourceSpan
 from .search import DEFAULT_MAX_DEPTH, connect_paths, find_paths
+from .text import fold
 
 __all__ = ["describe_result", "explain_path", "graph_summary", "resolve_node", "where"]
 
@@ -76,7 +77,7 @@ def describe_result(result: RetrievalResult) -> str:
 
 
 def resolve_node(graph: KnowledgeGraph, name: str) -> list[str]:
-    """Node ids a name stands for: a node id, a function's name or qualname, or a tag label.
+    """Node ids a name stands for: a node id, a function's name or qualname, or a tag.
 
     Raises
     ------
@@ -90,6 +91,8 @@ def resolve_node(graph: KnowledgeGraph, name: str) -> list[str]:
     >>> from sgkr import build_graph
     >>> resolve_node(build_graph([("m.py", "def f():\\n    return 1\\n")]), "m.f")
     ['fn:m.f']
+
+    A tag is found by its label or an alias, case and plural folded.
     """
     if not isinstance(name, str) or not name.strip():
         raise InvalidArgumentError("a function or tag name is needed, got an empty one")
@@ -102,9 +105,12 @@ def resolve_node(graph: KnowledgeGraph, name: str) -> list[str]:
     try:
         tag = tag_id(name)
     except InvalidArgumentError:
-        tag = ""
-    if tag and tag in graph:
+        raise NodeNotFoundError(f"no function or tag named {name!r} in the graph") from None
+    if tag in graph:
         return [tag]
+    aliased = [t.id for t in graph.tags() if any(tag_id(a) == tag for a in t.aliases if fold(a))]
+    if aliased:
+        return aliased
     raise NodeNotFoundError(f"no function or tag named {name!r} in the graph")
 
 
