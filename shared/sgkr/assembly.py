@@ -366,9 +366,8 @@ class Assembly:
         for node_id in sorted(nodes):
             tagged = False
             if plan.sidecar is not None:
-                record = graph.function(node_id)
                 for key, entry in plan.sidecar.functions.items():
-                    if _finds(graph, key, record):
+                    if graph.finds(key, node_id):
                         for role, labels in (("input", entry.inputs), ("output", entry.outputs)):
                             for label in labels:
                                 touched.add(add_tag(graph, label))
@@ -507,11 +506,3 @@ def _add_inferred(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
 def _missing_keys(graph: KnowledgeGraph, sidecar: Sidecar | None) -> dict[str, bool]:
     """Whether each function key of the sidecar is found in no node."""
     return {k: not graph.find(k) for k in sidecar.functions} if sidecar is not None else {}
-
-
-def _finds(graph: KnowledgeGraph, key: str, record: FunctionNode) -> bool:
-    """Whether :meth:`KnowledgeGraph.find` of ``key`` includes ``record`` (sidecar links)."""
-    if key in graph and graph.node_type(key) == "function":
-        return key == record.id
-    suffix = "." + key
-    return record.name == key or any(q == key or q.endswith(suffix) for q in record.qualnames)
