@@ -248,6 +248,10 @@ class Assembly:
         changed = {n for n in names if rematched(before[n], matches(resolver, n))}
         index.replace(old, new)
         redo = index.to_resolve(resolver, old, new, changed)
+        # Modules whose inferred calls read the tables of a changed module.
+        touched = {m.module for m in (*old, *new)}
+        redo |= {name for name, read in resolver.depends.items()
+                 if name in resolver.by_module and not read.isdisjoint(touched)}
         refs: Calls = {}
         calls = resolver.resolve_modules((resolver.by_module[n] for n in sorted(redo)), refs)
         return redo, calls, refs
