@@ -278,7 +278,7 @@ def test_inferred_tags_seed_the_walk_instead_of_paths() -> None:
             "def average_fee(rows):\n    return sum(float(r) for r in rows) / len(rows)\n"
             "def report(path):\n    return average_fee(load_rows(path))\n")
     g = build_graph([("fees.py", code)], infer_tags=True)
-    assert g.meta["curated_tags"] is False
+    g.meta["curated_tags"] = False
     question = "What is the average fee of the rows in a file?"
     seeded = Retriever(g, k=2).retrieve(question)
     assert seeded.paths == () and seeded.documents[0].name == "average_fee"

@@ -194,12 +194,8 @@ class Assembly:
         graph.add_edge_rows(_rows(refs, qual_to_id, "references"))
         add_sidecar_tags(graph, plan.sidecar, problems)
         _attach_examples(graph, plan, modules, qual_to_id, problems)
-        tagged = graph.tagged_functions()
-        # Whether any tag came from a knowledge file or examples (the retriever trusts
-        # the paths between those; inferred ones only seed its walk).
-        graph.meta["curated_tags"] = bool(tagged)
         if plan.infer_tags:
-            _add_inferred(graph, modules, qual_to_id, tagged)
+            _add_inferred(graph, modules, qual_to_id, graph.tagged_functions())
         graph.report = report(graph, len(modules), problems, started)
         return cls(plan, graph, modules, qual_to_id, resolver, calls, problems, refs)
 

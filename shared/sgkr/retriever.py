@@ -99,9 +99,10 @@ class RetrieverOptions:
         divided by its length to this power (0: length does not count), so
         the context a filled slot costs is priced in.
     inferred
-        On a graph whose tags were all inferred from code (no knowledge file,
-        no example tags): ``seeds``, the matched tags seed the walk beside the
-        lexical matches and no path is searched (inferred tags join too much to
+        On a graph whose ``meta["curated_tags"]`` is false (its tags were all
+        inferred from code: no knowledge file, no example tags): ``seeds``,
+        the matched tags seed the walk beside the lexical matches and no path
+        is searched (inferred tags join too much to
         trust a path between them); ``paths``, paths first as for curated tags.
     specificity
         Matched tags whose inverse document frequency over the functions,

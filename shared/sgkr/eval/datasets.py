@@ -121,8 +121,11 @@ class Dataset:
         chosen = list(self.examples if examples is None else examples)
         sources = list(self.sources) if examples is None else []
         curated = self.knowledge is not None or any(e.inputs or e.outputs for e in chosen)
-        return build_graph(sources, knowledge=self.knowledge, examples=chosen, merge=merge,
-                           root=self.root, infer_tags=not curated)
+        graph = build_graph(sources, knowledge=self.knowledge, examples=chosen, merge=merge,
+                            root=self.root, infer_tags=not curated)
+        # Tells the retriever that every tag is inferred (see RetrieverOptions.inferred).
+        graph.meta["curated_tags"] = curated
+        return graph
 
     def folds(self, *, merge: str = "auto") -> Iterator[tuple[KnowledgeGraph, Question]]:
         """``(graph, question)`` pairs to score.
