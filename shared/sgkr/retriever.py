@@ -634,7 +634,7 @@ class _Tables:
         if self._lexical is None:
             with self._lock:
                 if self._lexical is None:
-                    self._lexical = LexicalIndex(self.store.graph, modules=False)
+                    self._lexical = LexicalIndex(self.store.graph)
         return self._lexical
 
     def callers(self) -> dict[str, int]:
