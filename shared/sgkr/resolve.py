@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from .records import CallSite, Definition, ModuleExtract, Resolution, ValueUse
 
 __all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "FANOUT_LIMIT",
-           "flatten", "ordered"]
+           "flatten"]
 
 CallEdge = tuple[str, str, Resolution]
 #: A bare-name call matching more definitions than this is left unresolved.
@@ -79,35 +79,15 @@ def resolve_calls(modules: Sequence[ModuleExtract]) -> list[CallEdge]:
     return flatten(CallResolver(modules).resolve_modules(modules))
 
 
-def flatten(calls: dict[str, dict[str, Resolution]], *, in_order: bool = False) -> list[CallEdge]:
+def flatten(calls: dict[str, dict[str, Resolution]]) -> list[CallEdge]:
     """The sorted ``(caller, callee, resolution)`` list of per-caller call maps.
-
-    ``in_order``: ``calls`` is already in order, as :func:`ordered` makes it,
-    and its entries are listed as they are.
 
     Examples
     --------
     >>> flatten({"m.g": {"m.h": "name"}, "m.f": {"m.h": "exact", "m.g": "exact"}})
     [('m.f', 'm.g', 'exact'), ('m.f', 'm.h', 'exact'), ('m.g', 'm.h', 'name')]
     """
-    rows = [(a, b, how) for a, targets in calls.items() for b, how in targets.items()]
-    if not in_order:
-        rows.sort()
-    return rows
-
-
-def ordered(calls: dict[str, dict[str, Resolution]]) -> dict[str, dict[str, Resolution]]:
-    """``calls`` with its callers, and the callees of each, in sorted order.
-
-    A build sorts them where it resolves them, in a forked child, so that the
-    process making the graph lists its call edges without sorting them.
-
-    Examples
-    --------
-    >>> ordered({"m.g": {"m.h": "name"}, "m.f": {"m.h": "exact", "m.g": "exact"}})
-    {'m.f': {'m.g': 'exact', 'm.h': 'exact'}, 'm.g': {'m.h': 'name'}}
-    """
-    return {caller: dict(sorted(calls[caller].items())) for caller in sorted(calls)}
+    return sorted((a, b, how) for a, targets in calls.items() for b, how in targets.items())
 
 
 class CallResolver:
@@ -308,16 +288,14 @@ class CallResolver:
         chain = self._chain(d.qualname)
         found: dict[str, Resolution] = {}
         for use in d.uses:
-            targets, how = self._used(cls, scopes, chain, use)
-            for target in targets:
-                if target not in called and target != d.qualname \
-                        and _RANK[how] > _RANK.get(found.get(target, ""), 0):
-                    found[target] = how
+            for target in self._used(cls, scopes, chain, use):
+                if target not in called and target != d.qualname:
+                    found[target] = "exact"
         if found:
             refs[d.qualname] = dict(sorted(found.items()))
 
     def _used(self, cls: str | None, scopes: list[str], chain: tuple[str, ...],
-              use: ValueUse) -> tuple[list[str], Resolution]:
+              use: ValueUse) -> list[str]:
         """The functions ``use`` names, when syntax tells and it is not passed to the
         sources (whose own calls then tell what it does)."""
         call = use.argument_of
@@ -327,8 +305,8 @@ class CallResolver:
             if resolved is None:
                 resolved = self._seen[key] = self._resolve(cls, scopes, chain, call)
             if resolved[1] != "name" and resolved[0]:
-                return [], "exact"
-        return self._named_exactly(cls, scopes, use.site), "exact"
+                return []
+        return self._named_exactly(cls, scopes, use.site)
 
     def _named_exactly(self, cls: str | None, scopes: list[str], site: CallSite) -> list[str]:
         """The function a name used as a value is, when syntax alone tells."""
