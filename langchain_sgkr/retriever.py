@@ -49,7 +49,7 @@ from sgkr import (
     build_graph,
 )
 from sgkr.errors import InvalidArgumentError
-from sgkr.retriever import Partial
+from sgkr.retriever import Fill, Partial
 from sgkr.sources import SourceInput
 from sgkr.stores import GraphStore
 
@@ -86,7 +86,8 @@ class SGKRRetriever(BaseRetriever):
         k: int
             Most documents returned (default 8, as :class:`sgkr.Retriever`);
             ``invoke(q, k=3)`` per call.
-        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts
+        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts,
+        fill, lexical, centrality, brevity
             The options of :class:`sgkr.RetrieverOptions`, same defaults; any
             of them can also be given per call.
         filter: dict | None
@@ -164,8 +165,8 @@ class SGKRRetriever(BaseRetriever):
     --------
     >>> from sgkr import build_graph
     >>> graph = build_graph([("m.py", "def total(fees):\\n    return sum(fees)\\n")])
-    >>> SGKRRetriever(graph=graph, k=2).invoke("What is the total?")  # no known tag
-    []
+    >>> [d.metadata["name"] for d in SGKRRetriever(graph=graph, k=2).invoke("What is the total?")]
+    ['total']
     >>> try:
     ...     SGKRRetriever(graph=graph, kk=2)  # misspelt k
     ... except ValueError as error:  # pydantic.ValidationError
@@ -193,6 +194,14 @@ class SGKRRetriever(BaseRetriever):
                                     description="Put each function's knowledge before its code.")
     scripts: int = Field(default=_DEFAULTS.scripts, ge=0, strict=True,
                          description="Most module-body documents (whole scripts) returned.")
+    fill: Fill = Field(default=_DEFAULTS.fill,
+                       description="ppr: fill the budget by a walk from the question's seeds.")
+    lexical: bool = Field(default=_DEFAULTS.lexical, strict=True,
+                          description="Seed the walk with the functions matching words.")
+    centrality: float = Field(default=_DEFAULTS.centrality, ge=0,
+                              description="Weight of the call graph's centrality in the fill.")
+    brevity: float = Field(default=_DEFAULTS.brevity, ge=0,
+                           description="How much the fill prefers short functions.")
     filter: dict[str, Any] | None = Field(
         default=None,
         description="Only documents whose file, kind, name or matched_tags pass, "

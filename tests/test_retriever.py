@@ -28,7 +28,7 @@ def graph() -> KnowledgeGraph:
 
 
 def test_paths_then_callees(graph: KnowledgeGraph) -> None:
-    r = Retriever(graph, callees=0)
+    r = Retriever(graph, callees=0, fill="none")
     result = r.retrieve("the average fee for an amount")
     assert [d.name for d in result.documents] == ["fee", "avg_fee"]
     assert result.inputs == ("amount",) and result.outputs == ("average fee",)
@@ -54,8 +54,9 @@ def test_documents_carry_metadata(graph: KnowledgeGraph) -> None:
     assert meta["path"] == ["tag:amount", "fn:fee", "fn:avg_fee", "tag:average fee"]
 
 
-def test_no_tags_means_nothing_unless_a_fallback(graph: KnowledgeGraph) -> None:
-    assert Retriever(graph).retrieve("unrelated words").documents == ()
+def test_no_tags_and_no_fill_means_nothing_unless_a_fallback(graph: KnowledgeGraph) -> None:
+    bare = Retriever(graph, fill="none", lexical=False)
+    assert bare.retrieve("unrelated words").documents == ()
     calls: list[tuple[str, int]] = []
 
     def fallback(question: str, k: int) -> list[str]:
@@ -69,18 +70,44 @@ def test_no_tags_means_nothing_unless_a_fallback(graph: KnowledgeGraph) -> None:
 
 def test_partial_matches(graph: KnowledgeGraph) -> None:
     # only an input matched: its consumers (nearest) ...
-    near = Retriever(graph, partial="nearest", callees=0).retrieve("the amount")
+    paper = Retriever(graph, fill="none", lexical=False)
+    near = paper.with_options(partial="nearest", callees=0).retrieve("the amount")
     assert [d.name for d in near.documents] == ["fee"]
     # ... or nothing
-    assert Retriever(graph, partial="none").retrieve("the amount").documents == ()
+    assert paper.with_options(partial="none").retrieve("the amount").documents == ()
     # two inputs with no input->output path are connected through shared functions
-    joined = Retriever(graph, partial="connect", callees=0).retrieve("amount per scheme")
+    joined = paper.with_options(partial="connect", callees=0).retrieve("amount per scheme")
     assert joined.paths == (("tag:amount", "fn:fee", "fn:other", "tag:scheme"),)
 
 
 def test_custom_tag_extractor(graph: KnowledgeGraph) -> None:
-    r = Retriever(graph, tag_extractor=lambda q: ["amount", "average fee"], callees=0)
+    r = Retriever(graph, tag_extractor=lambda q: ["amount", "average fee"], callees=0,
+                  fill="none")
     assert [d.name for d in r.retrieve("anything at all").documents] == ["fee", "avg_fee"]
+
+
+def test_fill_completes_the_budget_after_the_paths(graph: KnowledgeGraph) -> None:
+    r = Retriever(graph, callees=0, k=4)
+    names = [d.name for d in r.retrieve("the average fee for an amount").documents]
+    # the paper's path first, then what the walk from the tags and the path reaches
+    assert names[:2] == ["fee", "avg_fee"] and len(names) == 4 and len(set(names)) == 4
+    scores = [d.score for d in r.retrieve("the average fee for an amount").documents]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_no_tag_is_answered_by_name(graph: KnowledgeGraph) -> None:
+    result = Retriever(graph, k=2).retrieve("how is a file read?")
+    assert result.tags == () and result.fallback_used
+    assert result.documents[0].name == "read"
+
+
+def test_never_empty_when_the_graph_has_functions(graph: KnowledgeGraph) -> None:
+    # no tag and no word of any function: the most-called functions
+    result = Retriever(graph, k=2).retrieve("zzz qqq")
+    assert [d.name for d in result.documents] == ["fee", "load"]
+    # lexical answers alone when the walk is off
+    assert [d.name for d in Retriever(graph, fill="none").retrieve("read").documents] == [
+        "read"]
 
 
 def test_options_validation(graph: KnowledgeGraph) -> None:
@@ -88,6 +115,10 @@ def test_options_validation(graph: KnowledgeGraph) -> None:
         Retriever(graph, kk=3)
     with pytest.raises(InvalidArgumentError, match="partial"):
         Retriever(graph, partial="guess")
+    with pytest.raises(InvalidArgumentError, match="fill"):
+        Retriever(graph, fill="bfs")
+    with pytest.raises(InvalidArgumentError, match="centrality"):
+        Retriever(graph, centrality=-1)
     with pytest.raises(InvalidArgumentError, match="question must be a string, got NoneType"):
         Retriever(graph).retrieve(None)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="KnowledgeGraph"):
@@ -149,9 +180,35 @@ def test_export_draws_a_questions_retrieval(payments_graph: KnowledgeGraph) -> N
     assert 'role="retrieved"' not in r.export(format="dot")
     question = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
     drawn = [line for line in r.export(question, "dot").splitlines()
-             if 'role="retrieved"' in line]
+             if 'role="retrieved"' in line and "->" not in line]
     assert sorted(line.split('"')[1] for line in drawn) == sorted(
         d.id for d in r.retrieve(question).documents)
+
+
+class _Wrapped:
+    """A graph store that is not the in-memory one: it reads through the protocol only."""
+
+    url = "wrapped:"
+
+    def __init__(self, graph: KnowledgeGraph) -> None:
+        from sgkr.stores import MemoryStore
+
+        self._inner = MemoryStore(graph)
+
+    def reader(self):  # type: ignore[no-untyped-def]
+        return self._inner
+
+
+def test_the_fill_reads_a_store_through_the_protocol(payments_graph: KnowledgeGraph) -> None:
+    # A store without a lexical index: the walk from the tags and paths, read in batches,
+    # ranks as it does in memory.
+    memory = Retriever(payments_graph, lexical=False, k=12)
+    stored = Retriever(store=_Wrapped(payments_graph), lexical=False, k=12)  # type: ignore[arg-type]
+    for line in (PAYMENTS / "heldout.jsonl").read_text(encoding="utf-8").splitlines():
+        question = json.loads(line)["question"]
+        expected = memory.retrieve(question)
+        assert len(expected.documents) == 12
+        assert stored.retrieve(question) == expected
 
 
 CASE_STUDY = "What is the most expensive MCC for a transaction of 5 euros, in general?"
@@ -167,12 +224,13 @@ CASE_STUDY = "What is the most expensive MCC for a transaction of 5 euros, in ge
 def test_filter_spends_the_budget_on_what_passes(payments_graph: KnowledgeGraph,
                                                  spec: dict[str, object]) -> None:
     rule = compile_filter(spec)
-    everything = Retriever(payments_graph, k=1000).retrieve(CASE_STUDY).documents
+    everything = Retriever(payments_graph, k=1000, scripts=1).retrieve(CASE_STUDY).documents
     passing = [d for d in everything
                if rule(filter_values(payments_graph.function(d.id), d.matched_tags))]
     assert 0 < len(passing) < len(everything)
     for k in (1, 3):
-        docs = Retriever(payments_graph, k=k, filter=spec).retrieve(CASE_STUDY).documents
+        docs = Retriever(payments_graph, k=k, scripts=1, filter=spec).retrieve(
+            CASE_STUDY).documents
         # The first k that pass, as ranked without a filter, with the same scores.
         assert [(d.id, d.score, d.matched_tags) for d in docs] == [
             (d.id, d.score, d.matched_tags) for d in passing[:k]]
@@ -187,9 +245,10 @@ def test_filtered_out_module_takes_no_script_slot() -> None:
             SourceSpan(f"{name}.py", 1, 1),), "module"))
         g.add_edge(Edge("tag:amount", f"mod:{name}", "consumes"))
     question = "the amount"
-    assert [d.id for d in Retriever(g, partial="nearest").retrieve(question).documents] == [
-        "fn:fee", "mod:a"]
-    only_b = Retriever(g, partial="nearest", filter={"file": "b.py"}).retrieve(question)
+    assert [d.id for d in Retriever(g, partial="nearest", scripts=1).retrieve(question)
+            .documents] == ["fn:fee", "mod:a"]
+    only_b = Retriever(g, partial="nearest", scripts=1, filter={"file": "b.py"}).retrieve(
+        question)
     assert [d.id for d in only_b.documents] == ["mod:b"]
 
 

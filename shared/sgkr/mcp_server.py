@@ -81,6 +81,15 @@ def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
             description="put each function's knowledge before its code")] = None,
         scripts: Annotated[int | None, Field(
             description="most whole solution scripts returned", ge=0)] = None,
+        fill: Annotated[Literal["ppr", "none"] | None, Field(
+            description="ppr: fill k by a walk from the question's tags, paths and "
+                        "words; none: only what the paths found")] = None,
+        lexical: Annotated[bool | None, Field(
+            description="seed the walk with the functions named like the question")] = None,
+        centrality: Annotated[float | None, Field(
+            description="weight of how often a function is called, in the fill", ge=0)] = None,
+        brevity: Annotated[float | None, Field(
+            description="how much the fill prefers short functions", ge=0)] = None,
         filter: Annotated[dict[str, Any] | None, Field(
             description="only functions whose metadata passes this filter, e.g. "
                         '{"kind": "function"} or {"file": {"$in": ["fees.py"]}}; fields: '
@@ -98,7 +107,8 @@ def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
             ("k", k), ("max_depth", max_depth), ("max_paths", max_paths),
             ("reverse_calls", reverse_calls), ("callees", callees), ("partial", partial),
             ("include_knowledge", include_knowledge), ("scripts", scripts),
-            ("filter", filter))
+            ("fill", fill), ("lexical", lexical), ("centrality", centrality),
+            ("brevity", brevity), ("filter", filter))
             if value is not None}
         try:
             chosen = retriever.with_options(**changed) if changed else retriever

@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
@@ -26,10 +27,12 @@ from .errors import InvalidArgumentError
 from .export import render
 from .filters import compile_filter, filter_values
 from .graph import KnowledgeGraph
-from .records import RetrievalResult, TagMatch
+from .lexical import LexicalIndex
+from .records import EdgeType, RetrievalResult, TagMatch
 from .search import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
-from .stores import GraphReader, GraphStore, MemoryStore, open_store
+from .stores import GraphReader, GraphStore, MemoryStore, Side, open_store
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
+from .walk import call_centrality, centrality_prior, personalized_pagerank
 
 __all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
 
@@ -37,7 +40,11 @@ DEFAULT_K = 8
 #: A fallback retriever: the question and k in, function node ids out, best first.
 Fallback = Callable[[str, int], Sequence[str]]
 Partial = Literal["connect", "nearest", "none"]
+Fill = Literal["ppr", "none"]
 _CALLEE_WEIGHT = 0.5
+_FILL_WEIGHT = 0.5
+_LEXICAL_SEEDS = DEFAULT_K  # the walk's lexical seeds (more when k asks for more)
+_WALKED: tuple[EdgeType, ...] = ("calls", "references", "consumes", "produces")
 
 
 @dataclass(frozen=True)
@@ -66,8 +73,29 @@ class RetrieverOptions:
         Put each function's knowledge in its document (off: code only, less
         the docstring that carried the knowledge; an ablation).
     scripts
-        Most module-body documents (whole solution scripts) returned; near
-        copies of one solution would otherwise crowd out the functions.
+        Most module-body documents (whole solution scripts) returned. A
+        module body on a path is still walked through (its callees are
+        added) when it is not returned.
+    fill
+        ``ppr`` fills what the paths and their callees leave of the ``k``
+        functions with the functions a personalized PageRank walk from the
+        question's seeds (matched tags, path functions, lexical matches) visits
+        most, then, in memory, the most-called functions, so a question gets
+        ``k`` functions when the graph has them; ``none`` returns what the
+        paths found (the paper), or the lexical matches when no tag matched.
+    lexical
+        Seed the walk with the functions whose names, identifiers and
+        knowledge match the question's words (BM25, :mod:`sgkr.lexical`); they
+        answer when no tag matches. A graph store without a lexical index
+        (a server's) has no lexical seeds.
+    centrality
+        Weight of the call graph's centrality as a prior of the fill: a
+        function's walk score is multiplied by ``1 + centrality * p`` where
+        ``p`` grows with its callers (:func:`sgkr.walk.centrality_prior`).
+    brevity
+        How much the fill prefers short functions: a function's walk score is
+        divided by its length to this power (0: length does not count), so
+        the context a filled slot costs is priced in.
     filter
         Only functions whose metadata passes this filter are returned, with
         the budget ``k`` spent on them (see :mod:`sgkr.filters`: ``file``,
@@ -82,7 +110,11 @@ class RetrieverOptions:
     callees: int = 2
     partial: Partial = "connect"
     include_knowledge: bool = True
-    scripts: int = 1
+    scripts: int = 0
+    fill: Fill = "ppr"
+    lexical: bool = True
+    centrality: float = 1.0
+    brevity: float = 0.5
     filter: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
@@ -92,12 +124,20 @@ class RetrieverOptions:
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise InvalidArgumentError(
                     f"{name} must be an integer of at least {low}, got {value!r}")
-        for name in ("reverse_calls", "include_knowledge"):
+        for name in ("reverse_calls", "include_knowledge", "lexical"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidArgumentError(f"{name} must be True or False")
         if self.partial not in get_args(Partial):
             raise InvalidArgumentError(
                 f"partial must be one of {get_args(Partial)}, got {self.partial!r}")
+        if self.fill not in get_args(Fill):
+            raise InvalidArgumentError(
+                f"fill must be one of {get_args(Fill)}, got {self.fill!r}")
+        for name in ("centrality", "brevity"):
+            value = getattr(self, name)
+            if (not isinstance(value, (int, float)) or isinstance(value, bool)
+                    or not 0 <= value < float("inf")):
+                raise InvalidArgumentError(f"{name} must be a non-negative number, got {value!r}")
         if self.filter is not None:
             compile_filter(self.filter)
 
@@ -132,7 +172,9 @@ class Retriever:
         vocabulary matching (:class:`~sgkr.tags.VocabularyMatcher`).
     fallback
         Called as ``fallback(question, k)`` when no tag matches; returns
-        function node ids. Without one, such a question retrieves nothing.
+        function node ids. Without one, such a question is answered by the
+        lexical seeds and the walk (``fill``), or retrieves nothing when both
+        are off.
     **options
         Any field of :class:`RetrieverOptions` (``k``, ``max_depth``, ...).
 
@@ -167,6 +209,8 @@ class Retriever:
                                   else cast(GraphStore, store))
         self.tag_extractor = tag_extractor
         self.fallback = fallback
+        self._tables = (_Tables(self.store) if isinstance(self.store, MemoryStore)
+                        else None)
 
     @property
     def graph(self) -> KnowledgeGraph:
@@ -190,8 +234,8 @@ class Retriever:
     def with_options(self, **options: Any) -> Retriever:
         """A retriever over the same graph or store with some options changed."""
         clone = Retriever.__new__(Retriever)
-        clone.store, clone.tag_extractor, clone.fallback = (
-            self.store, self.tag_extractor, self.fallback)
+        clone.store, clone.tag_extractor, clone.fallback, clone._tables = (
+            self.store, self.tag_extractor, self.fallback, self._tables)
         clone.options = replace(self.options, **options)
         return clone
 
@@ -239,22 +283,29 @@ class Retriever:
         if not question.strip():
             return RetrievalResult(question=question, documents=())
         o = self.options
-        if isinstance(self.store, MemoryStore):
-            # Every table this query might need, so the first fallback is not a slow query.
-            self.store.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect")
+        if isinstance(self.store, MemoryStore) and self._tables is not None:
+            # Every table this query might need, so the first use is not in a later query.
+            self.store.prepare(reverse_calls=o.reverse_calls,
+                               connect=o.partial == "connect" or o.fill == "ppr")
+            self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
         reader = self.store.reader()  # one version of the graph for the whole question
         matches = self._match(question, reader)
-        if not matches:
+        if not matches and (self.fallback is not None or (o.fill == "none" and not o.lexical)):
             return self._fallback(reader, question, limit)
         inputs, outputs = split_roles(question, matches)
-        paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
-                                  max_paths=o.max_paths, reverse_calls=o.reverse_calls)
-        if not paths and o.partial == "connect" and len(matches) > 1:
-            paths = reader.connect_paths([m.tag_id for m in matches], max_depth=o.max_depth,
-                                         max_paths=o.max_paths)
-        if not paths and o.partial != "none":
-            paths = self._nearest(reader, inputs, outputs)
-        ranked = self._rank(reader, paths, limit, self._filter(reader, paths))
+        paths: list[tuple[str, ...]] = []
+        if matches:
+            paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
+                                      max_paths=o.max_paths, reverse_calls=o.reverse_calls)
+            if not paths and o.partial == "connect" and len(matches) > 1:
+                paths = reader.connect_paths([m.tag_id for m in matches],
+                                             max_depth=o.max_depth, max_paths=o.max_paths)
+            if not paths and o.partial != "none":
+                paths = self._nearest(reader, inputs, outputs)
+        keep = self._filter(reader, paths)
+        ranked = self._rank(reader, paths, limit, keep)
+        if len(ranked) < limit and (o.fill == "ppr" or o.lexical):
+            ranked = self._fill(reader, question, matches, ranked, limit, keep)
         label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
             question=question,
@@ -264,6 +315,7 @@ class Retriever:
             paths=tuple(paths),
             inputs=tuple(label[t] for t in inputs),
             outputs=tuple(label[t] for t in outputs),
+            fallback_used=not paths and bool(ranked),
         )
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
@@ -359,8 +411,9 @@ class Retriever:
 
         order = admit(sorted(weight, key=lambda n: (-weight[n], first[n], n)))
         top = max(weight.values(), default=1.0)
-        score = {n: weight[n] / top for n in order}
-        frontier = order
+        score = {n: weight[n] / top for n in weight}
+        # A module body left out still leads to the functions it calls.
+        frontier = sorted(weight, key=lambda n: (-weight[n], first[n], n))
         for _ in range(self.options.callees):
             if len(shown) >= limit or not frontier:
                 break
@@ -382,6 +435,97 @@ class Retriever:
             order += frontier
         return [(n, max(round(score[n], 6), 1e-6)) for n in shown[:limit]]
 
+    def _fill(self, reader: GraphReader, question: str, matches: Sequence[TagMatch],
+              ranked: list[tuple[str, float]], limit: int,
+              keep: Callable[[list[str]], set[str]] | None) -> list[tuple[str, float]]:
+        """``ranked`` and, after it, the walk's functions (the lexical ones with fill off)."""
+        o = self.options
+        taken = {n for n, _ in ranked}
+        kinds: dict[str, str] = dict(reader.kinds(taken))
+        scripts_left = o.scripts - sum(1 for n in taken if kinds.get(n) == "module")
+        hits = self._lexical(reader, question, max(limit, _LEXICAL_SEEDS)) if o.lexical else []
+        if o.fill == "none":
+            if ranked:
+                return ranked
+            scored = dict(hits)
+            kinds.update(reader.kinds(scored))
+        else:
+            seeds: dict[str, float] = defaultdict(float)
+            for m in matches:
+                seeds[m.tag_id] += 1.0
+            for node, score in (*ranked, *hits):
+                seeds[node] += score
+            walk = personalized_pagerank(self._neighbours(reader), seeds)
+            kinds.update(reader.kinds([n for n in walk if n not in kinds]))
+            found = [n for n in walk if kinds.get(n, "tag") != "tag"]
+            callers, size = self._callers_and_sizes(reader, found)
+            scored = {n: walk[n] * (1.0 + o.centrality * centrality_prior(callers[n]))
+                      / size[n] ** o.brevity for n in found}
+        order = sorted((n for n in scored if n not in taken), key=lambda n: (-scored[n], n))
+        if o.fill == "ppr":  # the most-called functions, when the walk reached too few
+            order += [n for n in self._most_called(reader, 4 * limit + len(taken) + len(scored))
+                      if n not in scored]
+        floor = min((s for _, s in ranked), default=1.0 / _FILL_WEIGHT) * _FILL_WEIGHT
+        top = max((scored[n] for n in order if n in scored), default=1.0) or 1.0
+        out = list(ranked)
+        for start in range(0, len(order), limit):  # read the filter's records in batches
+            batch = [n for n in order[start : start + limit] if n not in taken]
+            passing = set(batch) if keep is None else keep(batch)
+            kinds.update(reader.kinds([n for n in batch if n not in kinds]))
+            for node in batch:
+                if len(out) >= limit:
+                    return out
+                if node not in passing:
+                    continue
+                if kinds.get(node) == "module":
+                    if scripts_left <= 0:
+                        continue
+                    scripts_left -= 1
+                out.append((node, max(round(floor * scored.get(node, 0.0) / top, 6), 1e-6)))
+                taken.add(node)
+            if len(out) >= limit:
+                break
+        return out
+
+    def _most_called(self, reader: GraphReader, n: int) -> list[str]:
+        if self._tables is not None:
+            return self._tables.central_order()[:n]
+        most_called = getattr(reader, "most_called", None)  # a store may offer it
+        return list(most_called(n)) if callable(most_called) else []
+
+    def _lexical(self, reader: GraphReader, question: str, k: int) -> list[tuple[str, float]]:
+        if self._tables is not None:
+            return self._tables.lexical().search(question, k)
+        search = getattr(reader, "lexical_search", None)  # a store may offer one
+        return list(search(question, k)) if callable(search) else []
+
+    def _neighbours(self, reader: GraphReader) -> Callable[[list[str]], dict[str, tuple[str, ...]]]:
+        """The walk's moves: every edge, either way (one batch of reads a round)."""
+        if self._tables is not None:
+            moves = self._tables.store.index.moves("any")
+            return lambda ids: {n: moves[n] for n in ids if n in moves}
+
+        def read(ids: list[str]) -> dict[str, tuple[str, ...]]:
+            found: dict[str, set[str]] = defaultdict(set)
+            for edge_type in _WALKED:
+                for side in get_args(Side):
+                    for node, others in reader.neighbours(ids, edge_type, side).items():
+                        found[node].update(others)
+            return {n: tuple(sorted(v)) for n, v in found.items()}
+
+        return read
+
+    def _callers_and_sizes(self, reader: GraphReader, ids: list[str],
+                           ) -> tuple[dict[str, int], dict[str, int]]:
+        """Each function's number of callers and its text's length."""
+        if self._tables is not None:
+            callers, sizes = self._tables.callers(), self._tables.sizes()
+            return ({n: callers[n] for n in ids}, {n: sizes[n] for n in ids})
+        called = reader.neighbours(ids, "calls", "in")
+        records = reader.functions(ids)
+        return ({n: len(called.get(n, ())) for n in ids},
+                {n: max(len(records[n].text), 1) for n in ids})
+
     def _fallback(self, reader: GraphReader, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:
             return RetrievalResult(question=question, documents=())
@@ -397,3 +541,64 @@ class Retriever:
         docs = make_documents(reader, ranked, (),
                               include_knowledge=self.options.include_knowledge)
         return RetrievalResult(question=question, documents=docs, fallback_used=True)
+
+
+class _Tables:
+    """What the fill reads of a graph in memory, made on first use and shared by clones."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._lexical: LexicalIndex | None = None
+        self._callers: dict[str, int] | None = None
+        self._order: list[str] | None = None
+        self._sizes: dict[str, int] | None = None
+
+    def __getstate__(self) -> dict[str, MemoryStore]:
+        # A copy (pickle, deepcopy) remakes the tables on first use; a lock is not copied.
+        return {"store": self.store}
+
+    def __setstate__(self, state: dict[str, MemoryStore]) -> None:
+        self.__init__(state["store"])  # type: ignore[misc]
+
+    def prepare(self, *, lexical: bool, fill: bool) -> None:
+        """Make now what a query with these options reads."""
+        if lexical:
+            self.lexical()
+        if fill:
+            self.central_order()
+            self.sizes()
+
+    def lexical(self) -> LexicalIndex:
+        if self._lexical is None:
+            with self._lock:
+                if self._lexical is None:
+                    self._lexical = LexicalIndex(self.store.graph)
+        return self._lexical
+
+    def callers(self) -> dict[str, int]:
+        """Each function node's number of callers."""
+        if self._callers is None:
+            succ, pred = self.store.graph.adjacency()
+            counts = {n: sum(1 for d in pred[n].values() if d["type"] == "calls")
+                      for n in call_centrality(self.store.graph)}
+            with self._lock:
+                self._callers = counts
+        return self._callers
+
+    def central_order(self) -> list[str]:
+        """Function ids, most-called first (ties by id)."""
+        if self._order is None:
+            callers = self.callers()
+            order = sorted(callers, key=lambda n: (-callers[n], n))
+            with self._lock:
+                self._order = order
+        return self._order
+
+    def sizes(self) -> dict[str, int]:
+        """Each function node's length (its text's characters, at least 1)."""
+        if self._sizes is None:
+            sizes = {f.id: max(len(f.text), 1) for f in self.store.graph.functions()}
+            with self._lock:
+                self._sizes = sizes
+        return self._sizes

@@ -61,8 +61,9 @@ def test_sgkr_finds_the_shared_pipeline(result) -> None:  # type: ignore[no-unty
     by_id = {r.question_id: r for r in result.records if r.retriever == "sgkr"}
     assert sgkr.questions == 4
     assert all(by_id[i].full_cover for i in ("0", "1", "3"))
-    # the total-fee question matches only its input tag: the nearest consumer is found
-    assert by_id["2"].retrieved == ("calculate_fee",) and by_id["2"].recall == 0.5
+    # the total-fee question matches only its input tag: the nearest consumer comes first,
+    # and the walk from it fills the budget with the rest of the pipeline
+    assert by_id["2"].retrieved[0] == "calculate_fee" and by_id["2"].recall == 1.0
     assert result.budget == round(sgkr.nodes)
     assert {len(r.retrieved) for r in result.records if r.retriever == "bm25"} == {
         result.budget}
@@ -97,5 +98,5 @@ def test_reports(result, tmp_path: Path) -> None:  # type: ignore[no-untyped-def
     assert "| sgkr | all |" in to_markdown([result])
     paths = write_report([result], tmp_path, meta={"machine": "test"})
     data = json.loads(paths[0].read_text())
-    assert data["datasets"][0]["summaries"]["all"]["sgkr"]["recall"] == 0.875
+    assert data["datasets"][0]["summaries"]["all"]["sgkr"]["recall"] == 1.0
     assert paths[2].read_bytes()[:4] == b"\x89PNG"

@@ -45,4 +45,5 @@ def test_a_question_without_tags(monkeypatch: pytest.MonkeyPatch,
                                  capsys: pytest.CaptureFixture[str]) -> None:
     run(monkeypatch, "How do I read a json file?")
     out = capsys.readouterr().out
-    assert "nothing retrieved" in out
+    # no tag and so no path: the functions named like the question, and their neighbours
+    assert "nothing retrieved" not in out and "tags=[]" in out

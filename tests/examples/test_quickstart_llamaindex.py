@@ -53,4 +53,5 @@ def test_quickstart_answers_the_case_study(offline, monkeypatch, capsys,  # type
 
 def test_quickstart_with_a_question_without_tags(offline, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     out = run(monkeypatch, capsys, "Which helper reads the csv of category codes?")
-    assert "nothing retrieved" in out
+    # no tag and so no path: the functions named like the question, and their neighbours
+    assert "nothing retrieved" not in out and "load_mcc_codes" in out and "tags=[]" in out

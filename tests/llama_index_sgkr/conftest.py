@@ -27,7 +27,7 @@ def case_question() -> str:
 
 @pytest.fixture(scope="session")
 def no_tag_question() -> str:
-    """A payments question that names no tag of the graph (SGKR retrieves nothing)."""
+    """A payments question that names no tag of the graph (answered by names, not paths)."""
     return "Which helper reads the csv of category codes?"
 
 
@@ -37,3 +37,11 @@ def retriever(payments_graph):  # type: ignore[no-untyped-def]
     from llama_index_sgkr import SGKRRetriever
 
     return SGKRRetriever.from_defaults(payments_graph, k=6)
+
+
+@pytest.fixture()
+def paper(payments_graph):  # type: ignore[no-untyped-def]
+    """The paper's retriever: paths only, nothing when no tag matches (k = 6)."""
+    from llama_index_sgkr import SGKRRetriever
+
+    return SGKRRetriever.from_defaults(payments_graph, k=6, fill="none", lexical=False)

@@ -14,7 +14,8 @@ the first of three searches that finds any --
 Each path has at most ``max_depth`` edges and no repeated node; there are at most
 ``max_paths``. Every document is a function on a path, or one reachable from a
 path function by at most ``callees`` call edges; at most ``k`` documents and at
-most ``scripts`` of kind module.
+most ``scripts`` of kind module. With ``fill`` (the default) those documents come
+first, and the walk's follow, up to ``k``.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def _within_callees(g: KnowledgeGraph, start: set[str], node: str, depth: int) -
 @given(graphs, options, questions)
 def test_every_document_lies_on_a_found_path_or_is_an_added_callee(
         graph: KnowledgeGraph, opts: dict[str, object], question: str) -> None:
-    r = Retriever(graph, **opts)
+    r = Retriever(graph, **opts, fill="none", lexical=False)  # the paper's retrieval
     result = r.retrieve(question)
     o = r.options
     matched = {m.tag_id for m in result.tags}
@@ -100,6 +101,26 @@ def test_every_document_lies_on_a_found_path_or_is_an_added_callee(
             assert o.callees > 0 and _within_callees(graph, on_paths, d.id, o.callees), d.id
     if not matched:
         assert not result.documents and not result.paths
+
+
+@FAST
+@given(graphs, options, questions, st.sampled_from(["ppr", "none"]), st.booleans())
+def test_the_fill_keeps_the_paths_documents_first(
+        graph: KnowledgeGraph, opts: dict[str, object], question: str, fill: str,
+        lexical: bool) -> None:
+    paper = Retriever(graph, **opts, fill="none", lexical=False).retrieve(question)
+    r = Retriever(graph, **opts, fill=fill, lexical=lexical)
+    result = r.retrieve(question)
+    docs = [d.id for d in result.documents]
+    assert docs[: len(paper.documents)] == [d.id for d in paper.documents]
+    assert len(docs) == len(set(docs)) <= r.options.k
+    assert sum(d.kind == "module" for d in result.documents) <= r.options.scripts
+    scores = [d.score for d in result.documents]
+    assert scores == sorted(scores, reverse=True) and all(0 < x <= 1 for x in scores)
+    if fill == "ppr":  # never empty: as many as k and the scripts cap allow
+        kinds = [f.kind for f in graph.functions()]
+        allowed = sum(k != "module" for k in kinds) + min(r.options.scripts, kinds.count("module"))
+        assert len(docs) == min(r.options.k, allowed)
 
 
 @FAST

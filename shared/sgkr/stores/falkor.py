@@ -280,6 +280,13 @@ class FalkorDBReader:
                           ids=list(ids))
         return {i: TagInfo(i, label, _role(role)) for i, label, role in rows}
 
+    def most_called(self, n: int) -> list[str]:
+        """The ``n`` function ids with the most callers, ties by id (the retriever's fill)."""
+        rows = self._rows("MATCH (n:Node) WHERE n.kind <> 'tag' "
+                          "OPTIONAL MATCH (n)<-[:CALLS]-(c) WITH n.id AS id, count(c) AS callers "
+                          "RETURN id ORDER BY callers DESC, id LIMIT $n", n=n)
+        return [row[0] for row in rows]
+
     def kinds(self, ids: Collection[str]) -> dict[str, NodeKind]:
         """``tag`` or the function kind of each node among ``ids``."""
         if not ids:
