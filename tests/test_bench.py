@@ -105,3 +105,13 @@ def test_cli_build_uses_jobs_and_a_cache_next_to_the_output(
         main(["build", str(src), "--jobs", "0"])
     assert exit_info.value.code == 2
     assert "positive integer" in capsys.readouterr().err
+
+
+def test_cli_bench_markdown_is_a_table_of_one_row(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    src = _code(tmp_path)
+    assert main(["bench", str(src), "--queries", "3", "--jobs", "1", "--repeat", "1",
+                 "--markdown"]) == 0
+    header, rule, row = capsys.readouterr().out.strip().splitlines()
+    assert header.count("|") == rule.count("|") == row.count("|")
+    assert row.startswith(f"| {src} | ")

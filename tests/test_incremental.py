@@ -33,13 +33,35 @@ FILES = {
         "def total_fee(amount, card_scheme, volume):\n"
         "    return amount * scaled_rate(card_scheme, volume)\n"
     ),
-    "pkg/models.py": "class Rule:\n    def check(self, amount):\n        return amount > 0\n",
+    "pkg/models.py": (
+        "class Rule:\n    def __init__(self):\n        self.log = Log()\n\n"
+        "    def check(self, amount):\n        return amount > 0\n\n"
+        "class Log:\n    def write(self, line):\n        return line\n\n"
+        "class Audit:\n    def write(self, line):\n        return line\n"
+    ),
     "app.py": (
         "import pkg.fees\n\n"
         "def report_fee(amount):\n    return pkg.fees.total_fee(amount, 'visa', 2)\n\n"
         "def audit(rows):\n    return [helper_only_here(r) for r in rows]\n\n"
         "def by_fee(rows):\n    return sorted(rows, key=report_fee)\n"
     ),
+    "jobs.py": (
+        "from pkg.fees import FeeRule\nimport pkg.models\n\n"
+        "def make_rule():\n    return FeeRule()\n\n"
+        "def make_checker():\n    return pkg.models.Rule()\n\n"
+        "class Job:\n    def __init__(self):\n        self.checker = pkg.models.Rule()\n"
+        "    def run(self, amount):\n        rule = make_rule()\n"
+        "        return rule.apply(amount) and self.checker.check(amount)\n"
+    ),
+    # What runner's calls reach is read off jobs and pkg.models, which runner never imports.
+    "runner.py": "from jobs import make_rule, make_checker\n\ndef go():\n    r = make_rule()\n"
+                 "    c = make_checker()\n    c.log.write('go')\n"
+                 "    return r.apply(1) and c.check(2)\n",
+    # audit's call of write is read off factory and pkg.models: it imports only factory, which
+    # passes no name of pkg.models on.
+    "factory.py": "import pkg.models\n\ndef make_checker():\n    return pkg.models.Rule()\n",
+    "audit.py": "from factory import make_checker\n\ndef log_check():\n"
+                "    c = make_checker()\n    return c.log.write('x')\n",
     "handlers.py": (
         "from pkg.rates import scaled_rate\nimport util\n\n"
         "HANDLERS = {'rate': scaled_rate, 'row': util.helper_only_here}\n"
@@ -115,6 +137,14 @@ EDITS: dict[str, Edit] = {
         "HANDLERS = {'base': base_rate, "),
     "the import a reference goes through removed": lambda r: _edit(
         r, "handlers.py", "import util\n", "\n"),
+    "a method reached through a returned instance renamed": lambda r: _edit(
+        r, "pkg/fees.py", "def apply(self, amount):", "def apply_v2(self, amount):"),
+    "a method reached through a field and a returned instance renamed": lambda r: _edit(
+        r, "pkg/models.py", "def check(self, amount):", "def check_v2(self, amount):"),
+    "a field's class changed in a module the caller never imports": lambda r: _edit(
+        r, "pkg/models.py", "self.log = Log()", "self.log = Audit()"),
+    "what a factory returns changed": lambda r: _edit(
+        r, "jobs.py", "return FeeRule()", "return pkg.models.Rule()"),
     "a function defined again below, with other parameters": lambda r: _append(
         r, "util.py", "\ndef helper_only_here(record, column):\n    return record\n"),
 }

@@ -248,6 +248,10 @@ class Assembly:
         changed = {n for n in names if rematched(before[n], matches(resolver, n))}
         index.replace(old, new)
         redo = index.to_resolve(resolver, old, new, changed)
+        # Modules whose inferred calls read the tables of a changed module.
+        touched = {m.module for m in (*old, *new)}
+        redo |= {name for name, read in resolver.depends.items()
+                 if name in resolver.by_module and not read.isdisjoint(touched)}
         refs: Calls = {}
         calls = resolver.resolve_modules((resolver.by_module[n] for n in sorted(redo)), refs)
         return redo, calls, refs
@@ -366,9 +370,8 @@ class Assembly:
         for node_id in sorted(nodes):
             tagged = False
             if plan.sidecar is not None:
-                record = graph.function(node_id)
                 for key, entry in plan.sidecar.functions.items():
-                    if _finds(graph, key, record):
+                    if graph.finds(key, node_id):
                         for role, labels in (("input", entry.inputs), ("output", entry.outputs)):
                             for label in labels:
                                 touched.add(add_tag(graph, label))
@@ -507,11 +510,3 @@ def _add_inferred(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
 def _missing_keys(graph: KnowledgeGraph, sidecar: Sidecar | None) -> dict[str, bool]:
     """Whether each function key of the sidecar is found in no node."""
     return {k: not graph.find(k) for k in sidecar.functions} if sidecar is not None else {}
-
-
-def _finds(graph: KnowledgeGraph, key: str, record: FunctionNode) -> bool:
-    """Whether :meth:`KnowledgeGraph.find` of ``key`` includes ``record`` (sidecar links)."""
-    if key in graph and graph.node_type(key) == "function":
-        return key == record.id
-    suffix = "." + key
-    return record.name == key or any(q == key or q.endswith(suffix) for q in record.qualnames)

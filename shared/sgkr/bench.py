@@ -120,6 +120,27 @@ class BenchReport:
         """The JSON object ``sgkr bench --json`` prints."""
         return asdict(self)
 
+    def markdown(self, *, header: bool = True) -> str:
+        """The figures as a Markdown table row (with the header row), as the docs show them.
+
+        Examples
+        --------
+        >>> print(BenchReport("src", 1, 2, 3, 4, 5, 6, 2, 1, (1.0,), (1.5,), 1.0, 1.5, 1.5,
+        ...                   0.05, 0.033, 1, 0.5, 0.33, 0.1, 0.2, 1000, 3, 3, 1.0, 2.0,
+        ...                   3.0, 100.0).markdown(header=False))
+        | src | 1 | 2 | 4 | 1.00 s | 1.50 s | 1.50 | 0.050 s | 3.3 % | 0.20 s | 2.00 ms | 100 MB |
+        """
+        row = (f"| {self.path} | {self.files} | {self.lines} | {self.functions} "
+               f"| {self.parse_only_s:.2f} s | {self.build_s:.2f} s | {self.build_over_parse:.2f} "
+               f"| {self.incremental_s:.3f} s | {100 * self.incremental_over_build:.1f} % "
+               f"| {self.load_s:.2f} s | {self.query_p99_ms:.2f} ms | {self.peak_rss_mb:.0f} MB |")
+        if not header:
+            return row
+        return "\n".join([
+            "| code | files | lines | functions | parse only | cold build | build / parse "
+            "| update, 1 file | update / build | load | query p99 | peak memory |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|", row])
+
     def summary(self) -> str:
         """A few human-readable lines."""
         return "\n".join([

@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 from .errors import InvalidArgumentError
 from .records import (
+    Binding,
     CallKind,
     CallSite,
     ClassInfo,
@@ -71,7 +72,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 7
+CACHE_FORMAT = 8
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -416,7 +417,8 @@ _CODE = 3
 _DEFINITION_KINDS: dict[str, FunctionKind] = {"function": "function", "method": "method",
                                               "module": "module"}
 _CALL_KINDS: dict[str, CallKind] = {"plain": "plain", "attribute": "attribute",
-                                    "super": "super"}
+                                    "super": "super", "subscript": "subscript"}
+_BINDING_KINDS: dict[str, Literal["call", "name"]] = {"call": "call", "name": "name"}
 _PROBLEM_KINDS: dict[str, Literal["skipped", "syntax", "knowledge"]] = {
     "skipped": "skipped", "syntax": "syntax", "knowledge": "knowledge"}
 
@@ -435,6 +437,7 @@ def _definition_to_json(d: Definition) -> list[Any]:
             list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
             [_use_to_json(u) for u in d.uses],
+            [[b.target, b.kind, b.value] for b in d.bindings],
             *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
 
 
@@ -454,7 +457,8 @@ def _use_from_json(raw: list[Any]) -> ValueUse:
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
-     calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, *cells) = raw
+     calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
+     *cells) = raw
     known_kind = _DEFINITION_KINDS.get(kind)
     if known_kind is None:
         raise ValueError(f"unknown definition kind {kind!r}")
@@ -473,6 +477,7 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         calls=tuple([CallSite(_CALL_KINDS[k], _str(n), _text_or_none(r), _line(ln))
                      for k, n, r, ln in calls]),
         subscript_keys=tuple(map(_str, keys)), uses=tuple([_use_from_json(u) for u in uses]),
+        bindings=tuple([Binding(_str(t), _BINDING_KINDS[k], _str(v)) for t, k, v in bindings]),
         enclosing_class=_text_or_none(enclosing), is_async=_bool(is_async),
         knowledge=knowledge,
         inferred_inputs=None if inputs is None else tuple(map(_str, inputs)),

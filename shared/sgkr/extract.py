@@ -23,6 +23,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from .errors import InvalidArgumentError
 from .records import (
+    Binding,
     CallSite,
     ClassInfo,
     Definition,
@@ -56,6 +57,11 @@ _QUERY = Query(
     (set [(identifier) (attribute)] @use)
     (return_statement [(identifier) (attribute)] @use)
     (assignment right: [(identifier) (attribute)] @use)
+    (decorator [(identifier) (attribute)] @call.deco)
+    (call function: (subscript value: [(identifier) (attribute)] @call.sub))
+    (assignment left: [(identifier) (attribute)]
+                right: [(identifier) (attribute) (call) (list) (tuple) (set) (dictionary)]) @bind
+    (return_statement [(identifier) (attribute) (call)] @bind.return)
     """,
 )
 # A called attribute written as plain dotted names (``self.rows.append``): its receiver
@@ -105,6 +111,7 @@ class _Scope:
     calls: list[CallSite] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
     uses: list[ValueUse] = field(default_factory=list)
+    bindings: list[Binding] = field(default_factory=list)
 
 
 def extract_module(path: str, text: str, *, module: str | None = None) -> ModuleExtract:
@@ -195,6 +202,7 @@ class _Extractor:
                 body[0], code="\n".join(d.code for d in body),
                 calls=tuple(c for d in body for c in d.calls),
                 uses=tuple(u for d in body for u in d.uses),
+                bindings=tuple(b for d in body for b in d.bindings),
                 span=SourceSpan(self.path, 1, last)))
         return ModuleExtract(self.path, self.module, self.is_package, tuple(definitions),
                              tuple(classes), tuple(imports))
@@ -219,6 +227,19 @@ class _Extractor:
         for node in captures.get("call.attr", ()):
             call = calls_at[node.start_byte] = self._attribute_call(node)
             add((node.start_byte, node.end_byte, "call", call))
+        for node in captures.get("call.deco", ()):
+            deco = self._named_call(node)
+            if deco is not None:
+                add((node.start_byte, node.end_byte, "call", deco))
+        for node in captures.get("call.sub", ()):
+            dotted = self._dotted(node)
+            if dotted is not None:
+                add((node.start_byte, node.end_byte, "call",
+                     CallSite("subscript", dotted, None, node.start_point[0] + 1)))
+        for kind in ("bind", "bind.return"):
+            for node in captures.get(kind, ()):
+                for binding in self._bindings(node, kind == "bind"):
+                    add((node.start_byte, node.end_byte, "bind", binding))
         for node in captures.get("key", ()):
             add((node.start_byte, node.end_byte, "key", string(node)))
         for kind in ("use", "use.arg"):
@@ -290,6 +311,8 @@ class _Extractor:
                 owner.keys.append(payload)  # type: ignore[arg-type]
             elif what == "use":
                 owner.uses.append(payload)  # type: ignore[arg-type]
+            elif what == "bind":
+                owner.bindings.append(payload)  # type: ignore[arg-type]
             else:
                 imports.extend(self._imports(payload, owner.qualname))  # type: ignore[arg-type]
         return imports
@@ -306,6 +329,8 @@ class _Extractor:
         signature = self._str_range(node.start_byte, body.start_byte if body else node.end_byte)
         enclosing = scope.parent.qualname if scope.parent and scope.parent.is_class else None
         kind: FunctionKind = "method" if enclosing else "function"
+        params = self._params(node.child_by_field_name("parameters"))
+        uses, bindings = _kept(scope, params)
         return Definition(
             qualname=scope.qualname,
             name=scope.name,
@@ -314,11 +339,12 @@ class _Extractor:
             span=SourceSpan(self.path, first_row + 1, node.end_point[0] + 1),
             docstring=self._docstring(body),
             comment=self._comment_above(first_row, outer.start_byte - column),
-            params=self._params(node.child_by_field_name("parameters")),
+            params=params,
             signature=signature.rstrip().rstrip(":").strip(),
             calls=tuple(scope.calls),
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
-            uses=tuple(scope.uses),
+            uses=uses,
+            bindings=bindings,
             enclosing_class=enclosing,
             is_async=self._is_async(node),
         )
@@ -353,8 +379,56 @@ class _Extractor:
             docstring=docstring,
             calls=tuple(scope.calls),
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
-            uses=tuple(scope.uses),
+            uses=_kept(scope, (), local=False)[0],
+            bindings=tuple(scope.bindings),
         )
+
+    def _dotted(self, node: Node) -> str | None:
+        """The text of a name or a dotted name (``a.b.c``); None for other expressions."""
+        if node.type == "identifier":
+            return self._str(node)
+        if node.type != "attribute":
+            return None
+        text = self._str(node)
+        if _DOTTED.fullmatch(text):
+            return text
+        parts = [p.strip() for p in text.split(".")]
+        return ".".join(parts) if all(map(str.isidentifier, parts)) else None
+
+    def _named_call(self, node: Node) -> CallSite | None:
+        """A name or dotted name called (a decorator), as a call site."""
+        if node.type == "identifier":
+            return CallSite("plain", self._str(node), None, node.start_point[0] + 1)
+        site = self._attribute_call(node)
+        return site if site.receiver is not None else None
+
+    def _bindings(self, node: Node, assignment: bool) -> list[Binding]:
+        """What an assignment (``assignment``) or a returned expression gives which name."""
+        if assignment:
+            left = node.child_by_field_name("left")
+            target = self._dotted(left) if left is not None else None
+            value = node.child_by_field_name("right")
+        else:  # the returned expression itself
+            target, value = "return", node
+        if target is None or value is None:
+            return []
+        kind = value.type
+        if kind == "call":
+            function = value.child_by_field_name("function")
+            callee = self._dotted(function) if function is not None else None
+            return [] if callee is None else [
+                Binding(target, "call", callee)]
+        if kind in ("identifier", "attribute"):
+            dotted = self._dotted(value)
+            return [] if dotted is None else [
+                Binding(target, "name", dotted)]
+        found: list[Binding] = []
+        for child in value.named_children:  # a container: the names it holds
+            held = child.child_by_field_name("value") if child.type == "pair" else child
+            dotted = self._dotted(held) if held is not None else None
+            if dotted is not None:
+                found.append(Binding(target, "name", dotted))
+        return found
 
     def _value_use(self, node: Node, calls_at: dict[int, CallSite] | None) -> ValueUse | None:
         """The name ``node`` used as a value; with ``calls_at`` (the calls by where they
@@ -548,6 +622,36 @@ class _Extractor:
 
     def _code(self, node: Node) -> str:
         return _dedent_at(self._str(node), node.start_point[1])
+
+
+def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
+          ) -> tuple[tuple[ValueUse, ...], tuple[Binding, ...]]:
+    """The value uses and bindings of ``scope`` that can tell anything.
+
+    A name that is a parameter or is assigned in the scope is a local variable:
+    its uses are no function of the sources by scoping. A local (``local``) name's
+    binding is kept only when the scope calls it, calls through it or returns.
+    """
+    assigned = {b.target for b in scope.bindings}
+    locals_ = assigned.union(params)
+    uses = tuple([u for u in scope.uses
+                  if u.site.kind != "plain" or u.site.name not in locals_])
+    if not local:
+        return uses, tuple(scope.bindings)
+    used = {"return"}
+    for call in scope.calls:
+        used.add(call.name if call.receiver is None else call.receiver.partition(".")[0])
+    kept: list[Binding] = []
+    left = list(scope.bindings)
+    while True:  # what a kept binding is given is used too
+        more = [b for b in left if "." in b.target or b.target in used]
+        if not more:
+            break
+        kept += more
+        left = [b for b in left if not ("." in b.target or b.target in used)]
+        used.update(b.value.partition(".")[0] for b in more)
+    order = {id(b): i for i, b in enumerate(scope.bindings)}
+    return uses, tuple(sorted(kept, key=lambda b: order[id(b)]))
 
 
 def _start_byte(node: Node) -> int:

@@ -46,6 +46,12 @@ _RANK: dict[tuple[str, str | None], int] = {
     ("references", "exact"): 3, ("references", "inferred"): 2, ("references", "name"): 1}
 
 
+def _named(record: FunctionNode, name: str) -> bool:
+    """Whether ``name`` is the function's bare name, a qualname or a qualname's tail."""
+    suffix = "." + name
+    return record.name == name or any(q == name or q.endswith(suffix) for q in record.qualnames)
+
+
 def tag_id(label: str) -> str:
     """The node id of a tag: ``tag:`` and its folded words.
 
@@ -142,6 +148,7 @@ class KnowledgeGraph:
         aliases = tuple(a for a in old.aliases if a != label)
         attrs = self._g._node
         attrs[node_id] = {**attrs[node_id], "record": TagNode(node_id, label, aliases)}
+        self._changed()
 
     def add_edge(self, edge: Edge) -> None:
         """Add an edge between existing nodes; a call wins over a reference, then ``exact``
@@ -233,7 +240,11 @@ class KnowledgeGraph:
     @classmethod
     def from_rows(cls, records: Iterable[FunctionNode | TagNode], rows: Iterable[EdgeRow], *,
                   meta: Mapping[str, Any] | None = None) -> KnowledgeGraph:
-        """A graph of these nodes and edges (ids unique, edges between them: graph files).
+        """A graph of these nodes and edges, as a graph file holds them (loads use it).
+
+        Node ids must be unique, and each pair of nodes have one edge at most
+        (a later row would replace an earlier one); an edge with a missing
+        node is refused.
 
         Examples
         --------
@@ -248,7 +259,14 @@ class KnowledgeGraph:
             attrs[record.id] = {"type": kind, "record": record}
             succ[record.id] = {}
             pred[record.id] = {}
-        graph.add_edge_rows(rows)
+        for source, target, kind, resolution in rows:
+            if source not in succ or target not in succ:
+                end = source if source not in succ else target
+                raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
+            # One dict for both directions, as networkx makes it.
+            succ[source][target] = pred[target][source] = (
+                {"type": kind} if resolution is None else {"type": kind, "resolution": resolution})
+        graph._changed()
         return graph
 
     # -- reading ---------------------------------------------------------------
@@ -373,11 +391,21 @@ class KnowledgeGraph:
         """Ids of function nodes whose id, bare name or a qualname (or its tail) is ``name``."""
         if name in self._g and self._g.nodes[name]["type"] == "function":
             return [name]
-        suffix = "." + name
-        return [
-            f.id for f in self.functions()
-            if f.name == name or any(q == name or q.endswith(suffix) for q in f.qualnames)
-        ]
+        return [f.id for f in self.functions() if _named(f, name)]
+
+    def finds(self, name: str, node_id: str) -> bool:
+        """Whether :meth:`find` of ``name`` includes the function ``node_id`` (one node looked at).
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_function(FunctionNode("fn:m.f", "f", ("m.f",), "", "", (), "function"))
+        >>> g.finds("m.f", "fn:m.f"), g.finds("g", "fn:m.f")
+        (True, False)
+        """
+        if name in self._g and self._g.nodes[name]["type"] == "function":
+            return name == node_id
+        return _named(self.function(node_id), name)
 
     def _require(self, node_id: str) -> None:
         if node_id not in self._g:

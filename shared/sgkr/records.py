@@ -25,6 +25,7 @@ __all__ = [
     "Problem",
     "CallSite",
     "ValueUse",
+    "Binding",
     "ImportBinding",
     "ClassInfo",
     "Definition",
@@ -46,7 +47,7 @@ __all__ = [
 
 
 FunctionKind = Literal["function", "method", "module"]
-CallKind = Literal["plain", "attribute", "super"]
+CallKind = Literal["plain", "attribute", "super", "subscript"]
 EdgeType = Literal["calls", "references", "consumes", "produces"]
 #: How an edge between functions was found: ``exact`` (syntax alone), ``inferred``
 #: (an analysis of what names hold) or ``name`` (a bare-name guess).
@@ -104,8 +105,9 @@ class CallSite:
     """One call expression inside a definition.
 
     ``kind`` is ``plain`` for ``f()``, ``attribute`` for ``x.f()`` (``receiver``
-    holds the dotted text of ``x`` or ``None`` when it is not a dotted name) and
-    ``super`` for ``super().f()``.
+    holds the dotted text of ``x`` or ``None`` when it is not a dotted name),
+    ``super`` for ``super().f()`` and ``subscript`` for ``x[k]()`` (``name`` holds
+    the dotted text of ``x``). A decorator ``@d`` is a call of ``d``.
     """
 
     kind: CallKind
@@ -126,6 +128,21 @@ class ValueUse:
 
     site: CallSite
     argument_of: CallSite | None = None
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A name, or a dotted name such as ``self.parser``, given a value in a definition.
+
+    ``x = Parser(path)`` is ``Binding("x", "call", "Parser")``, ``h = fee`` is
+    ``Binding("h", "name", "fee")``, ``HANDLERS = {"fee": fee, "tax": tax}`` two
+    ``name`` bindings of ``HANDLERS``; ``return make()`` binds ``return``. Read by
+    the resolver to infer what a receiver or a called name holds.
+    """
+
+    target: str
+    kind: Literal["call", "name"]
+    value: str
 
 
 @dataclass(frozen=True)
@@ -175,6 +192,8 @@ class Definition:
     subscript_keys: tuple[str, ...] = ()
     #: Names used as values (functions passed, stored, returned): ``references`` edges.
     uses: tuple[ValueUse, ...] = ()
+    #: What names, ``self.`` attributes and the return value are given (``inferred`` edges).
+    bindings: tuple[Binding, ...] = ()
     enclosing_class: str | None = None
     is_async: bool = False
     #: The knowledge of the definition alone: ``knowledge_of(self)``.

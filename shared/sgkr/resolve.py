@@ -5,6 +5,17 @@ A call is ``exact`` when scoping, an import, an alias, ``self.``/``cls.``/
 only the bare name matches definitions in the sources. Builtins and names
 bound to modules outside the sources are not resolved.
 
+A call is ``inferred`` when what a name, a ``self.`` attribute or a called
+function's return value holds tells it: ``p = Parser(); p.feed()``,
+``self.tok = Tokenizer()`` in ``__init__`` then ``self.tok.next()`` in another
+method (fields of base classes included), ``h = fee; h()``,
+``HANDLERS = {"fee": fee}; HANDLERS[k]()``, ``make().run()`` where ``make``
+returns ``Parser()``. Each is read off the assignments and returns the
+extraction kept (:class:`~sgkr.records.Binding`), on demand, a few steps deep;
+a call that may reach more than :data:`FANOUT_LIMIT` definitions gives ``name``
+edges instead (none beyond twice as many). A receiver known to hold an object
+of the sources that has no such method is not guessed by name.
+
 A function used as a value (:class:`~sgkr.records.ValueUse`: passed to a call
 outside the sources, stored or returned) is a reference, resolved only when
 scoping, an import or ``self.``/``cls.`` tells which function it is (``exact``);
@@ -27,11 +38,19 @@ from collections.abc import Iterable, Sequence
 
 from .records import CallSite, Definition, ModuleExtract, Resolution, ValueUse
 
-__all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "flatten", "ordered"]
+__all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "FANOUT_LIMIT",
+           "flatten", "ordered"]
 
 CallEdge = tuple[str, str, Resolution]
 #: A bare-name call matching more definitions than this is left unresolved.
 NAME_MATCH_LIMIT = 3
+#: An inferred call reaching more definitions than this gives ``name`` edges (at most
+#: twice as many; beyond, none).
+FANOUT_LIMIT = 4
+# How many assignments and returns an inference follows, one from another.
+_INFER_DEPTH = 4
+_RANK = {"exact": 3, "inferred": 2, "name": 1}
+_NOTHING: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 _BUILTINS = frozenset(dir(builtins))
 # Methods of builtin types and common protocols: ``x.append()`` says nothing about x.
 _COMMON_METHODS = frozenset(
@@ -140,12 +159,24 @@ class CallResolver:
         # a definition, a class or an import. Other functions' scopes are not looked in.
         # A removed module's scopes stay: looking in them finds nothing.
         self._binders: set[str] = set()
+        # What each scope's names and ``return`` are given; each class's ``self.`` fields.
+        self.assigned: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        self.fields: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
+        #: The modules whose tables each module's inferred calls were read off (made as
+        #: modules are resolved): an update resolves a module again when one of them changed.
+        self.depends: dict[str, set[str]] = {}
+        self._inferred: dict[tuple[str, str | None, str], tuple[frozenset[str],
+                                                                 frozenset[str]]] = {}
+        self._reading: set[str] | None = None
+        self._chains: dict[str, tuple[str, ...]] = {}
+        self._seen: dict[tuple[str, str, str | None], tuple[list[str], Resolution]] = {}
         for module in modules:
             self._add(module)
 
     def _forget(self) -> None:
         """Drop the answers read off the tables: they are about to change."""
-        for memo in (self._bound, self._found, self._methods, self._class_bases):
+        for memo in (self._bound, self._found, self._methods, self._class_bases,
+                     self._inferred, self._chains):
             if memo:
                 memo.clear()
 
@@ -164,6 +195,8 @@ class CallResolver:
             binds(q.rpartition(".")[0])
             if owner.setdefault(q, name) != name:
                 self.shared.add(q)
+            elif d.bindings:
+                self._add_bindings(d)
             self.defs.setdefault(q, d)
             if d.kind != "module":
                 self.callables_by_name[d.name].append(q)
@@ -184,12 +217,27 @@ class CallResolver:
             else:
                 self.bindings[b.scope].setdefault(b.alias, b.target)
 
+    def _add_bindings(self, d: Definition) -> None:
+        table = self.assigned.setdefault(d.qualname, {})
+        cls = d.enclosing_class
+        for b in d.bindings:
+            table.setdefault(b.target, []).append((b.kind, b.value))
+            head, _, attr = b.target.partition(".")
+            if cls is not None and head == "self" and attr and "." not in attr:
+                self.fields.setdefault(cls, {}).setdefault(attr, []).append(
+                    (d.qualname, b.kind, b.value))
+
     def _remove(self, module: ModuleExtract) -> None:
         self._forget()
         name = module.module
         del self.by_module[name]
         self.modules.discard(name)
+        self.depends.pop(name, None)
         for d in module.definitions:
+            if self.owner.get(d.qualname) == name and d.bindings:
+                self.assigned.pop(d.qualname, None)
+                if d.enclosing_class is not None:
+                    self.fields.pop(d.enclosing_class, None)
             self.owner.pop(d.qualname, None)
             self.defs.pop(d.qualname, None)
             if d.kind != "module":
@@ -237,10 +285,18 @@ class CallResolver:
         """
         calls: dict[str, dict[str, Resolution]] = {}
         for module in modules:
+            self._reading = self.depends[module.module] = set()
             for d in module.definitions:
+                # Inferences are kept for one definition only: what it infers is then
+                # the same whichever definitions were resolved before it (and an update
+                # equals a fresh build), cycles of assignments included.
+                self._inferred.clear()
+                self._seen.clear()
                 self.resolve_definition(d, module.module, calls)
                 if refs is not None and d.uses:
                     self.resolve_uses(d, module.module, calls.get(d.qualname, {}), refs)
+            self._reading.discard(module.module)
+            self._reading = None
         return calls
 
     def resolve_uses(self, d: Definition, module: str, called: dict[str, Resolution],
@@ -249,18 +305,33 @@ class CallResolver:
         ``called``, nor ``d`` itself)."""
         scopes = self._scopes(d, module)
         cls = self._enclosing_class(d)
+        chain = self._chain(d.qualname)
         found: dict[str, Resolution] = {}
         for use in d.uses:
-            for target in self._used(cls, scopes, use):
-                if target not in called and target != d.qualname:
-                    found[target] = "exact"
+            targets, how = self._used(cls, scopes, chain, use)
+            for target in targets:
+                if target not in called and target != d.qualname \
+                        and _RANK[how] > _RANK.get(found.get(target, ""), 0):
+                    found[target] = how
         if found:
             refs[d.qualname] = dict(sorted(found.items()))
 
-    def _used(self, cls: str | None, scopes: list[str], use: ValueUse) -> list[str]:
-        """The function ``use`` names, when syntax tells it and it is not passed to the
+    def _used(self, cls: str | None, scopes: list[str], chain: tuple[str, ...],
+              use: ValueUse) -> tuple[list[str], Resolution]:
+        """The functions ``use`` names, when syntax tells and it is not passed to the
         sources (whose own calls then tell what it does)."""
-        site = use.site
+        call = use.argument_of
+        if call is not None:
+            key = (call.kind, call.name, call.receiver)
+            resolved = self._seen.get(key)
+            if resolved is None:
+                resolved = self._seen[key] = self._resolve(cls, scopes, chain, call)
+            if resolved[1] != "name" and resolved[0]:
+                return [], "exact"
+        return self._named_exactly(cls, scopes, use.site), "exact"
+
+    def _named_exactly(self, cls: str | None, scopes: list[str], site: CallSite) -> list[str]:
+        """The function a name used as a value is, when syntax alone tells."""
         if site.kind == "plain":
             target = self._target_of(scopes, site.name)
         elif site.receiver in ("self", "cls"):
@@ -277,10 +348,6 @@ class CallResolver:
         found = self._lookup(target, 0)
         if not found or target in self.modules:
             return []
-        if use.argument_of is not None:
-            callees, how = self._resolve(cls, scopes, use.argument_of)
-            if how == "exact" and callees:
-                return []
         return found
 
     def resolve_definition(self, d: Definition, module: str,
@@ -293,16 +360,19 @@ class CallResolver:
             targets_of = calls[d.qualname] = {}
         scopes = self._scopes(d, module)
         cls = self._enclosing_class(d)
-        # The same call written again in a definition (its line aside) resolves alike.
-        seen: set[tuple[str, str, str | None]] = set()
+        chain = self._chain(d.qualname)
+        # The same call written again in a definition (its line aside) resolves alike;
+        # resolve_uses reads what the calls its arguments are passed to reach.
+        seen = self._seen
+        seen.clear()
         for call in d.calls:
             key = (call.kind, call.name, call.receiver)
             if key in seen:
                 continue
-            seen.add(key)
-            targets, how = self._resolve(cls, scopes, call)
+            targets, how = seen[key] = self._resolve(cls, scopes, chain, call)
+            rank = _RANK[how]
             for target in targets:
-                if targets_of.get(target) != "exact":
+                if rank > _RANK.get(targets_of.get(target, ""), 0):
                     targets_of[target] = how
         if not targets_of:
             del calls[d.qualname]
@@ -310,16 +380,22 @@ class CallResolver:
     # -- one call --------------------------------------------------------------
 
     def _resolve(
-        self, cls: str | None, scopes: list[str], call: CallSite
+        self, cls: str | None, scopes: list[str], chain: tuple[str, ...], call: CallSite
     ) -> tuple[list[str], Resolution]:
-        """The callees of ``call``, made in a definition of class ``cls`` seeing ``scopes``."""
+        """The callees of ``call``, made in a definition of class ``cls`` seeing ``scopes``
+        (its own bindings in ``chain``)."""
         if call.kind == "plain":
             found = self._name_in_scope(scopes, call.name)
             if found is not None:
                 return found, "exact"
+            inferred = self._called(chain, cls, call.name, None)
+            if inferred is not None:
+                return inferred
             if call.name in _BUILTINS:
                 return [], "exact"
             return self._by_name(call.name, self.functions_by_name), "name"
+        if call.kind == "subscript":
+            return self._called(chain, cls, call.name, None) or ([], "exact")
         if call.kind == "super":
             if cls is None:
                 return [], "exact"
@@ -343,9 +419,197 @@ class CallResolver:
                     return found, "exact"
                 if target not in self.classes and not self._is_internal(target):
                     return [], "exact"
+        if receiver is not None:
+            inferred = self._called(chain, cls, receiver, call.name)
+            if inferred is not None:
+                return inferred
         if call.name in _COMMON_METHODS or call.name.startswith("__"):
             return [], "name"
         return self._by_name(call.name, self.callables_by_name), "name"
+
+    # -- inference ---------------------------------------------------------------
+
+    def _called(self, chain: tuple[str, ...], cls: str | None, dotted: str,
+                attr: str | None) -> tuple[list[str], Resolution] | None:
+        """What calling ``dotted`` (or its ``attr``) reaches, by what it holds; None when
+        nothing is known of it."""
+        if not self._may_know(chain, cls, dotted):
+            return None
+        values = self._infer(chain, cls, dotted, 0)
+        if not values:
+            return None
+        if attr is not None:
+            values = self._attribute(values, attr, 0)
+        targets: set[str] = set()
+        for value in values:
+            if value.startswith("f:"):
+                targets.add(value[2:])
+            elif value.startswith("c:"):
+                init = self._method(value[2:], "__init__")
+                if init is not None:
+                    targets.add(init)
+        found = sorted(targets)
+        if len(found) <= FANOUT_LIMIT:
+            return found, "inferred"
+        return (found, "name") if len(found) <= 2 * FANOUT_LIMIT else ([], "name")
+
+    def _may_know(self, chain: tuple[str, ...], cls: str | None, dotted: str) -> bool:
+        """Whether an inference of ``dotted`` can find anything: its head is ``self``/``cls``
+        or assigned in ``chain`` (names bound by scoping alone were looked up already)."""
+        head = dotted.partition(".")[0]
+        if head in ("self", "cls"):
+            return cls is not None
+        assigned = self.assigned
+        return any(head in assigned[s] for s in chain if s in assigned) \
+            or "." in dotted and self._target_of([s for s in chain if s in self._binders],
+                                                 head) is not None
+
+    def _chain(self, qualname: str) -> tuple[str, ...]:
+        """The scopes whose assignments a name used in ``qualname`` may come from."""
+        known = self._chains.get(qualname)
+        if known is not None:
+            return known
+        chain = [qualname]
+        current = qualname
+        while current and current not in self.modules:
+            current = current.rpartition(".")[0]
+            if current and current not in self.classes:
+                chain.append(current)
+        found = self._chains[qualname] = tuple(chain)
+        return found
+
+    def _infer(self, chain: tuple[str, ...], cls: str | None, dotted: str,
+               depth: int) -> frozenset[str]:
+        """What ``dotted`` may hold, seen from ``chain``: ``f:`` functions, ``c:`` classes,
+        ``i:`` instances and ``m:`` modules of the sources."""
+        key = (chain[0], cls, dotted)
+        known = self._inferred.get(key)
+        if known is None:
+            if depth > _INFER_DEPTH:
+                return frozenset()
+            self._inferred[key] = _NOTHING  # a cycle of assignments ends here
+            reading, self._reading = self._reading, set()
+            try:
+                values = self._infer_new(chain, cls, dotted, depth)
+                known = self._inferred[key] = (values, frozenset(self._reading))
+            finally:
+                inner, self._reading = self._reading, reading
+            if reading is not None:
+                reading |= inner
+        elif self._reading is not None:
+            self._reading |= known[1]
+        return known[0]
+
+    def _infer_new(self, chain: tuple[str, ...], cls: str | None, dotted: str,
+                   depth: int) -> frozenset[str]:
+        head, _, rest = dotted.partition(".")
+        values = self._head(chain, cls, head, depth)
+        for attr in rest.split(".") if rest else ():
+            if not values:
+                break
+            values = self._attribute(values, attr, depth)
+        return values
+
+    def _head(self, chain: tuple[str, ...], cls: str | None, head: str,
+              depth: int) -> frozenset[str]:
+        if head in ("self", "cls") and cls is not None:
+            self._read(cls)
+            return frozenset([("i:" if head == "self" else "c:") + cls])
+        scopes = [s for s in chain if s in self._binders and s not in self.classes]
+        target = self._target_of(scopes, head)
+        if target is not None:
+            return self._static(target)
+        for scope in chain:
+            bindings = self.assigned.get(scope, {}).get(head)
+            if bindings:
+                self._read(scope)
+                inner = self._chain(scope)
+                return self._bound_values(inner, self._enclosing_of(scope), bindings, depth)
+        return frozenset()
+
+    def _bound_values(self, chain: tuple[str, ...], cls: str | None,
+                      bindings: list[tuple[str, str]], depth: int) -> frozenset[str]:
+        found: set[str] = set()
+        for kind, value in bindings:
+            values = self._infer(chain, cls, value, depth + 1)
+            found.update(values if kind == "name" else self._results(values, depth))
+        return frozenset(found)
+
+    def _results(self, callees: frozenset[str], depth: int) -> set[str]:
+        """What calling each of ``callees`` returns."""
+        found: set[str] = set()
+        if depth > _INFER_DEPTH:
+            return found
+        for value in callees:
+            if value.startswith("c:"):
+                found.add("i:" + value[2:])
+            elif value.startswith("f:"):
+                function = value[2:]
+                returns = self.assigned.get(function, {}).get("return")
+                if returns:
+                    self._read(function)
+                    found.update(self._bound_values(self._chain(function),
+                                                    self._enclosing_of(function), returns,
+                                                    depth + 1))
+        return found
+
+    def _attribute(self, values: frozenset[str], attr: str, depth: int) -> frozenset[str]:
+        """What the attribute ``attr`` of each of ``values`` may hold."""
+        found: set[str] = set()
+        for value in values:
+            kind, name = value[:2], value[2:]
+            if kind == "m:":
+                found.update(self._static(f"{name}.{attr}"))
+            elif kind in ("i:", "c:"):
+                method = self._method(name, attr)
+                if method is not None:
+                    found.add("f:" + method)
+                    continue
+                nested = f"{name}.{attr}"
+                if nested in self.classes:
+                    found.add("c:" + nested)
+                    continue
+                for current in self._lineage(name):
+                    for where, how, held in self.fields.get(current, {}).get(attr, ()):
+                        self._read(where)
+                        found.update(self._bound_values(self._chain(where), current,
+                                                        [(how, held)], depth))
+        return frozenset(found)
+
+    def _static(self, target: str) -> frozenset[str]:
+        """What a name bound by scoping or an import holds (nothing outside the sources)."""
+        self._read(target)
+        cls = self._class_alias(target, 0)
+        if cls is not None:
+            return frozenset(["c:" + cls])
+        if target in self.modules:
+            return frozenset(["m:" + target])
+        found = self._lookup(target, 0)
+        return frozenset("f:" + f for f in found or ())
+
+    def _lineage(self, cls: str) -> list[str]:
+        """``cls`` and the classes it derives from in the sources, nearest first."""
+        order = [cls]
+        for current in order:
+            self._read(current)
+            order.extend(b for b in self._bases(current) if b not in order)
+        return order
+
+    def _enclosing_of(self, qualname: str) -> str | None:
+        d = self.defs.get(qualname)
+        return d.enclosing_class if d is not None else None
+
+    def _read(self, qualname: str) -> None:
+        """Note that an inference read the tables of the module holding ``qualname``."""
+        if self._reading is None:
+            return
+        module = self.owner.get(qualname)
+        if module is None:
+            head = qualname
+            while head and head not in self.modules:
+                head = head.rpartition(".")[0]
+            module = head or qualname.partition(".")[0]
+        self._reading.add(module)
 
     def _by_name(self, name: str, table: dict[str, list[str]]) -> list[str]:
         found = table.get(name, ())

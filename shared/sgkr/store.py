@@ -109,10 +109,10 @@ def read_document(data: Any, *, where: str = "graph"
     types: dict[str, str] = {}
     records: list[FunctionNode | TagNode] = []
     for index, raw in enumerate(nodes):
-        at = f"{where}: nodes[{index}]"
+        at = (where, "nodes", index)
         record = _node(raw, at)
         if record.id in types:
-            raise GraphFormatError(f"{at}: duplicate node id {record.id!r}")
+            raise GraphFormatError(f"{_loc(at)}: duplicate node id {record.id!r}")
         types[record.id] = "function" if isinstance(record, FunctionNode) else "tag"
         records.append(record)
     return meta, records, _edges(edges, types, where)
@@ -266,60 +266,71 @@ def _dumps(doc: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _text(raw: dict[str, Any], key: str, at: str, *, empty: bool = True) -> str:
+#: Where an item is, made into text only for an error: (file, "nodes" or "edges", index,
+#: and a node's source number).
+_Where = tuple[Any, ...]
+
+
+def _loc(at: _Where) -> str:
+    where, part, index, *span = at
+    return f"{where}: {part}[{index}]" + (f".sources[{span[0]}]" if span else "")
+
+
+def _text(raw: dict[str, Any], key: str, at: _Where, *, empty: bool = True) -> str:
     value = raw.get(key)
     if type(value) is not str or (not empty and not value):
-        raise GraphFormatError(f"{at}: '{key}' must be a {'' if empty else 'non-empty '}string")
+        what = "string" if empty else "non-empty string"
+        raise GraphFormatError(f"{_loc(at)}: '{key}' must be a {what}")
     return value
 
 
-def _texts(raw: dict[str, Any], key: str, at: str) -> tuple[str, ...]:
+def _texts(raw: dict[str, Any], key: str, at: _Where) -> tuple[str, ...]:
     value = raw.get(key)
     if type(value) is not list or not all(type(v) is str for v in value):
-        raise GraphFormatError(f"{at}: '{key}' must be a list of strings")
+        raise GraphFormatError(f"{_loc(at)}: '{key}' must be a list of strings")
     return tuple(value)
 
 
-def _node(raw: Any, at: str) -> FunctionNode | TagNode:
+def _node(raw: Any, at: _Where) -> FunctionNode | TagNode:
     if type(raw) is not dict:
-        raise GraphFormatError(f"{at}: must be an object")
+        raise GraphFormatError(f"{_loc(at)}: must be an object")
     node_id = _text(raw, "id", at, empty=False)
     kind = raw.get("type")
     if kind == "tag":
         return TagNode(node_id, _text(raw, "label", at, empty=False), _texts(raw, "aliases", at))
     if kind != "function":
-        raise GraphFormatError(f"{at}: unknown node type {kind!r}; expected function or tag")
+        raise GraphFormatError(f"{_loc(at)}: unknown node type {kind!r}; expected function or tag")
     fkind = raw.get("kind")
     if fkind not in _KINDS:
-        raise GraphFormatError(f"{at}: unknown function kind {fkind!r}; expected {_KINDS}")
+        raise GraphFormatError(f"{_loc(at)}: unknown function kind {fkind!r}; expected {_KINDS}")
     sources = raw.get("sources")
     if type(sources) is not list:
-        raise GraphFormatError(f"{at}: 'sources' must be a list")
+        raise GraphFormatError(f"{_loc(at)}: 'sources' must be a list")
     return FunctionNode(
         id=node_id, name=_text(raw, "name", at, empty=False),
         qualnames=_texts(raw, "qualnames", at), code=_text(raw, "code", at),
         knowledge=_text(raw, "knowledge", at),
-        sources=tuple(_span(span, f"{at}.sources[{n}]") for n, span in enumerate(sources)),
+        sources=tuple(_span(span, (*at, n)) for n, span in enumerate(sources)),
         kind=fkind,
     )
 
 
-def _span(raw: Any, at: str) -> SourceSpan:
+def _span(raw: Any, at: _Where) -> SourceSpan:
     if type(raw) is not dict:
-        raise GraphFormatError(f"{at}: must be an object")
+        raise GraphFormatError(f"{_loc(at)}: must be an object")
     start, end = raw.get("start_line"), raw.get("end_line")
     if type(start) is not int or type(end) is not int or start < 1 or end < 1:
-        raise GraphFormatError(f"{at}: start_line and end_line must be positive integers")
+        raise GraphFormatError(f"{_loc(at)}: start_line and end_line must be positive integers")
     return SourceSpan(_text(raw, "file", at), start, end, *_cells(raw, at))
 
 
-def _cells(span: dict[str, Any], at: str) -> tuple[int, int] | tuple[()]:
+def _cells(span: dict[str, Any], at: _Where) -> tuple[int, int] | tuple[()]:
     """The ``cell`` and ``end_cell`` of a notebook's span, or nothing for another file's."""
     if "cell" not in span and "end_cell" not in span:
         return ()
     first, last = span.get("cell"), span.get("end_cell")
     if type(first) is not int or type(last) is not int or first < 1 or last < 1:
-        raise GraphFormatError(f"{at}: cell and end_cell must be positive integers")
+        raise GraphFormatError(f"{_loc(at)}: cell and end_cell must be positive integers")
     return first, last
 
 
@@ -327,32 +338,33 @@ def _edges(edges: list[Any], types: dict[str, str], where: str) -> list[EdgeRow]
     rows: list[EdgeRow] = []
     pairs: set[tuple[str, str]] = set()
     for index, raw in enumerate(edges):
-        at = f"{where}: edges[{index}]"
+        at = (where, "edges", index)
         if type(raw) is not dict:
-            raise GraphFormatError(f"{at}: must be an object")
+            raise GraphFormatError(f"{_loc(at)}: must be an object")
         given = raw.get("type")
         kind = _TYPES.get(given) if isinstance(given, str) else None
         if kind is None:
-            raise GraphFormatError(f"{at}: unknown edge type {given!r}; expected {tuple(_TYPES)}")
+            raise GraphFormatError(
+                f"{_loc(at)}: unknown edge type {given!r}; expected {tuple(_TYPES)}")
         resolution = raw.get("resolution")
         resolved = kind in _RESOLVED
         if resolved and (type(resolution) is not str or resolution not in _RESOLUTIONS):
             raise GraphFormatError(
-                f"{at}: a {kind} edge needs resolution 'exact', 'inferred' or 'name'")
+                f"{_loc(at)}: a {kind} edge needs resolution 'exact', 'inferred' or 'name'")
         if not resolved and resolution is not None:
-            raise GraphFormatError(f"{at}: only calls and references edges have a resolution")
-        source, target = _text(raw, "source", at, empty=False), _text(raw, "target", at,
-                                                                        empty=False)
+            raise GraphFormatError(f"{_loc(at)}: only calls and references edges have a resolution")
+        source = _text(raw, "source", at, empty=False)
+        target = _text(raw, "target", at, empty=False)
         for end in (source, target):
             if end not in types:
-                raise GraphFormatError(f"{at}: refers to missing node {end!r}")
+                raise GraphFormatError(f"{_loc(at)}: refers to missing node {end!r}")
         if (source, target) in pairs:
-            raise GraphFormatError(f"{at}: duplicate edge {source} -> {target}")
+            raise GraphFormatError(f"{_loc(at)}: duplicate edge {source} -> {target}")
         pairs.add((source, target))
         expected, found = _EDGE_ENDS[kind], (types[source], types[target])
         if found != expected:
             raise GraphFormatError(
-                f"{at}: a {kind} edge goes {expected[0]} -> {expected[1]}, not "
+                f"{_loc(at)}: a {kind} edge goes {expected[0]} -> {expected[1]}, not "
                 f"{found[0]} -> {found[1]}")
         rows.append((source, target, kind, _RESOLUTIONS.get(resolution)))
     return rows

@@ -37,7 +37,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="also push the graph to this graph store (falkordb://host:port/name; "
                         "its graph there is replaced), time the questions through it and "
                         "count answers that differ from the graph in memory")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_argument("--markdown", action="store_true",
+                        help="print a Markdown table (header and one row), as the docs show it")
     p.set_defaults(run=run)
 
 
@@ -53,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
                        repeat=args.repeat, store=args.store, log=_log)
     if args.json:
         print(json.dumps(report.to_dict(), sort_keys=True))
+    elif args.markdown:
+        print(report.markdown())
     else:
         print(report.summary())
     return 0
