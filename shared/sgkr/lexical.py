@@ -29,14 +29,15 @@ import heapq
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
 from .records import FunctionNode
 from .text import fold
 
-__all__ = ["LexicalIndex", "node_words", "DEFAULT_POSTINGS"]
+__all__ = ["LexicalIndex", "node_words", "question_words", "add_up", "best_hits",
+           "DEFAULT_POSTINGS"]
 
 DEFAULT_POSTINGS = 256
 _K1 = 1.2
@@ -111,22 +112,52 @@ class LexicalIndex:
         self._index, self.idf = _build(((f.id, _counts(f)) for f in nodes), postings)
         self.size = len(nodes)
 
+    @property
+    def postings(self) -> dict[str, tuple[tuple[str, float], ...]]:
+        """Each word's best documents with its BM25 contribution to each (a store pushes them)."""
+        return self._index
+
     def scores(self, question: str) -> dict[str, float]:
         """BM25 score of every function node sharing a word with ``question`` (unordered)."""
-        found: dict[str, float] = defaultdict(float)
-        for word in dict.fromkeys(_text_words(question)):
-            for node_id, impact in self._index.get(word, ()):
-                found[node_id] += impact
-        return found
+        return add_up(question_words(question), self._index)
 
     def search(self, question: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` best function nodes for ``question``, scores scaled to the best's 1.0."""
-        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-            raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
-        found = self.scores(question)
-        best = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k]
-        top = best[0][1] if best else 1.0
-        return [(node_id, round(score / top, 6)) for node_id, score in best if score > 0]
+        return best_hits(self.scores(question), k)
+
+
+def question_words(question: str) -> list[str]:
+    """The distinct folded words of ``question``, in order: the words whose postings count."""
+    return list(dict.fromkeys(_text_words(question)))
+
+
+def best_hits(found: Mapping[str, float], k: int) -> list[tuple[str, float]]:
+    """The ``k`` best of ``found`` (node -> BM25 score), scores scaled to the best's 1.0.
+
+    Examples
+    --------
+    >>> best_hits({"fn:a": 2.0, "fn:b": 4.0, "fn:c": 0.0}, 5)
+    [('fn:b', 1.0), ('fn:a', 0.5)]
+    """
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
+    best = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k]
+    top = best[0][1] if best else 1.0
+    return [(node_id, round(score / top, 6)) for node_id, score in best if score > 0]
+
+
+def add_up(words: Iterable[str],
+           postings: Mapping[str, Sequence[tuple[str, float]]]) -> dict[str, float]:
+    """Each node's BM25 score: its impacts in the postings of ``words``, added in their order.
+
+    The order is fixed so that a graph store, given the same postings, adds the same
+    floats in the same order as the index in memory: the same scores, to the last bit.
+    """
+    found: dict[str, float] = defaultdict(float)
+    for word in words:
+        for node_id, impact in postings.get(word, ()):
+            found[node_id] += impact
+    return found
 
 
 def _build(docs: Iterable[tuple[str, Counter[str]]], postings: int,

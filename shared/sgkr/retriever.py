@@ -504,6 +504,9 @@ class Retriever:
         if self._tables is not None:
             moves = self._tables.store.index.moves("any")
             return lambda ids: {n: moves[n] for n in ids if n in moves}
+        around = getattr(reader, "around", None)  # a store may read them in one query
+        if callable(around):
+            return lambda ids: dict(around(ids))
 
         def read(ids: list[str]) -> dict[str, tuple[str, ...]]:
             found: dict[str, set[str]] = defaultdict(set)
@@ -521,6 +524,10 @@ class Retriever:
         if self._tables is not None:
             callers, sizes = self._tables.callers(), self._tables.sizes()
             return ({n: callers[n] for n in ids}, {n: sizes[n] for n in ids})
+        pushed = getattr(reader, "callers_and_sizes", None)  # a store may have them pushed
+        if callable(pushed):
+            found: tuple[dict[str, int], dict[str, int]] = pushed(ids)
+            return found
         called = reader.neighbours(ids, "calls", "in")
         records = reader.functions(ids)
         return ({n: len(called.get(n, ())) for n in ids},

@@ -46,12 +46,14 @@ def payments_url(falkordb: Server, payments_graph: KnowledgeGraph) -> str:
     {"k": 3, "max_depth": 3, "max_paths": 4, "scripts": 0},
     {"include_knowledge": False, "partial": "none"},
     {"filter": {"$or": [{"kind": "module"}, {"name": {"$nin": ["get_fee", "fee"]}}]}},
+    {"fill": "none"},
+    {"lexical": False, "centrality": 0.0, "brevity": 0.0},
+    {"fill": "none", "lexical": False},
 ])
 def test_same_answers_as_the_graph_in_memory(payments_graph: KnowledgeGraph, payments_url: str,
                                              options: dict[str, object]) -> None:
-    # A store on a server has no lexical index: both retrieve without lexical seeds.
-    memory = Retriever(payments_graph, lexical=False, **options)
-    store = Retriever(store=payments_url, lexical=False, **options)
+    memory = Retriever(payments_graph, **options)
+    store = Retriever(store=payments_url, **options)
     questions = _questions(payments_graph)
     answered = 0
     for question in questions:
@@ -73,10 +75,8 @@ def test_same_answers_with_an_extractor_and_a_fallback(payments_graph: Knowledge
         return ["fn:nope", *ids[len(question) % 7:][:k]]
 
     for question in _questions(payments_graph)[:20]:
-        memory = Retriever(payments_graph, tag_extractor=extractor, fallback=fallback,
-                           lexical=False)
-        store = Retriever(store=payments_url, tag_extractor=extractor, fallback=fallback,
-                          lexical=False)
+        memory = Retriever(payments_graph, tag_extractor=extractor, fallback=fallback)
+        store = Retriever(store=payments_url, tag_extractor=extractor, fallback=fallback)
         assert store.retrieve(question) == memory.retrieve(question)
     no_tags = Retriever(store=payments_url, tag_extractor=lambda q: [], fallback=fallback)
     assert no_tags.retrieve("anything").fallback_used

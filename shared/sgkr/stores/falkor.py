@@ -37,6 +37,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..errors import InvalidArgumentError, StoreError
 from ..graph import KnowledgeGraph
+from ..lexical import LexicalIndex, add_up, best_hits, question_words
 from ..records import EdgeType, FunctionKind, FunctionNode, Role, SourceSpan
 from ..search import Fetch, connect_pairs, path_pairs, search_pairs
 from .base import NodeKind, Path, Side, TagInfo
@@ -48,7 +49,7 @@ __all__ = ["FalkorDBStore", "PushReport", "push_graph", "parse_url", "StoreAddre
 #: Seconds any one call to the server may take.
 DEFAULT_TIMEOUT = 10.0
 #: The layout of a pushed graph; a reader refuses another.
-FORMAT = 2
+FORMAT = 3
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 _KINDS = ("tag", "function", "method", "module")
 _REL = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
@@ -282,10 +283,27 @@ class FalkorDBReader:
 
     def most_called(self, n: int) -> list[str]:
         """The ``n`` function ids with the most callers, ties by id (the retriever's fill)."""
-        rows = self._rows("MATCH (n:Node) WHERE n.kind <> 'tag' "
-                          "OPTIONAL MATCH (n)<-[:CALLS]-(c) WITH n.id AS id, count(c) AS callers "
-                          "RETURN id ORDER BY callers DESC, id LIMIT $n", n=n)
-        return [row[0] for row in rows]
+        rows = self._rows("MATCH (n:Node) WHERE n.central < $n RETURN n.id, n.central", n=n)
+        return [node for node, _ in sorted(rows, key=lambda row: row[1])]
+
+    def callers_and_sizes(self, ids: Collection[str]) -> tuple[dict[str, int], dict[str, int]]:
+        """Each function's number of callers and its text's length (the fill's prior)."""
+        rows = self._rows(f"{_BY_ID} AND n.kind <> 'tag' RETURN n.id, n.callers, n.size",
+                          ids=list(ids)) if ids else []
+        return {i: int(c) for i, c, _ in rows}, {i: int(z) for i, _, z in rows}
+
+    def lexical_search(self, question: str, k: int) -> list[tuple[str, float]]:
+        """:meth:`sgkr.lexical.LexicalIndex.search` over the postings pushed with the graph."""
+        words = question_words(question)
+        rows = self._rows("MATCH (t:Token) WHERE t.key IN $words RETURN t.key, t.postings",
+                          words=words) if words else []
+        postings = {word: [(node, float(impact)) for node, impact in json.loads(hits)]
+                    for word, hits in rows}
+        return best_hits(add_up(words, postings), k)
+
+    def around(self, ids: Collection[str]) -> dict[str, tuple[str, ...]]:
+        """Sorted nodes one edge of any type away from each of ``ids``, either way."""
+        return dict(self._fetch("any", "any", False)(list(ids), [])[0]) if ids else {}
 
     def kinds(self, ids: Collection[str]) -> dict[str, NodeKind]:
         """``tag`` or the function kind of each node among ``ids``."""
@@ -422,20 +440,28 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = _BATCH,
     graphs = set(server.call(server.db.list_graphs))
     if version in graphs:  # left by a push that did not finish
         server.call(server.db.select_graph(version).delete)
-    for label, key in (("Node", "id"), ("Phrase", "key")):
+    for label, key in (("Node", "id"), ("Node", "central"), ("Phrase", "key"), ("Token", "key")):
         server.query(version, f"CREATE INDEX FOR (n:{label}) ON (n.{key})", write=True)
     roles = memory.tags([item["id"] for item in document["nodes"] if item["type"] == "tag"])
+    # What the retriever's fill reads of each function: its callers, its length, and its
+    # place among the most-called (ties by id), computed as the graph in memory does.
+    callers = {f.id: len(graph.callers(f.id)) for f in graph.functions()}
+    central = {n: rank for rank, n in enumerate(sorted(callers, key=lambda n: (-callers[n], n)))}
     rows: list[dict[str, Any]] = []
     for item in document["nodes"]:
         if item["type"] == "function":
-            rows.append({"id": item["id"], "kind": item["kind"], "name": item["name"],
+            node_id = item["id"]
+            rows.append({"id": node_id, "kind": item["kind"], "name": item["name"],
                          "qualnames": item["qualnames"], "code": item["code"],
                          "knowledge": item["knowledge"], "sources": json.dumps(
                              [[s["file"], s["start_line"], s["end_line"]]
-                              for s in item["sources"]], ensure_ascii=False)})
+                              for s in item["sources"]], ensure_ascii=False),
+                         "callers": callers[node_id], "central": central[node_id],
+                         "size": max(len(graph.function(node_id).text), 1)})
     _write(server, version, say, "functions", rows, batch,
            "UNWIND $rows AS r CREATE (:Node:Function {id: r.id, kind: r.kind, name: r.name, "
-           "qualnames: r.qualnames, code: r.code, knowledge: r.knowledge, sources: r.sources})")
+           "qualnames: r.qualnames, code: r.code, knowledge: r.knowledge, sources: r.sources, "
+           "callers: r.callers, central: r.central, size: r.size})")
     rows = [{"id": item["id"], "label": item["label"], "aliases": item["aliases"],
              "role": roles[item["id"]].role}
             for item in document["nodes"] if item["type"] == "tag"]
@@ -453,6 +479,11 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = _BATCH,
     _write(server, version, say, "tag phrases", rows, batch,
            "UNWIND $rows AS r CREATE (p:Phrase {key: r.key}) WITH p, r UNWIND r.tags AS t "
            "MATCH (n:Node {id: t}) CREATE (p)-[:NAMES]->(n)")
+    # The lexical index's postings, each a JSON list: its floats come back to the bit.
+    rows = [{"key": word, "postings": json.dumps(hits, ensure_ascii=False)}
+            for word, hits in sorted(LexicalIndex(graph).postings.items())]
+    _write(server, version, say, "lexical postings", rows, batch,
+           "UNWIND $rows AS r CREATE (:Token {key: r.key, postings: r.postings})")
     longest = max((key.count(" ") + 1 for key in phrases), default=0)
     server.query(version, "CREATE (:SGKRMeta {format: $format, digest: $digest, "
                  "longest: $longest, nodes: $nodes, edges: $edges})",
