@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 
 from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
+from .records import FunctionNode
 
 __all__ = ["personalized_pagerank", "call_centrality", "centrality_prior", "DEFAULT_ALPHA"]
 
@@ -142,11 +143,8 @@ def call_centrality(graph: KnowledgeGraph) -> dict[str, float]:
     >>> {n: round(v, 2) for n, v in sorted(call_centrality(g).items())}
     {'fn:m.a': 0.0, 'fn:m.b': 0.0, 'fn:m.c': 1.0}
     """
-    g = graph.nx
-    counts: dict[str, int] = {}
-    for node_id, attrs in g._node.items():
-        if attrs["type"] == "function":
-            counts[node_id] = sum(1 for data in g._pred[node_id].values()
-                                  if data["type"] == "calls")
+    _, pred = graph.adjacency()
+    counts = {r.id: sum(1 for data in pred[r.id].values() if data["type"] == "calls")
+              for r in graph.records() if isinstance(r, FunctionNode)}
     top = math.log1p(max(counts.values(), default=0)) or 1.0
     return {n: math.log1p(c) / top for n, c in counts.items()}
