@@ -308,16 +308,14 @@ class CallResolver:
         chain = self._chain(d.qualname)
         found: dict[str, Resolution] = {}
         for use in d.uses:
-            targets, how = self._used(cls, scopes, chain, use)
-            for target in targets:
-                if target not in called and target != d.qualname \
-                        and _RANK[how] > _RANK.get(found.get(target, ""), 0):
-                    found[target] = how
+            for target in self._used(cls, scopes, chain, use):
+                if target not in called and target != d.qualname:
+                    found[target] = "exact"
         if found:
             refs[d.qualname] = dict(sorted(found.items()))
 
     def _used(self, cls: str | None, scopes: list[str], chain: tuple[str, ...],
-              use: ValueUse) -> tuple[list[str], Resolution]:
+              use: ValueUse) -> list[str]:
         """The functions ``use`` names, when syntax tells and it is not passed to the
         sources (whose own calls then tell what it does)."""
         call = use.argument_of
@@ -327,8 +325,8 @@ class CallResolver:
             if resolved is None:
                 resolved = self._seen[key] = self._resolve(cls, scopes, chain, call)
             if resolved[1] != "name" and resolved[0]:
-                return [], "exact"
-        return self._named_exactly(cls, scopes, use.site), "exact"
+                return []
+        return self._named_exactly(cls, scopes, use.site)
 
     def _named_exactly(self, cls: str | None, scopes: list[str], site: CallSite) -> list[str]:
         """The function a name used as a value is, when syntax alone tells."""
