@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sgkr.extract import extract_module
-from sgkr.resolve import CallResolver, flatten, ordered, resolve_calls
+from sgkr.resolve import CallResolver, resolve_calls
 
 CASES = {
     "plain call in the same module": (
@@ -196,9 +196,3 @@ def test_answers_after_a_replace_are_those_of_a_fresh_resolver(before: str, afte
     assert resolver.replace([old], [new])
     modules = [bases, caller, new]
     assert resolver.resolve_modules(modules) == CallResolver(modules).resolve_modules(modules)
-
-
-def test_ordered_calls_flatten_as_sorted() -> None:
-    calls = {"m.g": {"m.h": "name", "m.a": "exact"}, "m.f": {"m.h": "exact"}}
-    assert list(ordered(calls)) == ["m.f", "m.g"]
-    assert flatten(ordered(calls), in_order=True) == flatten(calls) == sorted(flatten(calls))

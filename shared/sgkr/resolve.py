@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from .records import CallSite, Definition, ModuleExtract, Resolution, ValueUse
 
 __all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "FANOUT_LIMIT",
-           "flatten", "ordered"]
+           "flatten"]
 
 CallEdge = tuple[str, str, Resolution]
 #: A bare-name call matching more definitions than this is left unresolved.
@@ -79,35 +79,15 @@ def resolve_calls(modules: Sequence[ModuleExtract]) -> list[CallEdge]:
     return flatten(CallResolver(modules).resolve_modules(modules))
 
 
-def flatten(calls: dict[str, dict[str, Resolution]], *, in_order: bool = False) -> list[CallEdge]:
+def flatten(calls: dict[str, dict[str, Resolution]]) -> list[CallEdge]:
     """The sorted ``(caller, callee, resolution)`` list of per-caller call maps.
-
-    ``in_order``: ``calls`` is already in order, as :func:`ordered` makes it,
-    and its entries are listed as they are.
 
     Examples
     --------
     >>> flatten({"m.g": {"m.h": "name"}, "m.f": {"m.h": "exact", "m.g": "exact"}})
     [('m.f', 'm.g', 'exact'), ('m.f', 'm.h', 'exact'), ('m.g', 'm.h', 'name')]
     """
-    rows = [(a, b, how) for a, targets in calls.items() for b, how in targets.items()]
-    if not in_order:
-        rows.sort()
-    return rows
-
-
-def ordered(calls: dict[str, dict[str, Resolution]]) -> dict[str, dict[str, Resolution]]:
-    """``calls`` with its callers, and the callees of each, in sorted order.
-
-    A build sorts them where it resolves them, in a forked child, so that the
-    process making the graph lists its call edges without sorting them.
-
-    Examples
-    --------
-    >>> ordered({"m.g": {"m.h": "name"}, "m.f": {"m.h": "exact", "m.g": "exact"}})
-    {'m.f': {'m.g': 'exact', 'm.h': 'exact'}, 'm.g': {'m.h': 'name'}}
-    """
-    return {caller: dict(sorted(calls[caller].items())) for caller in sorted(calls)}
+    return sorted((a, b, how) for a, targets in calls.items() for b, how in targets.items())
 
 
 class CallResolver:
