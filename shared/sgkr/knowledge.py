@@ -301,6 +301,8 @@ def _example(entry: Any, at: str, file: Path, number: int, allowed: Sequence[str
 def _solution(name: str, at: str, file: Path, allowed: Sequence[str],
               max_file_bytes: int) -> tuple[Path, str]:
     """The real path and text of an example's solution file, read inside ``allowed`` only."""
+    if "\x00" in name:
+        raise KnowledgeFormatError(f"{at}: solution file {name!r}: a NUL byte in the name")
     real = os.path.realpath(file.parent / name)
     if not inside(real, allowed):
         raise KnowledgeFormatError(f"{at}: solution file {name!r} is outside the examples "

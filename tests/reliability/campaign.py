@@ -2,7 +2,7 @@
 
 Run from the project root::
 
-    /work/venv/bin/python -m tests.reliability.campaign [--quick]
+    python -m tests.reliability.campaign [--quick] [--only "hostile review"]
 
 Each heavy file is read in a child process with a time limit, so a hang or a
 blow-up is counted, not suffered.
@@ -203,6 +203,26 @@ def search_worst_case(quick: bool) -> dict[str, object]:
             "graph_unchanged": graph.to_dict() == before}
 
 
+def hostile_review(quick: bool) -> dict[str, object]:
+    """The reproductions of issue 23 (:mod:`tests.reliability.review`), with their table."""
+    from .review import Tally, review
+
+    total = Tally()
+    rows = ["| what | inputs | crashes | hangs | bytes leaked | seconds |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for item, tally, seconds in review(quick):
+        total.add(tally)
+        rows.append(f"| {item} | {tally.inputs} | {tally.crashes} | {tally.hangs} | "
+                    f"{tally.leaked} | {seconds:.0f} |")
+        print(f"{item}: {tally.inputs} inputs, {tally.crashes} crashes, {tally.hangs} hangs, "
+              f"{tally.leaked} bytes leaked", *tally.notes, sep="\n  ", flush=True)
+    rows.append(f"| **all** | **{total.inputs}** | **{total.crashes}** | **{total.hangs}** | "
+                f"**{total.leaked}** | |")
+    print("\n".join(rows), flush=True)
+    return {"inputs": total.inputs, "crashes": total.crashes, "hangs": total.hangs,
+            "bytes_leaked": total.leaked}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs (about a minute)")
@@ -210,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="run only this section (repeatable)")
     args = parser.parse_args(argv)
     sections = {
+        "hostile review": lambda: hostile_review(args.quick),
         "broken code": lambda: broken_code(),
         "random text": lambda: random_text(500 if args.quick else 5000),
         "graph.json mutations": lambda: graph_mutations(500 if args.quick else 5000),
