@@ -49,7 +49,7 @@ from sgkr import (
     build_graph,
 )
 from sgkr.errors import InvalidArgumentError
-from sgkr.retriever import Fill, Partial
+from sgkr.retriever import Fill, Inferred, Partial
 from sgkr.sources import SourceInput
 from sgkr.stores import GraphStore
 
@@ -87,7 +87,7 @@ class SGKRRetriever(BaseRetriever):
             Most documents returned (default 8, as :class:`sgkr.Retriever`);
             ``invoke(q, k=3)`` per call.
         max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts,
-        fill, lexical, centrality, brevity
+        fill, lexical, centrality, brevity, specificity, inferred
             The options of :class:`sgkr.RetrieverOptions`, same defaults; any
             of them can also be given per call.
         filter: dict | None
@@ -202,6 +202,10 @@ class SGKRRetriever(BaseRetriever):
                               description="Weight of the call graph's centrality in the fill.")
     brevity: float = Field(default=_DEFAULTS.brevity, ge=0,
                            description="How much the fill prefers short functions.")
+    specificity: float = Field(default=_DEFAULTS.specificity, ge=0,
+                               description="Least IDF (0-1) of a matched tag that is used.")
+    inferred: Inferred = Field(default=_DEFAULTS.inferred,
+                               description="seeds or paths: what tags inferred from code do.")
     filter: dict[str, Any] | None = Field(
         default=None,
         description="Only documents whose file, kind, name or matched_tags pass, "

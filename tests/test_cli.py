@@ -210,3 +210,14 @@ def test_verbose_after_the_command_shows_the_traceback(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["inspect", "/no/such/graph.json", "--verbose"]) == 5
     assert "Traceback" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--print-completion", "bash"], ["--help"], ["demo"]])
+def test_a_reader_that_stops_early_gets_no_traceback(argv: list[str]) -> None:
+    process = subprocess.Popen([sys.executable, "-m", "sgkr", *argv], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before the program writes: every write meets a closed pipe
+    error = process.stderr.read().decode()
+    assert process.wait(timeout=120) in (0, 141)  # help may end before its text is flushed
+    assert error == ""

@@ -269,3 +269,25 @@ def test_filter_is_an_option(payments_graph: KnowledgeGraph) -> None:
     assert all(d.kind == "function" for d in r.retrieve(CASE_STUDY).documents)
     with pytest.raises(InvalidArgumentError, match="filter: unknown field 'path'"):
         Retriever(payments_graph, filter={"path": "a.py"})
+
+
+def test_inferred_tags_seed_the_walk_instead_of_paths() -> None:
+    from sgkr import build_graph
+
+    code = ("def load_rows(path):\n    return open(path).read().split()\n"
+            "def average_fee(rows):\n    return sum(float(r) for r in rows) / len(rows)\n"
+            "def report(path):\n    return average_fee(load_rows(path))\n")
+    g = build_graph([("fees.py", code)], infer_tags=True)
+    g.meta["curated_tags"] = False
+    question = "What is the average fee of the rows in a file?"
+    seeded = Retriever(g, k=2).retrieve(question)
+    assert seeded.paths == () and seeded.documents[0].name == "average_fee"
+    assert Retriever(g, k=2, inferred="paths").retrieve(question).paths != ()
+
+
+def test_specificity_drops_tags_every_function_shares(graph: KnowledgeGraph) -> None:
+    # "amount" is consumed by one function of five: specific enough at 0.5, not at 0.9
+    kept = Retriever(graph, specificity=0.5, fill="none", lexical=False).retrieve("the amount")
+    assert kept.tags and kept.documents
+    dropped = Retriever(graph, specificity=0.9, fill="none", lexical=False).retrieve("the amount")
+    assert dropped.tags == () and dropped.documents == ()

@@ -99,11 +99,11 @@ class LexicalIndex:
     postings
         Most documents kept per word (its best ones).
     modules
-        Whether module bodies are indexed too.
+        Whether module bodies are indexed too (the retriever's seeds are functions).
     """
 
     def __init__(self, graph: KnowledgeGraph, *, postings: int = DEFAULT_POSTINGS,
-                 modules: bool = True) -> None:
+                 modules: bool = False) -> None:
         if not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
         if not isinstance(postings, int) or isinstance(postings, bool) or postings < 1:

@@ -90,6 +90,11 @@ def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
             description="weight of how often a function is called, in the fill", ge=0)] = None,
         brevity: Annotated[float | None, Field(
             description="how much the fill prefers short functions", ge=0)] = None,
+        specificity: Annotated[float | None, Field(
+            description="least specificity (IDF, 0-1) of a matched tag used", ge=0)] = None,
+        inferred: Annotated[Literal["seeds", "paths"] | None, Field(
+            description="on a graph of inferred tags only: seed the walk, or search "
+                        "paths")] = None,
         filter: Annotated[dict[str, Any] | None, Field(
             description="only functions whose metadata passes this filter, e.g. "
                         '{"kind": "function"} or {"file": {"$in": ["fees.py"]}}; fields: '
@@ -108,7 +113,8 @@ def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
             ("reverse_calls", reverse_calls), ("callees", callees), ("partial", partial),
             ("include_knowledge", include_knowledge), ("scripts", scripts),
             ("fill", fill), ("lexical", lexical), ("centrality", centrality),
-            ("brevity", brevity), ("filter", filter))
+            ("brevity", brevity), ("specificity", specificity), ("inferred", inferred),
+            ("filter", filter))
             if value is not None}
         try:
             chosen = retriever.with_options(**changed) if changed else retriever

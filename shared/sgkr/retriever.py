@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +42,7 @@ DEFAULT_K = 8
 Fallback = Callable[[str, int], Sequence[str]]
 Partial = Literal["connect", "nearest", "none"]
 Fill = Literal["ppr", "none"]
+Inferred = Literal["seeds", "paths"]
 _CALLEE_WEIGHT = 0.5
 _FILL_WEIGHT = 0.5
 _LEXICAL_SEEDS = DEFAULT_K  # the walk's lexical seeds (more when k asks for more)
@@ -96,6 +98,15 @@ class RetrieverOptions:
         How much the fill prefers short functions: a function's walk score is
         divided by its length to this power (0: length does not count), so
         the context a filled slot costs is priced in.
+    inferred
+        On a graph whose ``meta["curated_tags"]`` is false (its tags were all
+        inferred from code: no knowledge file, no example tags): ``seeds``,
+        the matched tags seed the walk beside the lexical matches and no path
+        is searched (inferred tags join too much to
+        trust a path between them); ``paths``, paths first as for curated tags.
+    specificity
+        Matched tags whose inverse document frequency over the functions,
+        scaled to [0, 1], is below this are not used (0: every match is used).
     filter
         Only functions whose metadata passes this filter are returned, with
         the budget ``k`` spent on them (see :mod:`sgkr.filters`: ``file``,
@@ -115,6 +126,8 @@ class RetrieverOptions:
     lexical: bool = True
     centrality: float = 1.0
     brevity: float = 0.5
+    specificity: float = 0.0
+    inferred: Inferred = "seeds"
     filter: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
@@ -130,10 +143,13 @@ class RetrieverOptions:
         if self.partial not in get_args(Partial):
             raise InvalidArgumentError(
                 f"partial must be one of {get_args(Partial)}, got {self.partial!r}")
+        if self.inferred not in get_args(Inferred):
+            raise InvalidArgumentError(
+                f"inferred must be one of {get_args(Inferred)}, got {self.inferred!r}")
         if self.fill not in get_args(Fill):
             raise InvalidArgumentError(
                 f"fill must be one of {get_args(Fill)}, got {self.fill!r}")
-        for name in ("centrality", "brevity"):
+        for name in ("centrality", "brevity", "specificity"):
             value = getattr(self, name)
             if (not isinstance(value, (int, float)) or isinstance(value, bool)
                     or not 0 <= value < float("inf")):
@@ -289,12 +305,12 @@ class Retriever:
                                connect=o.partial == "connect" or o.fill == "ppr")
             self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
         reader = self.store.reader()  # one version of the graph for the whole question
-        matches = self._match(question, reader)
+        matches = self._specific(reader, self._match(question, reader))
         if not matches and (self.fallback is not None or (o.fill == "none" and not o.lexical)):
             return self._fallback(reader, question, limit)
         inputs, outputs = split_roles(question, matches)
         paths: list[tuple[str, ...]] = []
-        if matches:
+        if matches and (o.inferred == "paths" or self._curated()):
             paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
                                       max_paths=o.max_paths, reverse_calls=o.reverse_calls)
             if not paths and o.partial == "connect" and len(matches) > 1:
@@ -486,6 +502,44 @@ class Retriever:
             if len(out) >= limit:
                 break
         return out
+
+    def _curated(self) -> bool:
+        """Whether the graph's tags may be curated (only a graph in memory says they are not)."""
+        if not isinstance(self.store, MemoryStore):
+            return True
+        return bool(self.store.graph.meta.get("curated_tags", True))
+
+    def _specific(self, reader: GraphReader, matches: list[TagMatch]) -> list[TagMatch]:
+        """``matches`` less the tags too common to say what a question is about.
+
+        A tag's specificity is ``log((n + 1) / (d + 1)) / log(n + 1)`` for ``n``
+        functions and ``d`` functions consuming or producing it (an inverse
+        document frequency, scaled to [0, 1]); tags below the ``specificity``
+        option are dropped (``get``, ``data`` or ``self`` inferred on every
+        function say nothing).
+        """
+        threshold = self.options.specificity
+        if not matches or not threshold:
+            return matches
+        n = self._function_count(reader)
+        if n is None or n < 2:
+            return matches
+        ids = [m.tag_id for m in matches]
+        consumers = reader.neighbours(ids, "consumes", "out")
+        producers = reader.neighbours(ids, "produces", "in")
+        top = math.log(n + 1)
+        kept = []
+        for m in matches:
+            degree = len(set(consumers.get(m.tag_id, ())) | set(producers.get(m.tag_id, ())))
+            if math.log((n + 1) / (degree + 1)) / top >= threshold:
+                kept.append(m)
+        return kept
+
+    def _function_count(self, reader: GraphReader) -> int | None:
+        if self._tables is not None:
+            return len(self._tables.sizes())
+        count = getattr(reader, "function_count", None)  # a store may offer it
+        return int(count()) if callable(count) else None
 
     def _most_called(self, reader: GraphReader, n: int) -> list[str]:
         if self._tables is not None:

@@ -29,6 +29,12 @@ _KEEP_S = frozenset(
      "minus", "bonus", "previous", "various", "series", "species", "news", "means", "aces",
      "sales", "goods", "earnings", "savings", "assets", "ies"}
 )
+# English nouns ending in "ie", whose plural is not that of a noun ending in "y".
+_IE_NOUNS = frozenset(
+    {"cookie", "movie", "calorie", "zombie", "rookie", "genie", "brownie", "selfie", "hippie",
+     "prairie", "sortie", "goalie", "freebie", "newbie", "hoodie", "smoothie", "auntie",
+     "birdie", "bogie", "eyrie", "lingerie", "pixie", "quickie", "talkie", "veggie", "yuppie"}
+)
 # Leading verbs of function names; what follows them names what the function produces.
 _VERBS = frozenset(
     {"get", "compute", "calculate", "calc", "find", "load", "read", "fetch", "make", "build",
@@ -43,13 +49,13 @@ def singular(word: str) -> str:
 
     Examples
     --------
-    >>> [singular(w) for w in ["fees", "countries", "ids", "status", "classes"]]
-    ['fee', 'country', 'id', 'status', 'class']
+    >>> [singular(w) for w in ["fees", "countries", "ids", "status", "classes", "cookies"]]
+    ['fee', 'country', 'id', 'status', 'class', 'cookie']
     """
     if len(word) <= 2 or word in _KEEP_S or not word.endswith("s") or word.endswith("ss"):
         return word
     if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
+        return word[:-1] if word[:-1] in _IE_NOUNS else word[:-3] + "y"
     if word.endswith(("sses", "xes", "ches", "shes", "zes")):
         return word[:-2]
     if word.endswith("us"):

@@ -70,3 +70,25 @@ def test_malformed_inputs_name_the_problem(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(KnowledgeFormatError, match="no examples"):
         load_dataset(tmp_path / "empty")
+
+
+def test_bundled_code_search_dataset_has_its_gold_in_the_graph() -> None:
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "examples" / "requests"
+    ds = load_dataset(folder)
+    assert len(ds.questions) >= 40 and ds.knowledge is None and not ds.examples
+    graph, _ = next(ds.folds())
+    assert graph.meta["infer_tags"] and not graph.meta["curated_tags"]
+    for _, question in ds.folds():
+        assert question.gold, question.id  # every gold function exists in requests
+
+
+def test_bare_drops_the_knowledge_and_the_example_tags() -> None:
+    from sgkr.cli.demo import payments_example
+
+    bare = load_dataset(payments_example()).bare()
+    assert bare.name.endswith("-bare") and bare.knowledge is None
+    assert all(not e.inputs and not e.outputs for e in bare.examples)
+    graph, _ = next(bare.folds())
+    assert graph.meta["infer_tags"] and graph.stats()["tags"] > 0

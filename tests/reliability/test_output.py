@@ -139,3 +139,31 @@ def test_17_html_page_survives_the_same_strings(tmp_path: Path) -> None:
     data = re.search(r'<script type="application/json" id="sgkr-data">(.*?)</script>', page,
                      re.S)
     assert data is not None and "<script>alert" not in data.group(1)
+
+
+def test_16_build_json_stays_json_with_hostile_file_names(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.py").write_text("def ok():\n    return 1\n")
+    (src / "bidi\u202e\x9bx.py").write_text("")  # an empty file: reported by name
+    assert main(["build", str(src), "-o", str(tmp_path / "g.json"), "--json",
+                 "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert not _ACTS.search(out)
+    [problem] = json.loads(out)["problems"]
+    assert problem["file"] == "bidi\u202e\x9bx.py"
+
+
+def test_14_a_cache_folder_not_used_is_said_once(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    (tmp_path / "m.py").write_text("def ok():\n    return 1\n")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    assert main(["build", str(tmp_path / "m.py"), "-o", str(tmp_path / "g.json"), "--cache",
+                 str(shared), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("sgkr: warning: cache not used:") == 1 and "written by other" in err

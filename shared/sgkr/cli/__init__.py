@@ -5,7 +5,8 @@ error; 2 a bad option or argument (and bare ``sgkr``, which prints the usage);
 3 a source problem (missing path, no Python found); 4 a malformed knowledge or
 examples file; 5 a malformed graph file; 6 a file that cannot be written or
 read; 7 a function or node name that is not in the graph; 8 a graph store
-that is down, too slow, or holds no graph under the name; 130 interrupted.
+that is down, too slow, or holds no graph under the name; 130 interrupted;
+141 standard output closed early (a pipe's reader stopped), quietly.
 ``sgkr --print-completion bash`` (or zsh, tcsh) prints a shell completion script.
 
 Examples
@@ -17,6 +18,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -67,6 +69,7 @@ def _exit_codes() -> str:
         7: "a function or node name that is not in the graph",
         8: "a graph store that is down, too slow, or holds no graph under the name",
         130: "interrupted",
+        141: "standard output closed early (sgkr ... | head): nothing more is printed",
     }
     return "exit statuses:\n" + "\n".join(f"  {code:<4} {text}" for code, text in meanings.items())
 
@@ -94,8 +97,17 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``sgkr`` command line; return the exit status."""
-    with printable_streams():  # nothing printed can act on the terminal
-        return _main(argv)
+    try:
+        with printable_streams():  # nothing printed can act on the terminal
+            return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (``sgkr ... | head``): stop quietly, as a pipeline expects;
+        # standard output goes nowhere so that the interpreter's last flush cannot fail.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 141
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -110,6 +122,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("sgkr: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        raise
     except (SGKRError, OSError) as exc:
         if args.verbose:
             traceback.print_exc()

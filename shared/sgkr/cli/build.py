@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -12,13 +12,13 @@ from typing import NoReturn, TextIO
 from tqdm import tqdm
 
 from ..build import build_graph
-from ..cache import default_cache_dir
+from ..cache import ExtractCache, default_cache_dir
 from ..errors import InvalidArgumentError, SGKRError
 from ..incremental import GraphBuilder
 from ..merge import MERGE_POLICIES
 from ..options import DEFAULT_MERGE, BuildOptions
 from ..sources import DEFAULT_MAX_FILE_BYTES
-from .terminal import error_line
+from .terminal import error_line, json_text
 
 __all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch"]
 
@@ -135,6 +135,10 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.json and args.watch is not None:
         raise InvalidArgumentError("--json prints one summary: it does not go with --watch")
+    if isinstance(options.cache, (str, os.PathLike)):
+        cache = ExtractCache(options.cache)
+        if not cache.usable():
+            print(f"sgkr: warning: cache not used: {cache.refused}", file=sys.stderr)
     if args.watch is not None:
         builder = GraphBuilder(args.paths, options)
         graph = builder.build()
@@ -146,8 +150,7 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
     graph.save(args.output)
     if args.json and graph.report is not None:
-        print(json.dumps({"output": args.output, **graph.report.to_dict()}, indent=2,
-                         ensure_ascii=False))
+        print(json_text({"output": args.output, **graph.report.to_dict()}))
     elif not args.quiet and graph.report is not None:
         print(graph.report.summary(verbose=getattr(args, "verbose", False)))
         print(f"wrote {args.output}")

@@ -22,6 +22,9 @@ from ..errors import InvalidArgumentError
 __all__ = ["register", "run"]
 
 _BUILTIN = ("finqa", "convfinqa")
+# The bundled datasets: payments (DABstep leave-one-out), the same without its knowledge
+# file and example tags, and code search over requests.
+_BUNDLED = ("payments", "payments-bare", "requests")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,7 +33,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description="Score SGKR, its ablations and baselines (BM25, dense, "
                        "GraphSAGE-style, random) at a matched budget.")
     p.add_argument("datasets", nargs="+", metavar="DATASET",
-                   help="a dataset folder, or finqa / convfinqa (converted from --data)")
+                   help="a dataset folder; payments, payments-bare or requests (bundled); "
+                   "or finqa / convfinqa (converted from --data)")
     p.add_argument("--data", default=os.environ.get("SGKR_DATA"),
                    help="folder with finqa/ and convfinqa/ (default: $SGKR_DATA)")
     p.add_argument("--questions", help="questions JSONL to score instead of the folder's own")
@@ -55,6 +59,14 @@ def _load(spec: str, args: argparse.Namespace) -> Any:
     from ..eval.datasets import load_dataset
     from ..eval.finqa import convert_convfinqa, convert_finqa
 
+    if spec in _BUNDLED and not Path(spec).is_dir():
+        from .demo import payments_example
+
+        folder = payments_example()
+        if spec == "requests":
+            folder = folder.parent / "requests"
+        dataset = load_dataset(folder, questions=args.questions, leave_one_out=args.loo)
+        return dataset.bare() if spec == "payments-bare" else dataset
     if spec in _BUILTIN and not Path(spec).is_dir():
         if not args.data:
             raise InvalidArgumentError(f"{spec}: give --data (the folder with finqa/ and "

@@ -97,6 +97,9 @@ class Dataset:
         The questions to score; empty: leave-one-out over ``examples``.
     root
         Folder the sources are relative to.
+
+    A graph with no curated tag (no sidecar, no example tags) is built with
+    inferred tags, as a user's own code would be.
     """
 
     name: str
@@ -117,8 +120,12 @@ class Dataset:
         """The graph of the knowledge base (or of ``examples`` only, with no sources)."""
         chosen = list(self.examples if examples is None else examples)
         sources = list(self.sources) if examples is None else []
-        return build_graph(sources, knowledge=self.knowledge, examples=chosen, merge=merge,
-                           root=self.root)
+        curated = self.knowledge is not None or any(e.inputs or e.outputs for e in chosen)
+        graph = build_graph(sources, knowledge=self.knowledge, examples=chosen, merge=merge,
+                            root=self.root, infer_tags=not curated)
+        # Tells the retriever that every tag is inferred (see RetrieverOptions.inferred).
+        graph.meta["curated_tags"] = curated
+        return graph
 
     def folds(self, *, merge: str = "auto") -> Iterator[tuple[KnowledgeGraph, Question]]:
         """``(graph, question)`` pairs to score.
@@ -141,6 +148,22 @@ class Dataset:
             yield graph, Question(held.id, held.question, gold_in_graph(graph, names),
                                   level=self.meta.get("levels", {}).get(held.id),
                                   answer=held.answer)
+
+    def bare(self, name: str | None = None) -> Dataset:
+        """The same code and questions with no knowledge file and no example tags.
+
+        Its graph is built with inferred tags only (the ``payments-bare`` dataset).
+
+        Examples
+        --------
+        >>> from sgkr.knowledge import Example, TagRef
+        >>> ds = Dataset("toy", examples=(Example("1", "q", "s.py", "x = 1", (TagRef("a"),), ()),))
+        >>> b = ds.bare()
+        >>> b.name, b.examples[0].inputs, b.knowledge
+        ('toy-bare', (), None)
+        """
+        examples = tuple(replace(e, inputs=(), outputs=()) for e in self.examples)
+        return replace(self, name=name or f"{self.name}-bare", knowledge=None, examples=examples)
 
     def with_questions(self, questions: Sequence[Question]) -> Dataset:
         """The same knowledge base with other questions."""

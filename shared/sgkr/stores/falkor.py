@@ -283,6 +283,11 @@ class FalkorDBReader:
                           ids=list(ids))
         return {i: TagInfo(i, label, _role(role)) for i, label, role in rows}
 
+    def function_count(self) -> int:
+        """The number of function nodes (the retriever's tag specificity)."""
+        rows = self._rows("MATCH (n:Node) WHERE n.kind <> 'tag' RETURN count(n)")
+        return int(rows[0][0]) if rows else 0
+
     def most_called(self, n: int) -> list[str]:
         """The ``n`` function ids with the most callers, ties by id (the retriever's fill)."""
         rows = self._rows("MATCH (n:Node) WHERE n.central < $n RETURN n.id, n.central", n=n)
