@@ -15,10 +15,12 @@ while a push writes the next; the version before the current one is kept
 (a question that began on it finishes), older ones are deleted. Pushing the
 same graph again finds its version current and changes nothing.
 
-The Cypher is kept to what Neo4j also runs (``UNWIND``, ``MATCH``,
-``OPTIONAL MATCH``, ``collect``, ``startNode``/``endNode``, ``CREATE INDEX
+The Cypher is kept to what Neo4j also runs (``UNWIND``, ``MATCH ... WHERE
+n.id IN $ids``, ``OPTIONAL MATCH``, ``collect``, ``UNION ALL``, ``CREATE INDEX
 FOR ... ON``); the versions, kept as Redis keys, are FalkorDB's alone
-(docs/scale.md says what a Neo4j user changes).
+(docs/scale.md says what a Neo4j user changes). What the retriever's fill
+reads is pushed with the graph: the lexical scorer's postings (``:Token``
+nodes) and each function's callers, length and rank among the most-called.
 
 Every call has a timeout; a server that is down, too slow, or drops the
 connection raises :class:`~sgkr.errors.StoreError`, one line naming the URL.
