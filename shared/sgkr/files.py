@@ -1,7 +1,8 @@
 """Reading files by SGKR's rules: regular files only, inside the roots, never blocking, capped.
 
-Every file SGKR reads (sources, solution files, knowledge and examples files,
-graph.json, question files) goes through :func:`read_file`:
+Every file SGKR reads (sources, notebooks, ``.gitignore`` files, solution files,
+knowledge, examples and question files, graph.json, retriever options) goes
+through :func:`read_file`, or :func:`opened` to be read in chunks:
 
 - the file's real path (symlinks resolved) must lie inside one of the roots
   given, when roots are given;

@@ -125,6 +125,16 @@ class ProgressBar:
         self._bar, self._stage = None, None
 
 
+def _say_if_cache_unused(cache: ExtractCache) -> None:
+    """One warning on stderr when the cache folder will not be used (the build goes on)."""
+    try:
+        why = None if cache.usable() else cache.refused
+    except OSError as exc:
+        why = error_line(exc)
+    if why is not None:
+        print(f"sgkr: warning: cache not used: {why}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     """Build and save the graph; print the summary (and, with ``--watch``, keep updating)."""
     options = BuildOptions(
@@ -136,9 +146,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.watch is not None:
         raise InvalidArgumentError("--json prints one summary: it does not go with --watch")
     if isinstance(options.cache, (str, os.PathLike)):
-        cache = ExtractCache(options.cache)
-        if not cache.usable():
-            print(f"sgkr: warning: cache not used: {cache.refused}", file=sys.stderr)
+        _say_if_cache_unused(ExtractCache(options.cache))
     if args.watch is not None:
         builder = GraphBuilder(args.paths, options)
         graph = builder.build()
