@@ -310,7 +310,7 @@ class Retriever:
             return self._fallback(reader, question, limit)
         inputs, outputs = split_roles(question, matches)
         paths: list[tuple[str, ...]] = []
-        if matches and (o.inferred == "paths" or self._curated()):
+        if matches and (o.inferred == "paths" or self._curated(reader)):
             paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
                                       max_paths=o.max_paths, reverse_calls=o.reverse_calls)
             if not paths and o.partial == "connect" and len(matches) > 1:
@@ -503,11 +503,12 @@ class Retriever:
                 break
         return out
 
-    def _curated(self) -> bool:
-        """Whether the graph's tags may be curated (only a graph in memory says they are not)."""
-        if not isinstance(self.store, MemoryStore):
-            return True
-        return bool(self.store.graph.meta.get("curated_tags", True))
+    def _curated(self, reader: GraphReader) -> bool:
+        """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
+        if isinstance(self.store, MemoryStore):
+            return bool(self.store.graph.meta.get("curated_tags", True))
+        curated = getattr(reader, "curated_tags", None)  # a store may have it pushed
+        return bool(curated()) if callable(curated) else True
 
     def _specific(self, reader: GraphReader, matches: list[TagMatch]) -> list[TagMatch]:
         """``matches`` less the tags too common to say what a question is about.

@@ -51,7 +51,7 @@ __all__ = ["FalkorDBStore", "PushReport", "push_graph", "parse_url", "StoreAddre
 #: Seconds any one call to the server may take.
 DEFAULT_TIMEOUT = 10.0
 #: The layout of a pushed graph; a reader refuses another.
-FORMAT = 3
+FORMAT = 4
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 _KINDS = ("tag", "function", "method", "module")
 _REL = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
@@ -212,7 +212,7 @@ class FalkorDBStore:
         self.address = parse_url(url)
         self._url = url
         self._server = _Server(self.address)
-        self._longest: dict[str, int] = {}
+        self._meta: dict[str, tuple[int, bool]] = {}
 
     @property
     def url(self) -> str:
@@ -237,25 +237,31 @@ class FalkorDBStore:
         if version is None:
             raise StoreError(f"graph store {self.url}: no graph pushed under "
                              f"{self.address.name!r} (run sgkr push)")
-        longest = self._longest.get(version)
-        if longest is None:
-            rows = self._server.query(version, "MATCH (m:SGKRMeta) RETURN m.format, m.longest")
+        meta = self._meta.get(version)
+        if meta is None:
+            rows = self._server.query(version, "MATCH (m:SGKRMeta) "
+                                      "RETURN m.format, m.longest, m.curated")
             if not rows or rows[0][0] != FORMAT:
                 found = rows[0][0] if rows else None
                 raise StoreError(f"graph store {self.url}: graph {version!r} is of format "
                                  f"{found!r}, not {FORMAT} (push it again with this sgkr)")
-            longest = int(rows[0][1])
-            if len(self._longest) > 8:  # versions come and go; keep a few
-                self._longest.clear()
-            self._longest[version] = longest
-        return FalkorDBReader(self._server, version, longest)
+            meta = (int(rows[0][1]), bool(rows[0][2]))
+            if len(self._meta) > 8:  # versions come and go; keep a few
+                self._meta.clear()
+            self._meta[version] = meta
+        return FalkorDBReader(self._server, version, *meta)
 
 
 class FalkorDBReader:
     """One version of a graph on a FalkorDB server (:class:`~sgkr.stores.base.GraphReader`)."""
 
-    def __init__(self, server: _Server, version: str, longest: int) -> None:
+    def __init__(self, server: _Server, version: str, longest: int, curated: bool) -> None:
         self._server, self.version, self._longest = server, version, longest
+        self._curated = curated
+
+    def curated_tags(self) -> bool:
+        """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
+        return self._curated
 
     def _rows(self, cypher: str, **params: Any) -> list[list[Any]]:
         return self._server.query(self.version, cypher, params)
@@ -493,9 +499,10 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = _BATCH,
            "UNWIND $rows AS r CREATE (:Token {key: r.key, postings: r.postings})")
     longest = max((key.count(" ") + 1 for key in phrases), default=0)
     server.query(version, "CREATE (:SGKRMeta {format: $format, digest: $digest, "
-                 "longest: $longest, nodes: $nodes, edges: $edges})",
+                 "longest: $longest, nodes: $nodes, edges: $edges, curated: $curated})",
                  {"format": FORMAT, "digest": digest, "longest": longest, "nodes": nodes,
-                  "edges": edges}, write=True)
+                  "edges": edges, "curated": bool(graph.meta.get("curated_tags", True))},
+                 write=True)
     if not _complete(server, version):
         raise StoreError(f"graph store {address.url}: version {version} was not written whole")
     previous = server.current()
