@@ -680,12 +680,10 @@ def _arguments(argument_lists: Iterable[Node]) -> Iterator[Node]:
     """The names passed to calls, by position or as a keyword argument's value."""
     for arguments in argument_lists:
         for child in arguments.named_children:
-            if child.type == "keyword_argument":
-                child = child.child_by_field_name("value")
-                if child is None:
-                    continue
-            if child.type in _NAMES:
-                yield child
+            value = (child.child_by_field_name("value") if child.type == "keyword_argument"
+                     else child)
+            if value is not None and value.type in _NAMES:
+                yield value
 
 
 def _is_string_stmt(node: Node) -> bool:
