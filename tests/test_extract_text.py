@@ -55,7 +55,7 @@ def test_the_query_captures_what_extraction_reads() -> None:
     root = _parser().parse(source.encode()).root_node
     captures = QueryCursor(_QUERY).captures(root)
     assert set(captures) == {"def", "def.name", "class", "class.name", "call.plain",
-                             "call.attr", "import", "key"}
+                             "call.attr", "import", "key", "use.args"}
     assert [n.text for n in captures["call.attr"]] == [b"self.g"]
 
 

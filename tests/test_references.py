@@ -46,6 +46,20 @@ CASES = {
                  "def steps():\n    return [fee, g], (fee,), {g}\n"},
         {("m.steps", "m.fee"), ("m.steps", "m.g")},
     ),
+    "passed to a function of the sources, whose result is chained": (
+        {"m.py": FEES + "def pool(f, rows):\n    return rows\n"
+                 "def run(rows):\n    return pool(fee, rows).copy()\n"},
+        set(),
+    ),
+    "passed to a library call, whose result is chained": (
+        {"m.py": FEES + "def run(df):\n    return df.apply(fee).sum()\n"},
+        {("m.run", "m.fee")},
+    ),
+    "deep inside nested calls and literals": (
+        {"m.py": FEES + "def deep(x):\n    return " + "g(x, " * 3000 + "[[fee]]" + ")" * 3000
+                 + "\n"},
+        {("m.deep", "m.fee")},
+    ),
     "returned": (
         {"m.py": FEES + "def pick():\n    return fee\n"},
         {("m.pick", "m.fee")},

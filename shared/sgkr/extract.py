@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 import tree_sitter_python
@@ -49,12 +50,11 @@ _QUERY = Query(
     (import_statement) @import
     (import_from_statement) @import
     (subscript subscript: (string (string_content) @key))
-    (call arguments: (argument_list [(identifier) (attribute)] @use.arg))
-    (call arguments: (argument_list (keyword_argument value: [(identifier) (attribute)] @use.arg)))
+    (call arguments: (argument_list) @use.args)
     (pair value: [(identifier) (attribute)] @use)
-    (list [(identifier) (attribute)] @use)
-    (tuple [(identifier) (attribute)] @use)
-    (set [(identifier) (attribute)] @use)
+    (list) @use.items
+    (tuple) @use.items
+    (set) @use.items
     (return_statement [(identifier) (attribute)] @use)
     (assignment right: [(identifier) (attribute)] @use)
     (decorator [(identifier) (attribute)] @call.deco)
@@ -217,15 +217,16 @@ class _Extractor:
         # two calls starting together (``f().g()``) the inner one comes first.
         items: list[tuple[int, int, str, object]] = []
         add = items.append
-        # Each call by where it starts: a name passed to it finds it so.
+        # Each call by where its function ends: a name passed to it finds it so (calls
+        # chained as ``f(x).g()`` start together, but their functions end apart).
         calls_at: dict[int, CallSite] = {}
         for node in captures.get("call.plain", ()):
             start, end = node.start_byte, node.end_byte
             name = text[start:end] if ascii_text else string(node)
-            call = calls_at[start] = CallSite("plain", name, None, node.start_point[0] + 1)
+            call = calls_at[end] = CallSite("plain", name, None, node.start_point[0] + 1)
             add((start, end, "call", call))
         for node in captures.get("call.attr", ()):
-            call = calls_at[node.start_byte] = self._attribute_call(node)
+            call = calls_at[node.end_byte] = self._attribute_call(node)
             add((node.start_byte, node.end_byte, "call", call))
         for node in captures.get("call.deco", ()):
             deco = self._named_call(node)
@@ -242,8 +243,10 @@ class _Extractor:
                     add((node.start_byte, node.end_byte, "bind", binding))
         for node in captures.get("key", ()):
             add((node.start_byte, node.end_byte, "key", string(node)))
-        for kind in ("use", "use.arg"):
-            for node in captures.get(kind, ()):
+        for kind, nodes in (("use", captures.get("use", ())),
+                            ("use", _named_items(captures.get("use.items", ()))),
+                            ("use.arg", _arguments(captures.get("use.args", ())))):
+            for node in nodes:
                 use = self._value_use(node, calls_at if kind == "use.arg" else None)
                 if use is not None:
                     add((node.start_byte, node.end_byte, "use", use))
@@ -445,8 +448,9 @@ class _Extractor:
             if holder is not None and holder.type == "keyword_argument":
                 holder = holder.parent
             call = holder.parent if holder is not None else None
-            if call is not None:
-                callee = calls_at.get(call.start_byte)
+            function = call.child_by_field_name("function") if call is not None else None
+            if function is not None:
+                callee = calls_at.get(function.end_byte)
         return ValueUse(site, callee)
 
     def _attribute_call(self, function: Node) -> CallSite:
@@ -656,6 +660,30 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
 
 def _start_byte(node: Node) -> int:
     return node.start_byte
+
+
+# Containers and argument lists are captured whole and their names picked here: a query
+# pattern with a child inside them keeps a state open per enclosing container, which
+# made deeply nested calls or literals quadratic (10,000 nested calls took seconds).
+_NAMES = ("identifier", "attribute")
+
+
+def _named_items(containers: Iterable[Node]) -> Iterator[Node]:
+    """The names that are direct items of list, tuple and set literals."""
+    for container in containers:
+        for child in container.named_children:
+            if child.type in _NAMES:
+                yield child
+
+
+def _arguments(argument_lists: Iterable[Node]) -> Iterator[Node]:
+    """The names passed to calls, by position or as a keyword argument's value."""
+    for arguments in argument_lists:
+        for child in arguments.named_children:
+            value = (child.child_by_field_name("value") if child.type == "keyword_argument"
+                     else child)
+            if value is not None and value.type in _NAMES:
+                yield value
 
 
 def _is_string_stmt(node: Node) -> bool:
