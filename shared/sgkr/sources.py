@@ -160,6 +160,24 @@ def read_sources(
     """
     check_max_file_bytes(max_file_bytes)
     exclude = check_patterns(exclude)
+    memory, disk = _split_sources(sources)
+    base = Path(root).resolve() if root is not None else common_root([p.resolve() for p in disk])
+    files, problems = _memory_files(memory)
+    found, walk_problems = list_sources(disk, base, exclude=exclude, skip=files,
+                                        gitignore=gitignore)
+    problems.extend(walk_problems)
+    roots = roots_of(disk)
+    for path, rel in found:
+        text, problem = read_source(path, rel, max_file_bytes, roots=roots)
+        if problem is not None:
+            problems.append(problem)
+        elif text is not None:
+            files[rel] = SourceFile(rel, text)
+    return [files[k] for k in sorted(files)], problems
+
+
+def _split_sources(sources: Iterable[SourceInput]) -> tuple[list[tuple[str, str]], list[Path]]:
+    """The in-memory ``(path, text)`` pairs and the paths on disk of ``sources``, checked."""
     memory: list[tuple[str, str]] = []
     disk: list[Path] = []
     for item in sources:
@@ -176,7 +194,11 @@ def read_sources(
             disk.append(path)
         else:
             raise InvalidArgumentError(f"unknown source {item!r}: give a path or (path, text)")
-    base = Path(root).resolve() if root is not None else common_root([p.resolve() for p in disk])
+    return memory, disk
+
+
+def _memory_files(memory: list[tuple[str, str]]) -> tuple[dict[str, SourceFile], list[Problem]]:
+    """The in-memory sources by relative path, and those that are not Unicode text."""
     files: dict[str, SourceFile] = {}
     problems: list[Problem] = []
     for name, content in memory:
@@ -185,17 +207,7 @@ def read_sources(
             problems.append(Problem(shown_path(rel), "not Unicode text (a lone surrogate)"))
             continue
         files[rel] = SourceFile(rel, content)
-    found, walk_problems = list_sources(disk, base, exclude=exclude, skip=files,
-                                        gitignore=gitignore)
-    problems.extend(walk_problems)
-    roots = roots_of(disk)
-    for path, rel in found:
-        text, problem = read_source(path, rel, max_file_bytes, roots=roots)
-        if problem is not None:
-            problems.append(problem)
-        elif text is not None:
-            files[rel] = SourceFile(rel, text)
-    return [files[k] for k in sorted(files)], problems
+    return files, problems
 
 
 def check_max_file_bytes(value: object) -> int:
@@ -352,19 +364,27 @@ def _walk(start: Path, base: Path, exclude: Sequence[str], gitignore: bool = Tru
                 seen.add(real)
                 subdirs.append((path, real, rel, rules))
             elif entry.name.endswith(SOURCE_SUFFIXES) and not _excluded(rel, exclude):
-                if rules.ignored(rel, is_dir=False):
-                    yield Path(entry.path), Problem(rel, _GITIGNORED)
-                    continue
-                link = entry.is_symlink()
-                if link and not os.path.exists(entry.path):
-                    yield Path(entry.path), Problem(rel, "broken symlink")
-                    continue
-                # A file reached twice (through a symlinked folder) is read once.
-                real = Path(entry.path).resolve() if link else real_folder / entry.name
-                if real not in files_seen:
-                    files_seen.add(real)
-                    yield Path(entry.path), rel
+                found = _source_entry(entry, rel, rules, real_folder, files_seen)
+                if found is not None:
+                    yield found
         stack.extend(reversed(subdirs))
+
+
+def _source_entry(entry: os.DirEntry[str], rel: str, rules: IgnoreRules, real_folder: Path,
+                  files_seen: set[Path]) -> tuple[Path, str | Problem] | None:
+    """(file, relative path) of a source file met while walking, (file, Problem) for a
+    skip, or None for a file already met through another path."""
+    if rules.ignored(rel, is_dir=False):
+        return Path(entry.path), Problem(rel, _GITIGNORED)
+    link = entry.is_symlink()
+    if link and not os.path.exists(entry.path):
+        return Path(entry.path), Problem(rel, "broken symlink")
+    # A file reached twice (through a symlinked folder) is read once.
+    real = Path(entry.path).resolve() if link else real_folder / entry.name
+    if real in files_seen:
+        return None
+    files_seen.add(real)
+    return Path(entry.path), rel
 
 
 def _with_gitignore(rules: IgnoreRules, entries: Sequence[os.DirEntry[str]], prefix: str,
