@@ -220,103 +220,125 @@ def run_bench(
     StoreError
         If the store fails.
     """
+    _check_bench_args(queries, max_files, repeat, store)
+    source = Path(path)
+    if not source.exists():
+        raise SourceError(f"bench path does not exist: {source}")
+    say = log or (lambda _line: None)
+    base = source.resolve() if source.is_dir() else source.resolve().parent
+    files = _bench_files(source, base, exclude, max_files)
+    with tempfile.TemporaryDirectory(prefix="sgkr-bench-") as scratch:
+        figures, loaded = _build_figures(Path(scratch), files, base,
+                                         BuildOptions(infer_tags=infer_tags, jobs=jobs),
+                                         repeat, say)
+    say(f"{queries} queries")
+    figures.update(_query_figures(loaded, queries, seed))
+    if store is not None:
+        figures.update(_store_figures(loaded, store, queries, seed, say))
+    return BenchReport(
+        path=str(source),
+        files=len(files),
+        lines=sum(f.text.count("\n") + (not f.text.endswith("\n")) for f in files),
+        source_bytes=sum(len(f.text.encode("utf-8", "surrogatepass")) for f in files),
+        jobs=jobs or default_jobs(),
+        repeat=repeat,
+        peak_rss_mb=_round(_peak_rss_mb(), 1),
+        **figures,
+    )
+
+
+def _check_bench_args(queries: object, max_files: object, repeat: object,
+                      store: object) -> None:
     if not isinstance(queries, int) or isinstance(queries, bool) or queries < 0:
         raise InvalidArgumentError(f"queries must be a non-negative integer, got {queries!r}")
     if max_files is not None and (not isinstance(max_files, int) or max_files < 1):
         raise InvalidArgumentError(f"max_files must be a positive integer, got {max_files!r}")
     if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
         raise InvalidArgumentError(f"repeat must be a positive integer, got {repeat!r}")
-    if store is not None and not is_store_url(store):
+    if store is not None and not (isinstance(store, str) and is_store_url(store)):
         raise InvalidArgumentError(f"store must be a store URL (falkordb://...), got {store!r}")
-    source = Path(path)
-    if not source.exists():
-        raise SourceError(f"bench path does not exist: {source}")
-    say = log or (lambda _line: None)
-    base = source.resolve() if source.is_dir() else source.resolve().parent
+
+
+def _bench_files(source: Path, base: Path, exclude: Sequence[str],
+                 max_files: int | None) -> list[SourceFile]:
+    """The sources under ``source``, thinned evenly to ``max_files``."""
     files, _ = read_sources([source], root=base, exclude=exclude)
     if max_files is not None and len(files) > max_files:
         step = len(files) / max_files
         files = [files[int(i * step)] for i in range(max_files)]
     if not files:
         raise SourceError(f"found no Python source to read in {source}")
+    return files
 
-    with tempfile.TemporaryDirectory(prefix="sgkr-bench-") as scratch:
-        work = Path(scratch)
-        tree = work / "src"
-        for file in files:
-            target = tree / file.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(base / file.path, target)
-        # Parsing after the copy also lets the copies age past the window in which
-        # an update does not trust a file's modification time.
-        options = BuildOptions(root=tree, infer_tags=infer_tags, jobs=jobs)
-        parse_runs: list[float] = []
-        build_runs: list[float] = []
-        last: GraphBuilder | None = None
-        for run in range(1, repeat + 1):
-            say(f"parse only: {len(files)} files (run {run} of {repeat})")
-            parse_runs.append(_parse_only(files))
-            say(f"cold build (run {run} of {repeat})")
-            last = None  # the previous run's graph is let go before this build,
-            gc.collect()  # with the reference cycles of its networkx views
-            cache_dir = work / f"cache-{run}"  # empty: the build is cold
-            last = GraphBuilder([tree], options, cache=cache_dir)
-            build_runs.append(_timed(last.build)[0])
-        parse_s, build_s = statistics.median(parse_runs), statistics.median(build_runs)
-        assert last is not None
-        builder, graph = last, last.graph
-        stats = graph.stats()  # of the cold build: the update below changes the graph
-        probe = tree / _probe_file(files)
-        say("new build from the cache after one file changed")
-        _append(probe, _PROBE.format(n=1))
-        cache = ExtractCache(cache_dir)
-        cached_s, _ = _timed(lambda: build_graph([tree], options, cache=cache))
-        say("update after one file changed")
-        _append(probe, _PROBE.format(n=2))
-        incremental_s, graph = _timed(builder.update)
-        update = builder.last_update
-        parsed = len(update.changed) + len(update.added) if update is not None else 0
-        say("save and load graph.json")
-        target = work / "graph.json"
-        save_s, _ = _timed(lambda: graph.save(target))
-        load_s, loaded = _timed(lambda: KnowledgeGraph.load(target))
-        graph_bytes = target.stat().st_size
-    say(f"{queries} queries")
-    latencies, answered = _query_latencies(loaded, queries, seed)
-    figures: dict[str, Any] = {}
-    if store is not None:
-        figures = _store_figures(loaded, store, queries, seed, say)
-    return BenchReport(
-        path=str(source),
-        files=len(files),
-        lines=sum(f.text.count("\n") + (not f.text.endswith("\n")) for f in files),
-        source_bytes=sum(len(f.text.encode("utf-8", "surrogatepass")) for f in files),
-        functions=stats["functions"],
-        call_edges=sum(stats["call_edges"].values()),
-        tags=stats["tags"],
-        jobs=jobs or default_jobs(),
-        repeat=repeat,
-        parse_only_runs_s=tuple(_round(t) for t in parse_runs),
-        build_runs_s=tuple(_round(t) for t in build_runs),
-        parse_only_s=_round(parse_s),
-        build_s=_round(build_s),
-        build_over_parse=_round(build_s / parse_s if parse_s else 0.0),
-        incremental_s=_round(incremental_s),
-        incremental_over_build=_round(incremental_s / build_s if build_s else 0.0),
-        incremental_parsed=parsed,
-        cached_rebuild_s=_round(cached_s),
-        cached_rebuild_over_build=_round(cached_s / build_s if build_s else 0.0),
-        save_s=_round(save_s),
-        load_s=_round(load_s),
-        graph_bytes=graph_bytes,
-        queries=len(latencies),
-        answered=answered,
-        query_p50_ms=_round(percentile(latencies, 50) * 1000),
-        query_p99_ms=_round(percentile(latencies, 99) * 1000),
-        query_max_ms=_round(max(latencies, default=0.0) * 1000),
-        peak_rss_mb=_round(_peak_rss_mb(), 1),
-        **figures,
-    )
+
+def _build_figures(work: Path, files: Sequence[SourceFile], base: Path, options: BuildOptions,
+                   repeat: int, say: Log) -> tuple[dict[str, Any], KnowledgeGraph]:
+    """Cold builds against parse-only passes, a cached rebuild, an update, save and load,
+    on copies of ``files`` under ``work``; the figures and the graph loaded back."""
+    tree = work / "src"
+    for file in files:
+        target = tree / file.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(base / file.path, target)
+    # Parsing after the copy also lets the copies age past the window in which
+    # an update does not trust a file's modification time.
+    options = BuildOptions.from_kwargs(options, root=tree)
+    parse_runs, build_runs, builder, cache_dir = _cold_builds(files, tree, work, options,
+                                                              repeat, say)
+    parse_s, build_s = statistics.median(parse_runs), statistics.median(build_runs)
+    graph = builder.graph
+    stats = graph.stats()  # of the cold build: the update below changes the graph
+    probe = tree / _probe_file(files)
+    say("new build from the cache after one file changed")
+    _append(probe, _PROBE.format(n=1))
+    cache = ExtractCache(cache_dir)
+    cached_s, _ = _timed(lambda: build_graph([tree], options, cache=cache))
+    say("update after one file changed")
+    _append(probe, _PROBE.format(n=2))
+    incremental_s, graph = _timed(builder.update)
+    update = builder.last_update
+    say("save and load graph.json")
+    target = work / "graph.json"
+    save_s, _ = _timed(lambda: graph.save(target))
+    load_s, loaded = _timed(lambda: KnowledgeGraph.load(target))
+    return {
+        "functions": stats["functions"],
+        "call_edges": sum(stats["call_edges"].values()),
+        "tags": stats["tags"],
+        "parse_only_runs_s": tuple(_round(t) for t in parse_runs),
+        "build_runs_s": tuple(_round(t) for t in build_runs),
+        "parse_only_s": _round(parse_s),
+        "build_s": _round(build_s),
+        "build_over_parse": _round(build_s / parse_s if parse_s else 0.0),
+        "incremental_s": _round(incremental_s),
+        "incremental_over_build": _round(incremental_s / build_s if build_s else 0.0),
+        "incremental_parsed": len(update.changed) + len(update.added) if update else 0,
+        "cached_rebuild_s": _round(cached_s),
+        "cached_rebuild_over_build": _round(cached_s / build_s if build_s else 0.0),
+        "save_s": _round(save_s),
+        "load_s": _round(load_s),
+        "graph_bytes": target.stat().st_size,
+    }, loaded
+
+
+def _cold_builds(files: Sequence[SourceFile], tree: Path, work: Path, options: BuildOptions,
+                 repeat: int, say: Log) -> tuple[list[float], list[float], GraphBuilder, Path]:
+    """``repeat`` parse-only passes and cold builds, in turn; the last builder and its cache."""
+    parse_runs: list[float] = []
+    build_runs: list[float] = []
+    last: GraphBuilder | None = None
+    cache_dir = work
+    for run in range(1, repeat + 1):
+        say(f"parse only: {len(files)} files (run {run} of {repeat})")
+        parse_runs.append(_parse_only(files))
+        say(f"cold build (run {run} of {repeat})")
+        last = None  # the previous run's graph is let go before this build,
+        gc.collect()  # with the reference cycles of its networkx views
+        cache_dir = work / f"cache-{run}"  # empty: the build is cold
+        last = GraphBuilder([tree], options, cache=cache_dir)
+        build_runs.append(_timed(last.build)[0])
+    assert last is not None
+    return parse_runs, build_runs, last, cache_dir
 
 
 def make_questions(graph: KnowledgeGraph, count: int, *, seed: int = 0) -> list[str]:
@@ -386,12 +408,12 @@ def _probe_file(files: Sequence[SourceFile]) -> str:
     return ordered[len(ordered) // 2].path
 
 
-def _query_latencies(graph: KnowledgeGraph, count: int, seed: int) -> tuple[list[float], int]:
+def _query_figures(graph: KnowledgeGraph, count: int, seed: int) -> dict[str, Any]:
+    """Latencies of ``count`` generated questions on ``graph`` in memory."""
     questions = make_questions(graph, count, seed=seed)
-    if not questions:
-        return [], 0
     retriever = Retriever(graph)
-    retriever.retrieve(questions[0])  # warm-up: first-use costs are not query latency
+    if questions:
+        retriever.retrieve(questions[0])  # warm-up: first-use costs are not query latency
     latencies: list[float] = []
     answered = 0
     for question in questions:
@@ -399,7 +421,10 @@ def _query_latencies(graph: KnowledgeGraph, count: int, seed: int) -> tuple[list
         result = retriever.retrieve(question)
         latencies.append(time.perf_counter() - started)
         answered += bool(result.documents)
-    return latencies, answered
+    return {"queries": len(latencies), "answered": answered,
+            "query_p50_ms": _round(percentile(latencies, 50) * 1000),
+            "query_p99_ms": _round(percentile(latencies, 99) * 1000),
+            "query_max_ms": _round(max(latencies, default=0.0) * 1000)}
 
 
 def _store_figures(graph: KnowledgeGraph, url: str, count: int, seed: int,
