@@ -425,7 +425,7 @@ class Retriever:
                     shown.append(node)
             return kept
 
-        order = admit(sorted(weight, key=lambda n: (-weight[n], first[n], n)))
+        admit(sorted(weight, key=lambda n: (-weight[n], first[n], n)))
         top = max(weight.values(), default=1.0)
         score = {n: weight[n] / top for n in weight}
         # A module body left out still leads to the functions it calls.
@@ -448,7 +448,6 @@ class Retriever:
             frontier = admit(sorted(best, key=lambda n: (-best[n], n)))
             most = max((best[n] for n in frontier), default=1.0)
             score.update({n: floor * _CALLEE_WEIGHT * best[n] / most for n in frontier})
-            order += frontier
         return [(n, max(round(score[n], 6), 1e-6)) for n in shown[:limit]]
 
     def _fill(self, reader: GraphReader, question: str, matches: Sequence[TagMatch],
