@@ -63,6 +63,7 @@ from .extract import parse_only
 from .graph import KnowledgeGraph
 from .incremental import GraphBuilder
 from .options import BuildOptions
+from .records import RetrievalResult
 from .retriever import Retriever
 from .sources import SourceFile, read_sources
 from .stores import is_store_url
@@ -232,9 +233,10 @@ def run_bench(
                                          BuildOptions(infer_tags=infer_tags, jobs=jobs),
                                          repeat, say)
     say(f"{queries} queries")
-    figures.update(_query_figures(loaded, queries, seed))
+    questions = make_questions(loaded, queries, seed=seed)
+    figures.update(_query_figures(loaded, questions))
     if store is not None:
-        figures.update(_store_figures(loaded, store, queries, seed, say))
+        figures.update(_store_figures(loaded, store, questions, say))
     return BenchReport(
         path=str(source),
         files=len(files),
@@ -408,49 +410,47 @@ def _probe_file(files: Sequence[SourceFile]) -> str:
     return ordered[len(ordered) // 2].path
 
 
-def _query_figures(graph: KnowledgeGraph, count: int, seed: int) -> dict[str, Any]:
-    """Latencies of ``count`` generated questions on ``graph`` in memory."""
-    questions = make_questions(graph, count, seed=seed)
-    retriever = Retriever(graph)
-    if questions:
-        retriever.retrieve(questions[0])  # warm-up: first-use costs are not query latency
-    latencies: list[float] = []
-    answered = 0
-    for question in questions:
-        started = time.perf_counter()
-        result = retriever.retrieve(question)
-        latencies.append(time.perf_counter() - started)
-        answered += bool(result.documents)
-    return {"queries": len(latencies), "answered": answered,
-            "query_p50_ms": _round(percentile(latencies, 50) * 1000),
-            "query_p99_ms": _round(percentile(latencies, 99) * 1000),
-            "query_max_ms": _round(max(latencies, default=0.0) * 1000)}
+def _query_figures(graph: KnowledgeGraph, questions: Sequence[str]) -> dict[str, Any]:
+    """Latencies of ``questions`` on ``graph`` in memory."""
+    latencies, results = _answers(Retriever(graph), questions)
+    return {"queries": len(latencies), "answered": sum(bool(r.documents) for r in results),
+            **_latency_figures("query", latencies)}
 
 
-def _store_figures(graph: KnowledgeGraph, url: str, count: int, seed: int,
+def _store_figures(graph: KnowledgeGraph, url: str, questions: Sequence[str],
                    say: Log) -> dict[str, Any]:
     """Push ``graph`` to the store at ``url``; time the questions through it, and compare."""
     from .stores.falkor import push_graph
 
     say(f"push to {url}")
     push_s, _ = _timed(lambda: push_graph(graph, url))
-    questions = make_questions(graph, count, seed=seed)
     memory, store = Retriever(graph), Retriever(store=url)
     say(f"{len(questions)} queries through {url}")
+    latencies, results = _answers(store, questions)
+    mismatches = sum(result != memory.retrieve(question)
+                     for question, result in zip(questions, results, strict=True))
+    return {"store_url": store.store.url, "push_s": _round(push_s),
+            **_latency_figures("store_query", latencies), "store_mismatches": mismatches}
+
+
+def _answers(retriever: Retriever, questions: Sequence[str]
+             ) -> tuple[list[float], list[RetrievalResult]]:
+    """The time each question took and its answer, after a warm-up question."""
     if questions:
-        store.retrieve(questions[0])  # warm-up, as for the graph in memory
+        retriever.retrieve(questions[0])  # warm-up: first-use costs are not query latency
     latencies: list[float] = []
-    mismatches = 0
+    results: list[RetrievalResult] = []
     for question in questions:
         started = time.perf_counter()
-        result = store.retrieve(question)
+        results.append(retriever.retrieve(question))
         latencies.append(time.perf_counter() - started)
-        mismatches += result != memory.retrieve(question)
-    return {"store_url": store.store.url, "push_s": _round(push_s),
-            "store_query_p50_ms": _round(percentile(latencies, 50) * 1000),
-            "store_query_p99_ms": _round(percentile(latencies, 99) * 1000),
-            "store_query_max_ms": _round(max(latencies, default=0.0) * 1000),
-            "store_mismatches": mismatches}
+    return latencies, results
+
+
+def _latency_figures(name: str, latencies: Sequence[float]) -> dict[str, float]:
+    return {f"{name}_p50_ms": _round(percentile(latencies, 50) * 1000),
+            f"{name}_p99_ms": _round(percentile(latencies, 99) * 1000),
+            f"{name}_max_ms": _round(max(latencies, default=0.0) * 1000)}
 
 
 def _peak_rss_mb() -> float:
