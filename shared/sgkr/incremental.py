@@ -38,7 +38,6 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .assembly import Assembly, make_plan, report
@@ -49,7 +48,7 @@ from .gcpause import paused_gc
 from .graph import KnowledgeGraph
 from .options import BuildOptions
 from .records import Problem
-from .sources import SourceInput, list_sources, read_source
+from .sources import SourceInput, list_sources, memory_files, read_source, split_sources
 
 __all__ = ["GraphBuilder", "UpdateReport"]
 
@@ -174,18 +173,12 @@ class GraphBuilder:
 
     def _scan(self) -> tuple[dict[str, str], list[Problem]]:
         plan = self._plan
-        texts: dict[str, str] = {}
-        disk: list[Path] = []
-        for item in plan.inputs:
-            if isinstance(item, tuple):
-                texts[item[0].replace("\\", "/")] = item[1]
-            else:
-                path = Path(item)
-                if not path.exists():
-                    raise SourceError(f"source path does not exist: {path}")
-                disk.append(path)
-        found, problems = list_sources(disk, plan.base, exclude=plan.exclude, skip=texts,
-                                       gitignore=plan.gitignore)
+        memory, disk = split_sources(plan.inputs)
+        files, problems = memory_files(memory)
+        texts = {rel: file.text for rel, file in files.items()}
+        found, walk_problems = list_sources(disk, plan.base, exclude=plan.exclude, skip=texts,
+                                            gitignore=plan.gitignore)
+        problems.extend(walk_problems)
         roots = roots_of(disk)
         now = time.time_ns()
         read: dict[str, tuple[_Stamp, str | Problem]] = {}

@@ -34,6 +34,8 @@ __all__ = [
     "SourceFile",
     "SourceInput",
     "read_sources",
+    "split_sources",
+    "memory_files",
     "common_root",
     "module_name",
     "decode_source",
@@ -160,9 +162,9 @@ def read_sources(
     """
     check_max_file_bytes(max_file_bytes)
     exclude = check_patterns(exclude)
-    memory, disk = _split_sources(sources)
+    memory, disk = split_sources(sources)
     base = Path(root).resolve() if root is not None else common_root([p.resolve() for p in disk])
-    files, problems = _memory_files(memory)
+    files, problems = memory_files(memory)
     found, walk_problems = list_sources(disk, base, exclude=exclude, skip=files,
                                         gitignore=gitignore)
     problems.extend(walk_problems)
@@ -176,8 +178,21 @@ def read_sources(
     return [files[k] for k in sorted(files)], problems
 
 
-def _split_sources(sources: Iterable[SourceInput]) -> tuple[list[tuple[str, str]], list[Path]]:
-    """The in-memory ``(path, text)`` pairs and the paths on disk of ``sources``, checked."""
+def split_sources(sources: Iterable[SourceInput]) -> tuple[list[tuple[str, str]], list[Path]]:
+    """The in-memory ``(path, text)`` pairs and the paths on disk of ``sources``, checked.
+
+    Raises
+    ------
+    SourceError
+        If a path does not exist.
+    InvalidArgumentError
+        If an entry is neither a path nor a ``(path, text)`` pair of strings.
+
+    Examples
+    --------
+    >>> split_sources([("m.py", "x = 1")])
+    ([('m.py', 'x = 1')], [])
+    """
     memory: list[tuple[str, str]] = []
     disk: list[Path] = []
     for item in sources:
@@ -197,8 +212,15 @@ def _split_sources(sources: Iterable[SourceInput]) -> tuple[list[tuple[str, str]
     return memory, disk
 
 
-def _memory_files(memory: list[tuple[str, str]]) -> tuple[dict[str, SourceFile], list[Problem]]:
-    """The in-memory sources by relative path, and those that are not Unicode text."""
+def memory_files(memory: list[tuple[str, str]]) -> tuple[dict[str, SourceFile], list[Problem]]:
+    """The in-memory sources by relative path, and those that are not Unicode text.
+
+    Examples
+    --------
+    >>> files, problems = memory_files([("a\\\\m.py", "x = 1"), ("n.py", "\\ud800")])
+    >>> list(files), [p.reason for p in problems]
+    (['a/m.py'], ['not Unicode text (a lone surrogate)'])
+    """
     files: dict[str, SourceFile] = {}
     problems: list[Problem] = []
     for name, content in memory:
