@@ -209,8 +209,8 @@ class ExtractCache:
             As :meth:`put_many`.
         """
         rows = list(rows)
-        if not self.usable():
-            return
+        if not rows or not self.usable():
+            return  # nothing to write: no lock taken on a shared cache
         try:
             self._insert(rows)
         except sqlite3.DatabaseError as exc:
