@@ -162,14 +162,14 @@ class Assembly:
 
     def __init__(self, plan: Plan, graph: KnowledgeGraph, modules: list[ModuleExtract],
                  qual_to_id: dict[str, str], resolver: CallResolver, calls: Calls,
-                 problems: list[Problem], refs: Calls | None = None) -> None:
+                 problems: list[Problem], refs: Calls) -> None:
         self.plan = plan
         self.graph = graph
         self.modules = modules
         self.qual_to_id = qual_to_id
         self.resolver = resolver
         self.calls = calls
-        self.refs: Calls = refs if refs is not None else {}
+        self.refs = refs
         self.problems = problems
         self._index: ImportIndex | None = None  # made by the first update
         self._missing: dict[str, bool] = {}  # sidecar function keys found in no node
