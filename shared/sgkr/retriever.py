@@ -425,11 +425,11 @@ class Retriever:
                     shown.append(node)
             return kept
 
-        admit(sorted(weight, key=lambda n: (-weight[n], first[n], n)))
+        frontier = sorted(weight, key=lambda n: (-weight[n], first[n], n))
+        admit(frontier)
         top = max(weight.values(), default=1.0)
         score = {n: weight[n] / top for n in weight}
         # A module body left out still leads to the functions it calls.
-        frontier = sorted(weight, key=lambda n: (-weight[n], first[n], n))
         for _ in range(self.options.callees):
             if len(shown) >= limit or not frontier:
                 break
