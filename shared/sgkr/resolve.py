@@ -271,7 +271,6 @@ class CallResolver:
                 # the same whichever definitions were resolved before it (and an update
                 # equals a fresh build), cycles of assignments included.
                 self._inferred.clear()
-                self._seen.clear()
                 self.resolve_definition(d, module.module, calls)
                 if refs is not None and d.uses:
                     self.resolve_uses(d, module.module, calls.get(d.qualname, {}), refs)
