@@ -33,7 +33,7 @@ from .records import EdgeType, RetrievalResult, TagMatch
 from .search import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
 from .stores import GraphReader, GraphStore, MemoryStore, Side, open_store
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
-from .walk import call_centrality, centrality_prior, personalized_pagerank
+from .walk import call_counts, centrality_prior, personalized_pagerank
 
 __all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
 
@@ -640,9 +640,7 @@ class _Tables:
     def callers(self) -> dict[str, int]:
         """Each function node's number of callers."""
         if self._callers is None:
-            succ, pred = self.store.graph.adjacency()
-            counts = {n: sum(1 for d in pred[n].values() if d["type"] == "calls")
-                      for n in call_centrality(self.store.graph)}
+            counts = call_counts(self.store.graph)
             with self._lock:
                 self._callers = counts
         return self._callers

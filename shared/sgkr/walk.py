@@ -34,7 +34,7 @@ from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
 from .records import FunctionNode
 
-__all__ = ["personalized_pagerank", "call_centrality", "centrality_prior", "DEFAULT_ALPHA"]
+__all__ = ["personalized_pagerank", "call_counts", "centrality_prior", "DEFAULT_ALPHA"]
 
 DEFAULT_ALPHA = 0.5
 _EPSILON = 1e-3
@@ -132,19 +132,17 @@ def centrality_prior(callers: int) -> float:
     return c / (1.0 + c)
 
 
-def call_centrality(graph: KnowledgeGraph) -> dict[str, float]:
-    """Each function node's share of the calls: ``log(1 + callers)``, scaled to at most 1.
+def call_counts(graph: KnowledgeGraph) -> dict[str, int]:
+    """Each function node's number of callers (``calls`` edges into it).
 
     Examples
     --------
     >>> from sgkr import build_graph
     >>> g = build_graph([("m.py", "def a():\\n    return c()\\ndef b():\\n    return c()\\n"
     ...                           "def c():\\n    return 1\\n")])
-    >>> {n: round(v, 2) for n, v in sorted(call_centrality(g).items())}
-    {'fn:m.a': 0.0, 'fn:m.b': 0.0, 'fn:m.c': 1.0}
+    >>> sorted(call_counts(g).items())
+    [('fn:m.a', 0), ('fn:m.b', 0), ('fn:m.c', 2)]
     """
     _, pred = graph.adjacency()
-    counts = {r.id: sum(1 for data in pred[r.id].values() if data["type"] == "calls")
-              for r in graph.records() if isinstance(r, FunctionNode)}
-    top = math.log1p(max(counts.values(), default=0)) or 1.0
-    return {n: math.log1p(c) / top for n, c in counts.items()}
+    return {r.id: sum(1 for data in pred[r.id].values() if data["type"] == "calls")
+            for r in graph.records() if isinstance(r, FunctionNode)}
