@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["fold", "singular", "words", "name_phrase", "without_docstring"]
+__all__ = ["fold", "singular", "words", "name_phrase", "without_docstring", "escaped"]
 
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 _ACRONYM_PLURAL = re.compile(r"(?<=[A-Z])s\b")
@@ -135,3 +135,15 @@ def without_docstring(code: str, knowledge: str) -> str:
         indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
         body = [indent + "..."]
     return "\n".join(lines[:start] + body)
+
+
+def escaped(found: re.Match[str]) -> str:
+    """The matched character as a Python escape (``\\xNN`` or ``\\uNNNN``), for ``re.sub``.
+
+    Examples
+    --------
+    >>> re.sub("[\\x00-\\x1f]", escaped, "a\\x1bb")
+    'a\\\\x1bb'
+    """
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 from ..errors import SGKRError
+from ..text import escaped
 
 __all__ = ["printable", "json_text", "PrintableStream", "printable_streams", "error_line"]
 
@@ -36,14 +37,9 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200
                      "\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]")
 
 
-def _escaped(found: re.Match[str]) -> str:
-    code = ord(found.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def printable(text: str) -> str:
     """``text`` with every character that could act on a terminal shown as an escape."""
-    return _UNSAFE.sub(_escaped, text)
+    return _UNSAFE.sub(escaped, text)
 
 
 def json_text(data: Any, *, indent: int | None = 2) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 import networkx as nx
 
 from ..errors import InvalidArgumentError
+from ..text import escaped
 from .view import View
 
 __all__ = ["to_graphml"]
@@ -79,15 +80,10 @@ def to_graphml(view: View) -> str:
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _escaped(found: re.Match[str]) -> str:
-    code = ord(found.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def _xml_text(value: Any) -> Any:
     if not isinstance(value, str):
         return value
-    return _NOT_XML.sub(_escaped, value).replace("\r", "\x01")
+    return _NOT_XML.sub(escaped, value).replace("\r", "\x01")
 
 
 def _xml_safe(g: nx.DiGraph) -> nx.DiGraph:
