@@ -434,14 +434,11 @@ class _Extractor:
         return found
 
     def _value_use(self, node: Node, calls_at: dict[int, CallSite] | None) -> ValueUse | None:
-        """The name ``node`` used as a value; with ``calls_at`` (the calls by where they
-        start), an argument of the call enclosing it."""
-        if node.type == "identifier":
-            site = CallSite("plain", self._str(node), None, node.start_point[0] + 1)
-        else:
-            site = self._attribute_call(node)
-            if site.receiver is None or site.kind != "attribute":
-                return None
+        """The name ``node`` used as a value; with ``calls_at`` (the calls by where their
+        function ends), an argument of the call enclosing it."""
+        site = self._named_call(node)
+        if site is None:
+            return None
         callee = None
         if calls_at is not None:
             holder = node.parent
