@@ -202,7 +202,8 @@ class Assembly:
     def replace(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
                 modules: list[ModuleExtract], read_problems: Sequence[Problem], *,
                 started: float | None = None) -> int | None:
-        """Patch the graph: ``old`` modules became ``new``; ``modules`` are now all of them.
+        """Patch a copy of the graph: ``old`` modules became ``new``; ``modules`` are now all
+        of them. The graph held before stays as it was.
 
         ``started``: when the update began, for the report's time; default: now.
 
@@ -225,6 +226,10 @@ class Assembly:
         merged = None if resolved is None else self._merge_again(old, new, modules, names)
         if resolved is None or merged is None:
             return None
+        # Copy on write: the patch goes into a copy, which becomes this assembly's graph;
+        # whoever holds the graph before (a retriever in another thread) keeps that
+        # version, unchanged. A refused patch copies nothing.
+        self.graph = self.graph.copy()
         redo, new_calls, new_refs = resolved
         call_dirty, tag_dirty = self._dirty(old, new, merged, redo, new_calls, new_refs)
         self._apply(merged, call_dirty, tag_dirty, names | {m.module for m in new})

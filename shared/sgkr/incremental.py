@@ -237,10 +237,6 @@ class GraphBuilder:
             del by_path[path]
         modules = [by_path[p] for p in sorted(by_path)]
         self._read_problems = problems
-        # Copy on write: the patch goes into a copy, which becomes the builder's graph
-        # once whole; whoever holds the graph before (a retriever in another thread)
-        # keeps that version, unchanged.
-        state.graph = state.graph.copy()
         resolved = state.replace(old_mods, fresh, modules, problems, started=started)
         if resolved is None:
             state = self._state = Assembly.add(self._plan, modules, problems, started=started)
