@@ -58,7 +58,13 @@ from .records import (
 )
 from .resolve import CallResolver, flatten
 from .sources import SourceInput, common_root
-from .tagging import add_sidecar_tags, add_tag, attach_example, inferred_rows, link
+from .tagging import (
+    add_sidecar_tags,
+    attach_example,
+    inferred_rows,
+    link_entry,
+    missing_function,
+)
 from .version import __version__
 
 __all__ = ["Plan", "make_plan", "Assembly"]
@@ -234,8 +240,7 @@ class Assembly:
         call_dirty, tag_dirty = self._dirty(old, new, merged, redo, new_calls, new_refs)
         self._apply(merged, call_dirty, tag_dirty, names | {m.module for m in new})
         self.modules = modules
-        sidecar_problems = [Problem("knowledge", f"no function named {k!r} in the sources",
-                                    kind="knowledge") for k, gone in self._missing.items() if gone]
+        sidecar_problems = [missing_function(k) for k, gone in self._missing.items() if gone]
         self.problems = [*read_problems, *(p for m in modules for p in m.problems),
                          *sidecar_problems]
         self.graph.report = report(self.graph, len(modules), self.problems, started)
@@ -377,11 +382,9 @@ class Assembly:
             if plan.sidecar is not None:
                 for key, entry in plan.sidecar.functions.items():
                     if graph.finds(key, node_id):
-                        for role, labels in (("input", entry.inputs), ("output", entry.outputs)):
-                            for label in labels:
-                                touched.add(add_tag(graph, label))
-                                link(graph, tag_id(label), node_id, role)
-                                tagged = True
+                        linked = link_entry(graph, entry, [node_id])
+                        touched |= linked
+                        tagged = tagged or bool(linked)
             if plan.infer_tags and not tagged:
                 inferred += [(node_id, d) for d in self._definitions(node_id)]
         rows, tags = inferred_rows(graph, inferred)

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from .graph import KnowledgeGraph, tag_id
 from .knowledge import (
     Example,
+    FunctionKnowledge,
     Sidecar,
     TagRef,
     code_terms,
@@ -30,7 +31,8 @@ from .knowledge import (
 from .records import Definition, Edge, EdgeRow, ModuleExtract, Problem, TagNode
 from .text import fold
 
-__all__ = ["add_tag", "link", "add_sidecar_tags", "attach_example", "inferred_rows"]
+__all__ = ["add_tag", "link", "link_entry", "missing_function", "add_sidecar_tags",
+           "attach_example", "inferred_rows"]
 
 
 def add_tag(graph: KnowledgeGraph, label: str, aliases: Sequence[str] = ()) -> str:
@@ -59,14 +61,27 @@ def add_sidecar_tags(graph: KnowledgeGraph, sidecar: Sidecar | None,
     for name, entry in sidecar.functions.items():
         ids = graph.find(name)
         if not ids:
-            problems.append(Problem("knowledge", f"no function named {name!r} in the sources",
-                                    kind="knowledge"))
+            problems.append(missing_function(name))
             continue
-        for role, labels in (("input", entry.inputs), ("output", entry.outputs)):
-            for label in labels:
-                tag = add_tag(graph, label)
-                for node_id in ids:
-                    link(graph, tag, node_id, role)
+        link_entry(graph, entry, ids)
+
+
+def link_entry(graph: KnowledgeGraph, entry: FunctionKnowledge, node_ids: Sequence[str]
+               ) -> set[str]:
+    """Link ``node_ids`` to the input and output tags of a sidecar ``entry``; return the tags."""
+    tags: set[str] = set()
+    for role, labels in (("input", entry.inputs), ("output", entry.outputs)):
+        for label in labels:
+            tag = add_tag(graph, label)
+            tags.add(tag)
+            for node_id in node_ids:
+                link(graph, tag, node_id, role)
+    return tags
+
+
+def missing_function(name: str) -> Problem:
+    """The problem of a sidecar naming a function found in no source."""
+    return Problem("knowledge", f"no function named {name!r} in the sources", kind="knowledge")
 
 
 def attach_example(graph: KnowledgeGraph, example: Example, module: ModuleExtract,
