@@ -65,6 +65,9 @@ class RetrieverSpec:
         The merge policy the graph is built with.
     modules
         Whether a baseline may retrieve module-body nodes (SGKR always may).
+    tag_extractor
+        SGKR's built-in tag extractor (``weighted``, ``keyword``, ``embedding``);
+        ``None``: the default.
     """
 
     name: str
@@ -72,6 +75,7 @@ class RetrieverSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     merge: str = "auto"
     modules: bool = True
+    tag_extractor: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in get_args(Kind):
@@ -273,7 +277,8 @@ RetrieveFn = Callable[[str, int], tuple[list[str], bool]]
 def _make(spec: RetrieverSpec, graph: KnowledgeGraph, model: EmbeddingModel | None,
           seed: int) -> RetrieveFn:
     if spec.kind == "sgkr":
-        retriever = Retriever(graph, **dict(spec.options))
+        retriever = Retriever(graph, tag_extractor=spec.tag_extractor,  # type: ignore[arg-type]
+                              embedding_model=model, **dict(spec.options))
         knowledge = retriever.options.include_knowledge
 
         def sgkr(question: str, _budget: int) -> tuple[list[str], bool]:
