@@ -19,7 +19,7 @@ Examples
 --------
 >>> from sgkr.extract import extract_module
 >>> from sgkr.options import BuildOptions
->>> plan = make_plan([("m.py", "")], BuildOptions())
+>>> plan = make_plan([("m.py", "")], BuildOptions(infer_tags=False))
 >>> old = extract_module("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")
 >>> assembly = Assembly.add(plan, [old], [])
 >>> [(e.source, e.target) for e in assembly.graph.edges()]
