@@ -98,8 +98,8 @@ class Dataset:
     root
         Folder the sources are relative to.
 
-    A graph with no curated tag (no sidecar, no example tags) is built with
-    inferred tags, as a user's own code would be.
+    A graph with no curated tag (no sidecar tags, no example tags) is built
+    with inferred tags, as a user's own code would be (the build's default).
     """
 
     name: str
@@ -120,12 +120,9 @@ class Dataset:
         """The graph of the knowledge base (or of ``examples`` only, with no sources)."""
         chosen = list(self.examples if examples is None else examples)
         sources = list(self.sources) if examples is None else []
-        curated = self.knowledge is not None or any(e.inputs or e.outputs for e in chosen)
-        graph = build_graph(sources, knowledge=self.knowledge, examples=chosen, merge=merge,
-                            root=self.root, infer_tags=not curated)
-        # Tells the retriever that every tag is inferred (see RetrieverOptions.inferred).
-        graph.meta["curated_tags"] = curated
-        return graph
+        # With no curated tag the build infers them and says so in meta["curated_tags"].
+        return build_graph(sources, knowledge=self.knowledge, examples=chosen, merge=merge,
+                           root=self.root)
 
     def folds(self, *, merge: str = "auto") -> Iterator[tuple[KnowledgeGraph, Question]]:
         """``(graph, question)`` pairs to score.
