@@ -28,7 +28,8 @@ Examples
 --------
 >>> from llama_index.core.graph_stores import SimplePropertyGraphStore
 >>> from sgkr import build_graph
->>> graph = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")])
+>>> graph = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")],
+...                    infer_tags=False)
 >>> store = SimplePropertyGraphStore()
 >>> to_property_graph_store(graph, store)
 >>> [(s.id, r.label, t.id) for s, r, t in store.get_triplets(entity_names=["fn:m.f"])]

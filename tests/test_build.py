@@ -8,6 +8,7 @@ import pytest
 
 from sgkr import build_graph
 from sgkr.errors import InvalidArgumentError, SourceError
+from sgkr.knowledge import FunctionKnowledge, Sidecar
 
 from .conftest import FIXTURES
 
@@ -68,7 +69,33 @@ def test_inferred_tags() -> None:
     graph = build_graph([("m.py", src)], infer_tags=True)
     assert graph.consumers("tag:merchant") == ["fn:m.get_average_fee"]
     assert graph.producers("tag:average fee") == ["fn:m.get_average_fee"]
-    assert build_graph([("m.py", src)]).stats()["tags"] == 0
+    assert build_graph([("m.py", src)], infer_tags=False).stats()["tags"] == 0
+
+
+def test_plain_code_gets_inferred_tags_by_default_and_curated_tags_turn_that_off() -> None:
+    src = [("m.py", "def get_average_fee(fees, merchant):\n    return fees[merchant]\n")]
+    plain = build_graph(src)
+    assert plain.producers("tag:average fee") == ["fn:m.get_average_fee"]
+    assert plain.meta["infer_tags"] is True and plain.meta["curated_tags"] is False
+    side = Sidecar({"get_average_fee": FunctionKnowledge(outputs=("mean fee",))}, {})
+    curated = build_graph(src, knowledge=side)
+    assert [t.id for t in curated.tags()] == ["tag:mean fee"]
+    assert curated.meta["infer_tags"] is False and curated.meta["curated_tags"] is True
+    # Knowledge text without tags is not curation: tags are still inferred.
+    told = build_graph(src, knowledge=Sidecar({"get_average_fee": FunctionKnowledge("Fee.")}, {}))
+    assert "tag:average fee" in told and told.meta["curated_tags"] is False
+
+
+def test_curated_tags_win_over_inferred_ones_when_both_are_asked_for() -> None:
+    src = [("m.py", "def get_average_fee(fees, merchant):\n    return fees[merchant]\n"
+                    "def total(rows):\n    return sum(rows)\n")]
+    side = Sidecar({"get_average_fee": FunctionKnowledge(outputs=("mean fee",))},
+                   {"Merchant": ("shop",)})
+    graph = build_graph(src, knowledge=side, infer_tags=True)
+    assert graph.tags_of(["fn:m.get_average_fee"]) == {"tag:mean fee"}
+    assert graph.consumers("tag:row") == ["fn:m.total"]
+    assert graph.tag("tag:merchant").label == "Merchant"
+    assert graph.meta["curated_tags"] is True
 
 
 def test_broken_files_are_reported_and_the_rest_is_built(tmp_path: Path) -> None:

@@ -221,3 +221,18 @@ def test_a_reader_that_stops_early_gets_no_traceback(argv: list[str]) -> None:
     error = process.stderr.read().decode()
     assert process.wait(timeout=120) in (0, 141)  # help may end before its text is flushed
     assert error == ""
+
+
+def test_plain_code_is_built_with_inferred_tags_unless_told_not_to(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "fees.py").write_text("def average_fee(rows, merchant):\n    return rows[merchant]\n")
+    out = tmp_path / "g.json"
+    for flags, inferred in (([], True), (["--no-infer-tags"], False), (["--infer-tags"], True)):
+        assert main(["build", str(src), "-o", str(out), "--no-cache", "--json", *flags]) == 0
+        assert (json.loads(capsys.readouterr().out)["tags"] > 0) is inferred
+        assert json.loads(out.read_text(encoding="utf-8"))["meta"]["infer_tags"] is inferred
+    with pytest.raises(SystemExit) as stop:
+        main(["build", str(src), "-o", str(out), "--infer-tags", "--no-infer-tags"])
+    assert stop.value.code == 2

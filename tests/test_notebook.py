@@ -71,7 +71,7 @@ def test_markdown_above_a_cell_is_knowledge_of_its_functions(tmp_path: Path) -> 
                  "    return rule.fixed + rate(rule) * amount / 10000\n\n"
                  "def rate(rule):\n    return rule.rate\n"),
         ("code", "def unexplained():\n    return fee(None, 1)\n")), encoding="utf-8")
-    graph = build_graph([tmp_path])
+    graph = build_graph([tmp_path], infer_tags=False)
     fee = graph.function("fn:fees.fee")
     assert fee.knowledge == ("## Fees\nA fee is fixed_amount + rate * amount / 10000.\n\n"
                              "Rates are in basis points.\n\nThe fee of one payment.")
@@ -150,7 +150,7 @@ def test_an_update_reads_a_changed_notebook_again(tmp_path: Path) -> None:
 
     path = tmp_path / "nb.ipynb"
     path.write_text(_notebook(("code", "def a():\n    return 1\n")), encoding="utf-8")
-    builder = GraphBuilder([tmp_path])
+    builder = GraphBuilder([tmp_path], infer_tags=False)
     assert [f.name for f in builder.build().functions()] == ["a"]
     path.write_text(_notebook(("code", "def a():\n    return 1\n"), ("markdown", "B explained."),
                               ("code", "def b():\n    return a()\n")), encoding="utf-8")

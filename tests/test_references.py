@@ -130,7 +130,7 @@ def test_references(files: dict[str, str], expected: set[tuple[str, str]]) -> No
 def _graph() -> KnowledgeGraph:
     return build_graph([("fees.py", FEES + "def rate():\n    return 0.2\n"
                          "def fees(df):\n    \"\"\"Fees of a data frame.\"\"\"\n"
-                         "    return df.apply(fee, axis=1) * rate()\n")])
+                         "    return df.apply(fee, axis=1) * rate()\n")], infer_tags=False)
 
 
 def test_edges_carry_type_and_resolution_and_the_report_counts_them() -> None:

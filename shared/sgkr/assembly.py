@@ -19,7 +19,7 @@ Examples
 --------
 >>> from sgkr.extract import extract_module
 >>> from sgkr.options import BuildOptions
->>> plan = make_plan([("m.py", "")], BuildOptions())
+>>> plan = make_plan([("m.py", "")], BuildOptions(infer_tags=False))
 >>> old = extract_module("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")
 >>> assembly = Assembly.add(plan, [old], [])
 >>> [(e.source, e.target) for e in assembly.graph.edges()]
@@ -67,7 +67,7 @@ from .tagging import (
 )
 from .version import __version__
 
-__all__ = ["Plan", "make_plan", "Assembly"]
+__all__ = ["Plan", "make_plan", "curated_tags", "Assembly"]
 
 Calls = dict[str, dict[str, Resolution]]
 # The edges between functions, made from the call and reference maps.
@@ -88,6 +88,8 @@ class Plan:
     exclude: tuple[str, ...]
     where: str
     gitignore: bool = True
+    #: Whether the sidecar or the examples give any I/O tag.
+    curated_tags: bool = False
 
 
 def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
@@ -122,8 +124,28 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
     inputs += [e.source_file for e in example_list if e.source_file is not None]
     inputs += [(e.path, e.code) for e in example_list if e.source_file is None]
     where = ", ".join(str(s) for s in source_list) or "the examples"
-    return Plan(inputs, base, sidecar, example_list, options.merge, options.infer_tags,
-                options.max_file_bytes, tuple(options.exclude), where, options.gitignore)
+    curated = curated_tags(sidecar, example_list)
+    infer = not curated if options.infer_tags is None else options.infer_tags
+    return Plan(inputs, base, sidecar, example_list, options.merge, infer,
+                options.max_file_bytes, tuple(options.exclude), where, options.gitignore,
+                curated)
+
+
+def curated_tags(sidecar: Sidecar | None, examples: Sequence[Example]) -> bool:
+    """Whether the sidecar or the examples give any I/O tag (then none is inferred by default).
+
+    Examples
+    --------
+    >>> from sgkr.knowledge import FunctionKnowledge
+    >>> curated_tags(Sidecar({"f": FunctionKnowledge("Knowledge only.")}, {}), [])
+    False
+    >>> curated_tags(Sidecar({"f": FunctionKnowledge(outputs=("fee",))}, {}), [])
+    True
+    """
+    if sidecar is not None and (sidecar.tags or any(
+            e.inputs or e.outputs for e in sidecar.functions.values())):
+        return True
+    return any(e.inputs or e.outputs for e in examples)
 
 
 def _examples(examples: object, roots: Sequence[str], max_file_bytes: int) -> list[Example]:
@@ -190,8 +212,10 @@ class Assembly:
         """
         started = time.perf_counter() if started is None else started
         problems = [*read_problems, *(p for m in modules for p in m.problems)]
+        # curated_tags false tells the retriever every tag was inferred from code.
         graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
-                                     "infer_tags": plan.infer_tags})
+                                     "infer_tags": plan.infer_tags,
+                                     "curated_tags": plan.curated_tags})
         resolver = CallResolver(modules)
         qual_to_id = _add_functions(graph, modules, plan)
         refs: Calls = {}

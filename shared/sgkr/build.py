@@ -9,7 +9,7 @@ identical functions with :mod:`sgkr.merge`, attach I/O tags with
 Examples
 --------
 >>> g = build_graph([("fees.py", "def fee(amount):\\n    return 0.1 + rate() * amount\\n"
-...                              "def rate():\\n    return 0.2\\n")])
+...                              "def rate():\\n    return 0.2\\n")], infer_tags=False)
 >>> [(e.source, e.target, e.resolution) for e in g.edges()]
 [('fn:fees.fee', 'fn:fees.rate', 'exact')]
 """

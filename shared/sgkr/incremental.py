@@ -19,7 +19,7 @@ Examples
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (folder / "fees.py").write_text("def fee(amount):\\n    return rate() * amount\\n"
 ...                                     "def rate():\\n    return 0.2\\n")
->>> builder = GraphBuilder(folder)
+>>> builder = GraphBuilder(folder, infer_tags=False)
 >>> [(e.source, e.target) for e in builder.build().edges()]
 [('fn:fees.fee', 'fn:fees.rate')]
 >>> _ = (folder / "rates.py").write_text("def rate():\\n    return 0.3\\n")

@@ -44,7 +44,12 @@ class BuildOptions:
     merge
         ``auto`` (default), ``name``, ``qualname`` or ``none`` (see :mod:`sgkr.merge`).
     infer_tags
-        Infer I/O tags from code for functions that get none otherwise.
+        Infer I/O tags from code (parameters, keys and columns read, names
+        of returned values, function names, docstrings) for the functions
+        that get none from the sidecar or the examples. ``None`` (default):
+        infer when the build has no curated tag at all (no tags in the
+        sidecar, none in the examples), as for plain code; ``False``: never;
+        ``True``: also beside curated tags, which always win.
     root
         Folder that file paths and qualnames are relative to (default: the
         deepest folder holding all sources and the examples file).
@@ -74,7 +79,7 @@ class BuildOptions:
     knowledge: str | os.PathLike[str] | Sidecar | None = None
     examples: str | os.PathLike[str] | Sequence[Example] | None = None
     merge: str = DEFAULT_MERGE
-    infer_tags: bool = False
+    infer_tags: bool | None = None
     root: str | os.PathLike[str] | None = None
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     exclude: Sequence[str] = ()
@@ -94,8 +99,9 @@ class BuildOptions:
             object.__setattr__(self, "examples", tuple(self.examples))
         if self.merge not in MERGE_POLICIES:
             raise InvalidArgumentError(f"merge={self.merge!r} is not one of {MERGE_POLICIES}")
-        if not isinstance(self.infer_tags, bool):
-            raise InvalidArgumentError(f"infer_tags must be True or False, got {self.infer_tags!r}")
+        if self.infer_tags is not None and not isinstance(self.infer_tags, bool):
+            raise InvalidArgumentError(
+                f"infer_tags must be True, False or None, got {self.infer_tags!r}")
         if self.root is not None and not isinstance(self.root, _PATH):
             raise InvalidArgumentError(f"root must be a path, got {self.root!r}")
         if not _whole(self.max_file_bytes) or self.max_file_bytes <= 0:

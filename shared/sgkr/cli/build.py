@@ -34,8 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--examples", metavar="FILE", help="examples JSONL of solved questions")
     p.add_argument("--merge", choices=MERGE_POLICIES, default=DEFAULT_MERGE,
                    help=f"how identical functions merge (default: {DEFAULT_MERGE})")
-    p.add_argument("--infer-tags", action="store_true",
-                   help="infer I/O tags from parameters, column keys and function names")
+    infer = p.add_mutually_exclusive_group()
+    infer.add_argument("--infer-tags", dest="infer_tags", action="store_true", default=None,
+                       help="infer I/O tags from code also beside curated tags (default: "
+                            "inferred only when the knowledge and examples give no tag)")
+    infer.add_argument("--no-infer-tags", dest="infer_tags", action="store_false",
+                       help="never infer I/O tags from code")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="leave out files or folders matching GLOB (repeatable)")
     p.add_argument("--no-gitignore", action="store_true",

@@ -7,7 +7,8 @@ the path edges highlighted and the rest faded (the paper's Figure 2).
 Examples
 --------
 >>> from sgkr import build_graph
->>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")])
+>>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")],
+...                 infer_tags=False)
 >>> print(render(g, format="mermaid").splitlines()[3])
     n0 --> n1
 """
@@ -89,7 +90,7 @@ def render(graph: KnowledgeGraph, result: RetrievalResult | None = None, format:
     Examples
     --------
     >>> from sgkr import build_graph
-    >>> g = build_graph([("m.py", "def f():\\n    return 1\\n")])
+    >>> g = build_graph([("m.py", "def f():\\n    return 1\\n")], infer_tags=False)
     >>> render(g, format="dot").count("->"), render(g, format="png")
     Traceback (most recent call last):
     ...
@@ -142,7 +143,7 @@ def write(path: str | os.PathLike[str], graph: KnowledgeGraph,
     --------
     >>> import tempfile, pathlib
     >>> from sgkr import build_graph
-    >>> g = build_graph([("m.py", "def f():\\n    return 1\\n")])
+    >>> g = build_graph([("m.py", "def f():\\n    return 1\\n")], infer_tags=False)
     >>> out = write(pathlib.Path(tempfile.mkdtemp()) / "g.graphml", g)
     >>> out.read_text(encoding="utf-8").count("<node ")
     1

@@ -8,7 +8,8 @@ Examples
 --------
 >>> from sgkr import build_graph
 >>> from sgkr.export.view import subgraph
->>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")])
+>>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")],
+...                 infer_tags=False)
 >>> text = to_dot(subgraph(g))
 >>> text.splitlines()[0], text.count(" -> ")
 ('digraph sgkr {', 1)

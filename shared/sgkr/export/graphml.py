@@ -13,7 +13,8 @@ Examples
 >>> import io, networkx as nx
 >>> from sgkr import build_graph
 >>> from sgkr.export.view import subgraph
->>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")])
+>>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")],
+...                 infer_tags=False)
 >>> back = nx.read_graphml(io.StringIO(to_graphml(subgraph(g))))
 >>> sorted((d["label"], d["kind"]) for _, d in back.nodes(data=True))
 [('f', 'function'), ('g', 'function')]

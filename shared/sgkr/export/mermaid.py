@@ -9,7 +9,8 @@ Examples
 --------
 >>> from sgkr import build_graph
 >>> from sgkr.export.view import subgraph
->>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")])
+>>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")],
+...                infer_tags=False)
 >>> print(to_mermaid(subgraph(g)))  # doctest: +NORMALIZE_WHITESPACE
 flowchart TD
     n0["f"]:::function

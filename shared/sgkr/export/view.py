@@ -9,7 +9,8 @@ and path edges carry a role and everything else is faded.
 Examples
 --------
 >>> from sgkr import build_graph
->>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")])
+>>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return 1\\n")],
+...                 infer_tags=False)
 >>> v = subgraph(g, around=["g"], depth=1)
 >>> label = {n.id: n.label for n in v.nodes}
 >>> sorted(label.values()), [(label[e.source], label[e.target]) for e in v.edges]
@@ -127,7 +128,7 @@ def subgraph(graph: KnowledgeGraph, result: RetrievalResult | None = None, *,
     --------
     >>> from sgkr import build_graph
     >>> g = build_graph([("m.py", "def f():\\n    return g()\\ndef g():\\n    return h()\\n"
-    ...                            "def h():\\n    return 1\\n")])
+    ...                            "def h():\\n    return 1\\n")], infer_tags=False)
     >>> len(subgraph(g).nodes), len(subgraph(g, around=["h"], depth=1).nodes)
     (3, 2)
     """
