@@ -18,6 +18,7 @@ import re
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
@@ -267,8 +268,10 @@ class _Extractor:
                 for binding in self._bindings(node, kind):
                     add((node.start_byte, node.end_byte, "bind", binding))
         for node in captures.get("use.args", ()):
-            for binding in self._arguments_bound(node):
-                add((node.start_byte, node.end_byte, "bind", binding))
+            if node.named_child_count:
+                start, end = node.start_byte, node.end_byte
+                for what, payload in self._arguments(node, calls_at):
+                    add((start, end, what, payload))
         for node in captures.get("bind.as", ()):
             parent = node.parent
             alias = node.child_by_field_name("alias")
@@ -279,16 +282,14 @@ class _Extractor:
                          CallSite("attribute", method, self._str(alias), line)))
         for node in captures.get("key", ()):
             add((node.start_byte, node.end_byte, "key", string(node)))
-        for kind, nodes in (("use", captures.get("use", ())),
-                            ("use", _named_items(captures.get("use.items", ()))),
-                            ("use.arg", _arguments(captures.get("use.args", ())))):
+        for nodes in (captures.get("use", ()), _named_items(captures.get("use.items", ()))):
             for node in nodes:
-                use = self._value_use(node, calls_at if kind == "use.arg" else None)
-                if use is not None:
-                    add((node.start_byte, node.end_byte, "use", use))
+                site = self._named_call(node)
+                if site is not None:
+                    add((node.start_byte, node.end_byte, "use", ValueUse(site)))
         for node in captures.get("import", ()):
             add((node.start_byte, node.end_byte, "import", node))
-        items.sort(key=lambda item: (item[0], item[1]))
+        items.sort(key=_START_END)
         imports = self._assign(scopes, items)
         definitions = [self._definition(s) for s in scopes if not s.is_class]
         module_def = self._module_definition(root, self._module_scope)
@@ -547,40 +548,57 @@ class _Extractor:
                 found.append(Binding(target, "name", dotted))
         return found
 
-    def _arguments_bound(self, arguments: Node) -> list[Binding]:
-        """The names passed to a call, as ``arg`` bindings ``"<slot>:<callee>"``; a name
-        added to a container (``xs.append(f)``) is held by it."""
-        call = arguments.parent
-        function = call.child_by_field_name("function") if call is not None else None
-        if function is None or function.type not in _NAMES:
-            return []
-        callee = self._dotted(function)
-        if callee is None and function.type == "attribute":  # ``A().m(f)``
-            site = self._attribute_call(function)
-            callee = f"{site.receiver}.{site.name}" if site.receiver else None
-        if callee is None or callee in _TAKES_NO_FUNCTION:
-            return []
-        receiver, _, method = callee.rpartition(".")
-        adds = receiver and method in _ADDERS
-        found: list[Binding] = []
+    def _arguments(self, arguments: Node, calls_at: dict[int, CallSite]
+                   ) -> list[tuple[str, ValueUse | Binding]]:
+        """What a call's ``arguments`` pass: each name as a value use of the call, and
+        each name, container of names or named call's result as an ``arg`` binding
+        ``"<slot>:<callee>"``; a name added to a container (``xs.append(f)``) is held by
+        it. ``calls_at``: the calls by where their function ends."""
+        call = calls_at.get(arguments.start_byte)
+        if call is None:  # a space before the parenthesis, or a call of no name
+            parent = arguments.parent
+            function = parent.child_by_field_name("function") if parent is not None else None
+            call = calls_at.get(function.end_byte) if function is not None else None
+        callee = None
+        if call is not None and call.kind != "super":
+            callee = call.name if call.receiver is None else f"{call.receiver}.{call.name}"
+            if callee in _TAKES_NO_FUNCTION or call.kind != "plain" and (
+                    call.receiver is None or call.name in _BUILTIN_METHODS):
+                callee = None
+        holder = call.receiver if callee is not None and call is not None \
+            and call.name in _ADDERS else None
+        found: list[tuple[str, ValueUse | Binding]] = []
         position = 0
         for child in arguments.named_children:
-            if child.type == "keyword_argument":
-                name = child.child_by_field_name("name")
+            kind = child.type
+            if kind == "keyword_argument":
                 value = child.child_by_field_name("value")
+                name = child.child_by_field_name("name")
                 slot = self._str(name) if name is not None else ""
-            elif child.type in ("list_splat", "dictionary_splat"):
+            elif kind in ("list_splat", "dictionary_splat"):
                 position = -1 << 20  # later positions are not known
                 continue
             else:
                 value, slot = child, str(position)
                 position += 1
-            if value is None or not slot or slot[0] == "-":
+            if value is None:
                 continue
-            for dotted in self._passed(value):
-                if adds:  # a list's, or a method of the sources: both are kept
-                    found.append(Binding(receiver, "name", dotted))
-                found.append(Binding(f"{slot}:{callee}", "arg", dotted))
+            if value.type in _NAMES:
+                site = self._named_call(value)
+                if site is None:
+                    continue
+                found.append(("use", ValueUse(site, call)))
+                if callee is None or slot[:1] in ("", "-"):
+                    continue
+                names = [site.name if site.receiver is None else f"{site.receiver}.{site.name}"]
+            elif callee is None or slot[:1] in ("", "-"):
+                continue
+            else:
+                names = self._passed(value)
+            for dotted in names:
+                if holder is not None:  # a list's, or a method of the sources: both kept
+                    found.append(("bind", Binding(holder, "name", dotted)))
+                found.append(("bind", Binding(f"{slot}:{callee}", "arg", dotted)))
         return found
 
     def _passed(self, value: Node) -> list[str]:
@@ -619,23 +637,6 @@ class _Extractor:
             holder = holder.parent
         return [(node.start_byte, Binding(f"0:{dotted}", "arg", ".".join(path))),
                 (definition.start_byte + 1, Binding("@", "name", dotted))]
-
-    def _value_use(self, node: Node, calls_at: dict[int, CallSite] | None) -> ValueUse | None:
-        """The name ``node`` used as a value; with ``calls_at`` (the calls by where their
-        function ends), an argument of the call enclosing it."""
-        site = self._named_call(node)
-        if site is None:
-            return None
-        callee = None
-        if calls_at is not None:
-            holder = node.parent
-            if holder is not None and holder.type == "keyword_argument":
-                holder = holder.parent
-            call = holder.parent if holder is not None else None
-            function = call.child_by_field_name("function") if call is not None else None
-            if function is not None:
-                callee = calls_at.get(function.end_byte)
-        return ValueUse(site, callee)
 
     def _attribute_call(self, function: Node) -> CallSite:
         """The call site of a called attribute, ``function``."""
@@ -831,19 +832,16 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
     used = {"return"}
     for call in scope.calls:
         used.add(call.name if call.receiver is None else call.receiver.partition(".")[0])
-    kept: list[Binding] = []
-    left = list(scope.bindings)
-    while True:  # what a kept binding is given is used too
-        more = [b for b in left if b.kind == "arg" or b.target in used or "." in b.target
-                or b.target == "@"]
-        if not more:
-            break
-        kept += more
-        taken = set(map(id, more))
-        left = [b for b in left if id(b) not in taken]
-        used.update(b.value.partition(".")[0] for b in more)
-    order = {id(b): i for i, b in enumerate(scope.bindings)}
-    return uses, tuple(sorted(kept, key=lambda b: order[id(b)]))
+    bindings = scope.bindings
+    keep = [False] * len(bindings)
+    more = [i for i, b in enumerate(bindings) if b.kind == "arg" or b.target in used
+            or "." in b.target or b.target == "@"]
+    while more:  # what a kept binding is given is used too
+        for i in more:
+            keep[i] = True
+            used.add(bindings[i].value.partition(".")[0])
+        more = [i for i, b in enumerate(bindings) if not keep[i] and b.target in used]
+    return uses, tuple([b for b, k in zip(bindings, keep, strict=True) if k])
 
 
 def _start_byte(node: Node) -> int:
@@ -860,6 +858,11 @@ _ITEM_OF = frozenset({"next", "iter", "reversed", "list", "tuple", "set", "froze
                       "sorted", "enumerate"})
 # Methods that add their arguments to the container they are called on.
 _ADDERS = frozenset({"append", "add", "insert", "appendleft", "setdefault", "put"})
+_START_END = itemgetter(0, 1)
+# Methods of builtin types: the calls of them are too many to tell a parameter anything,
+# but for those that add to a container.
+_BUILTIN_METHODS = frozenset(
+    name for kind in (str, bytes, list, dict, set) for name in dir(kind)) - _ADDERS
 # Builtins that never call what they are given: what is passed to them tells nothing.
 _TAKES_NO_FUNCTION = frozenset({
     "isinstance", "issubclass", "len", "print", "str", "int", "float", "bool", "repr",
@@ -874,16 +877,6 @@ def _named_items(containers: Iterable[Node]) -> Iterator[Node]:
         for child in container.named_children:
             if child.type in _NAMES:
                 yield child
-
-
-def _arguments(argument_lists: Iterable[Node]) -> Iterator[Node]:
-    """The names passed to calls, by position or as a keyword argument's value."""
-    for arguments in argument_lists:
-        for child in arguments.named_children:
-            value = (child.child_by_field_name("value") if child.type == "keyword_argument"
-                     else child)
-            if value is not None and value.type in _NAMES:
-                yield value
 
 
 def _is_string_stmt(node: Node) -> bool:

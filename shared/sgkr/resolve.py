@@ -72,6 +72,8 @@ _CALLING = frozenset({"map", "filter", "sorted", "min", "max", "reduce", "partia
                       "submit", "Thread", "Process", "Timer", "call_soon", "run_in_executor",
                       "sort", "groupby", "accumulate", "takewhile", "dropwhile",
                       "filterfalse", "register", "connect", "add_done_callback"})
+# A nesting of parameter inferences that allows none.
+_NO_PARAMETERS = 1 << 20
 # Methods whose result is what their object holds: ``d.get(k)``, ``d.items()``.
 _READERS = frozenset({"get", "pop", "setdefault", "values", "items", "copy", "popleft"})
 
@@ -161,6 +163,13 @@ class CallResolver:
         self.passed: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
         self._subclasses: dict[str, list[str]] | None = None
         self._nesting = 0
+        # What the call sites passing names reach (without parameters' values), and the
+        # modules read to tell: the same whichever definition asks.
+        self._site_targets: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
+        self._locals: dict[tuple[str, str], bool] = {}
+        self._parameters: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
+        self._overridden: dict[tuple[str, str], tuple[tuple[list[str], Resolution],
+                                                      frozenset[str]]] = {}
         #: The modules whose tables each module's inferred calls were read off (made as
         #: modules are resolved), and the keys of :meth:`keys_of` they read: an update
         #: resolves a module again when one of them changed.
@@ -176,7 +185,8 @@ class CallResolver:
     def _forget(self) -> None:
         """Drop the answers read off the tables: they are about to change."""
         for memo in (self._bound, self._found, self._methods, self._class_bases,
-                     self._inferred, self._chains):
+                     self._inferred, self._chains, self._site_targets, self._locals,
+                     self._parameters, self._overridden):
             if memo:
                 memo.clear()
         self._subclasses = None
@@ -323,6 +333,11 @@ class CallResolver:
                      refs: dict[str, dict[str, Resolution]]) -> None:
         """Add the functions ``d`` uses as values to ``refs[d.qualname]`` (not those in
         ``called``, nor ``d`` itself)."""
+        # Names passed to a call outside the sources known to call them.
+        passed = [b for b in d.bindings if b.kind == "arg"
+                  and b.target.rpartition(".")[2].rpartition(":")[2] in _CALLING]
+        if not d.uses and not passed:
+            return
         scopes = self._scopes(d, module)
         cls = self._enclosing_class(d)
         chain = self._chain(d.qualname)
@@ -331,8 +346,8 @@ class CallResolver:
             for target in self._used(cls, scopes, chain, use):
                 if target not in called and target != d.qualname:
                     found[target] = "exact"
-        for b in d.bindings:
-            if b.kind != "arg" or not self._is_local(chain, b.value.partition(".")[0]):
+        for b in passed:
+            if not self._is_local(chain, b.value.partition(".")[0]):
                 continue
             for target in self._passed_out(cls, scopes, chain, b.target, b.value):
                 if target not in called and target not in found and target != d.qualname:
@@ -346,8 +361,6 @@ class CallResolver:
         to a call outside the sources (``map(fn, xs)``); none when passed to the sources,
         whose parameters then hold them."""
         site = _site(target.partition(":")[2])
-        if site.name not in _CALLING:
-            return []
         callees, how = self._resolve(cls, scopes, chain, site)
         if callees and how != "name":
             return []
@@ -519,16 +532,31 @@ class CallResolver:
         """What a call reaching ``target`` (``exact``: by syntax) may reach as well: the
         overrides of a ``self.`` method in subclasses, what its decorators made of it."""
         if exact and call.receiver in ("self", "cls") and cls is not None:
-            name = call.name
-            found = [f"{sub}.{name}" for sub in self._descendants(cls)
-                     if self._own_method(f"{sub}.{name}")]
-            return _bounded(found) if found else ([], "exact")
+            return self._overrides(cls, call.name)
         decorators = self.assigned.get(target, {}).get("@")
         if not decorators:
             return [], "exact"
         self._read(target)
         return self._reached(v for v in self._decorated(target, decorators)
                              if v != "f:" + target) or ([], "exact")
+
+    def _overrides(self, cls: str, name: str) -> tuple[list[str], Resolution]:
+        """The methods ``name`` of the classes derived from ``cls`` (kept for the build,
+        with the modules read to tell)."""
+        key = (cls, name)
+        known = self._overridden.get(key)
+        if known is None:
+            saved, self._reading = self._reading, set()
+            try:
+                found = [f"{sub}.{name}" for sub in self._descendants(cls)
+                         if self._own_method(f"{sub}.{name}")]
+                known = self._overridden[key] = (
+                    _bounded(found) if found else ([], "exact"), frozenset(self._reading))
+            finally:
+                self._reading = saved
+        if self._reading is not None:
+            self._reading |= known[1]
+        return known[0]
 
     def _own_method(self, qualname: str) -> bool:
         d = self.defs.get(qualname)
@@ -674,6 +702,13 @@ class CallResolver:
     def _is_local(self, chain: tuple[str, ...], name: str) -> bool:
         """Whether ``name`` is a parameter of a function of ``chain`` or assigned in one,
         before a scope binding it by a definition or an import."""
+        key = (chain[0], name)
+        known = self._locals.get(key)
+        if known is None:
+            known = self._locals[key] = self._find_local(chain, name)
+        return known
+
+    def _find_local(self, chain: tuple[str, ...], name: str) -> bool:
         for scope in chain:
             d = self.defs.get(scope)
             if d is None or d.kind == "module":
@@ -686,40 +721,64 @@ class CallResolver:
 
     def _parameter(self, function: str, param: str, depth: int) -> frozenset[str]:
         """What the parameter ``param`` of ``function`` is given by the calls of the
-        sources that reach it (at most :data:`_CALLERS_LIMIT` calls by its name)."""
+        sources that reach it (at most :data:`_CALLERS_LIMIT` calls by its name).
+
+        Asked from a definition, it is read afresh and kept for the build (the same
+        for every definition asking); asked while reading one, it is read once more
+        deep, no further."""
         d = self.defs[function]
         cls = d.enclosing_class
         name = cls.rpartition(".")[2] if d.name == "__init__" and cls else d.name
         if self._reading is not None:
             self._reading.add("#args:" + name)
         passed = self.passed.get(name, ())
-        if not passed or len(passed) > _CALLERS_LIMIT or self._nesting > 1 \
-                or depth > _INFER_DEPTH:
+        if not passed or len(passed) > _CALLERS_LIMIT or depth > _INFER_DEPTH:
             return frozenset()
+        if self._nesting:
+            return self._given(d, param, passed, depth) if self._nesting == 1 else frozenset()
+        key = (function, param)
+        known = self._parameters.get(key)
+        if known is None:
+            saved = self._inferred, self._reading
+            self._inferred, self._reading = {}, set()
+            try:
+                known = self._parameters[key] = (self._given(d, param, passed, 0),
+                                                 frozenset(self._reading))
+            finally:
+                self._inferred, self._reading = saved
+        if self._reading is not None:
+            self._reading |= known[1]
+        return known[0]
+
+    def _given(self, d: Definition, param: str, passed: list[tuple[str, str, str, str]],
+               depth: int) -> frozenset[str]:
         slots = _slots(d, param)
         found: set[str] = set()
         self._nesting += 1
         try:
             for caller, callee, slot, value in passed:
-                site = _site(callee)
-                held = self._passed_to(caller, site, slot, value, function, slots, depth)
-                found |= held
+                found |= self._passed_to(caller, callee, slot, value, d, slots, depth)
         finally:
             self._nesting -= 1
         return frozenset(found)
 
-    def _passed_to(self, caller: str, site: CallSite, slot: str, value: str,
-                   function: str, slots: _Slots, depth: int) -> frozenset[str]:
-        """What ``value``, passed in ``slot`` of a call ``site`` made in ``caller``, gives
-        the parameter of ``function`` described by ``slots`` (nothing: another call)."""
+    def _passed_to(self, caller: str, callee: str, slot: str, value: str,
+                   function: Definition, slots: _Slots, depth: int) -> frozenset[str]:
+        """What ``value``, passed in ``slot`` of a call of ``callee`` made in ``caller``,
+        gives the parameter of ``function`` described by ``slots`` (nothing: another
+        call)."""
         positional, star, keyword, dstar, param = slots
+        if not slot.isdigit():
+            if slot != param and not (dstar == param and slot not in keyword):
+                return frozenset()
+        elif param not in positional[int(slot):int(slot) + 2] and star != param:
+            return frozenset()  # not reached however many parameters come first
         d = self.defs.get(caller)
         module = self.owner.get(caller)
         if d is None or module is None:
             return frozenset()
+        site = _site(callee)
         scopes = self._scopes(d, module)
-        cls = self._enclosing_class(d)
-        chain = self._chain(caller)
         if slot.isdigit():
             index = int(slot) + self._offset(function, site, scopes)
             if index < len(positional):
@@ -727,20 +786,38 @@ class CallResolver:
                     return frozenset()
             elif star != param:
                 return frozenset()
-        elif slot != param and not (dstar == param and slot not in keyword):
-            return frozenset()
-        targets, how = self._resolve(cls, scopes, chain, site)
-        if how == "name" or function not in targets:
+        cls = self._enclosing_class(d)
+        chain = self._chain(caller)
+        if function.qualname not in self._site_reaches(caller, site, cls, scopes, chain):
             return frozenset()
         self._read(caller)
         if value.endswith("()"):
             return self._returned(chain, cls, value[:-2], depth + 1)
         return self._infer(chain, cls, value, depth + 1)
 
-    def _offset(self, function: str, site: CallSite, scopes: list[str]) -> int:
-        """How many parameters of ``function`` a call ``site`` fills before its arguments
+    def _site_reaches(self, caller: str, site: CallSite, cls: str | None, scopes: list[str],
+                      chain: tuple[str, ...]) -> frozenset[str]:
+        """What the call ``site`` of ``caller`` reaches, but through parameters' values
+        (kept for the build: read afresh, it is the same for every definition asking)."""
+        key = (caller, f"{site.receiver}.{site.name}")
+        known = self._site_targets.get(key)
+        if known is None:
+            saved = self._inferred, self._nesting, self._reading
+            self._inferred, self._nesting, self._reading = {}, _NO_PARAMETERS, set()
+            try:
+                targets, how = self._resolve(cls, scopes, chain, site)
+                known = self._site_targets[key] = (
+                    frozenset() if how == "name" else frozenset(targets),
+                    frozenset(self._reading))
+            finally:
+                self._inferred, self._nesting, self._reading = saved
+        if self._reading is not None:
+            self._reading |= known[1]
+        return known[0]
+
+    def _offset(self, d: Definition, site: CallSite, scopes: list[str]) -> int:
+        """How many parameters of ``d`` a call ``site`` fills before its arguments
         (``self`` of a method called on an object or made by its class)."""
-        d = self.defs[function]
         if d.kind != "method" or not d.params or d.params[0] not in ("self", "cls"):
             return 0
         if d.name == "__init__" or d.params[0] == "cls":
