@@ -361,7 +361,11 @@ def _reason_group(reason: str) -> str:
 
 @dataclass(frozen=True)
 class TagMatch:
-    """A tag found in a question: which tag, which words, and its role in the graph."""
+    """A tag found in a question: which tag, which words, its role in the graph, how sure.
+
+    ``score`` in (0, 1]: 1 for a label or alias named word for word, less for
+    another form of a word or part of a phrase (see :mod:`sgkr.tagmatch`).
+    """
 
     tag_id: str
     label: str
@@ -369,6 +373,7 @@ class TagMatch:
     start: int
     end: int
     role: Role
+    score: float = 1.0
 
 
 @dataclass(frozen=True)

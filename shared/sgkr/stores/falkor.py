@@ -213,6 +213,7 @@ class FalkorDBStore:
         self._url = url
         self._server = _Server(self.address)
         self._meta: dict[str, tuple[int, bool]] = {}
+        self._phrases: dict[str, dict[str, list[TagInfo]]] = {}  # version -> vocabulary
 
     @property
     def url(self) -> str:
@@ -249,15 +250,19 @@ class FalkorDBStore:
             if len(self._meta) > 8:  # versions come and go; keep a few
                 self._meta.clear()
             self._meta[version] = meta
-        return FalkorDBReader(self._server, version, *meta)
+        if len(self._phrases) > 8:
+            self._phrases.clear()
+        return FalkorDBReader(self._server, version, *meta, phrases=self._phrases)
 
 
 class FalkorDBReader:
     """One version of a graph on a FalkorDB server (:class:`~sgkr.stores.base.GraphReader`)."""
 
-    def __init__(self, server: _Server, version: str, longest: int, curated: bool) -> None:
+    def __init__(self, server: _Server, version: str, longest: int, curated: bool, *,
+                 phrases: dict[str, dict[str, list[TagInfo]]] | None = None) -> None:
         self._server, self.version, self._longest = server, version, longest
         self._curated = curated
+        self._vocabularies = {} if phrases is None else phrases
 
     def curated_tags(self) -> bool:
         """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
@@ -280,6 +285,19 @@ class FalkorDBReader:
         for key, tag_id, label, role, weight in sorted(rows, key=lambda r: (r[0], r[1])):
             found.setdefault(key, []).append(TagInfo(tag_id, label, _role(role), float(weight)))
         return found
+
+    def phrases(self) -> dict[str, list[TagInfo]]:
+        """Every folded phrase of a tag label or alias, with the tags it names (read once a
+        version: partial tag matching weighs a phrase's words by the whole vocabulary)."""
+        table = self._vocabularies.get(self.version)
+        if table is None:
+            table = {}
+            rows = self._rows("MATCH (p:Phrase)-[:NAMES]->(t:Node) "
+                              "RETURN p.key, t.id, t.label, t.role")
+            for key, tag_id, label, role in sorted(rows, key=lambda r: (r[0], r[1])):
+                table.setdefault(key, []).append(TagInfo(tag_id, label, _role(role)))
+            self._vocabularies[self.version] = table
+        return {p: list(tags) for p, tags in table.items()}
 
     def tags(self, ids: Collection[str]) -> dict[str, TagInfo]:
         """The tag nodes among ``ids``."""
