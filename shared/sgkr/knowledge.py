@@ -402,7 +402,8 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     Inputs: parameters, the names of keyword arguments it passes, string keys
     it reads (``row["card_scheme"]``, ``rule.get("aci")``), column names it
     passes (``groupby("merchant")``, ``agg(total=("amount", "sum"))``) and the
-    attributes it reads of its parameters (``df.amount``, ``self.timeout``).
+    attributes it reads of its parameters (``df.amount``; not ``self.``: the
+    object's state is not what one method takes in).
     Outputs: the noun phrase of its name (``compute_average_fee`` gives
     ``average fee``), the names it returns (``return fee``), the keys it
     writes (``row["fee"] = ...``) and the noun phrase opening its docstring
@@ -437,7 +438,7 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     names += _KEYWORD.findall(code)
     names += [a or b for a, b in _KEY_READ.findall(code)]
     names += [a or b for a, b in _STRING_ARGUMENT.findall(code)]
-    receivers = set(d.params).difference(("args", "kwargs", "kw", "_"))
+    receivers = set(d.params).difference(_IGNORED_PARAMS)  # self.x is state, not input
     if receivers:
         names += [a for r, a in _ATTRIBUTE_READ.findall(code) if r in receivers]
     inputs = _tag_labels(n for n in names if n not in written)

@@ -115,6 +115,7 @@ def test_records_round_trip_exactly(falkordb: Server) -> None:
     assert reader.longest_phrase() == memory.longest_phrase() == 2
     assert reader.tags(["tag:in", "tag:out", "fn:odd"]) == memory.tags(["tag:in", "tag:out"])
     assert [t.weight for t in reader.phrase_tags(["in"])["in"]] == [0.125]
+    assert reader.phrases() == memory.phrases()
     assert reader.neighbours(["fn:bare"], "calls", "in") == {"fn:bare": ("fn:odd",)}
     assert reader.neighbours(["fn:bare", "fn:odd"], "references", "out") == {
         "fn:bare": ("fn:used",), "fn:odd": ()}

@@ -293,9 +293,10 @@ class FalkorDBReader:
         if table is None:
             table = {}
             rows = self._rows("MATCH (p:Phrase)-[:NAMES]->(t:Node) "
-                              "RETURN p.key, t.id, t.label, t.role")
-            for key, tag_id, label, role in sorted(rows, key=lambda r: (r[0], r[1])):
-                table.setdefault(key, []).append(TagInfo(tag_id, label, _role(role)))
+                              "RETURN p.key, t.id, t.label, t.role, t.weight")
+            for key, tag_id, label, role, weight in sorted(rows, key=lambda r: (r[0], r[1])):
+                table.setdefault(key, []).append(TagInfo(tag_id, label, _role(role),
+                                                         float(weight)))
             self._vocabularies[self.version] = table
         return {p: list(tags) for p, tags in table.items()}
 
