@@ -50,6 +50,13 @@ def test_inputs_and_outputs_are_read_off_what_the_code_handles() -> None:
     assert {"card share", "share"} <= _tags(graph, "fn:m.card_share", "produces")
 
 
+def test_keywords_given_data_are_inputs_and_option_settings_are_not() -> None:
+    code = ("def send(session, url, timeout):\n"
+            "    return session.get(url, timeout=timeout, stream=False, verify='yes', retries=3)\n")
+    assert _tags(build_graph([("m.py", code)]), "fn:m.send", "consumes") == {
+        "session", "url", "timeout"}
+
+
 def test_labels_are_lemmas_and_one_letter_names_are_not_tags() -> None:
     graph = build_graph([("m.py", "def eat(cookies, x):\n    return cookies['batches']\n")])
     assert _tags(graph, "fn:m.eat", "consumes") == {"cookie", "batch"}

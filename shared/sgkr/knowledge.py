@@ -399,7 +399,8 @@ def knowledge_of(d: Definition, sidecar_text: str | None = None) -> str:
 def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Tags inferred from code alone: what a definition reads in, what it gives out.
 
-    Inputs: parameters, the names of keyword arguments it passes, string keys
+    Inputs: parameters, the keywords it passes data to (``timeout=timeout``;
+    not ``ascending=False``, an option setting), string keys
     it reads (``row["card_scheme"]``, ``rule.get("aci")``), column names it
     passes (``groupby("merchant")``, ``agg(total=("amount", "sum"))``) and the
     attributes it reads of its parameters (``df.amount``; not ``self.``: the
@@ -453,8 +454,11 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
 #: Most input tags inferred for one definition (its first ones, parameters first).
 _MOST_INPUTS = 24
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-# keyword=..., in a call or a signature (not ==, <=, >=, !=).
-_KEYWORD = re.compile(rf"[(,]\s*({_NAME})\s*=(?!=)")
+# keyword=value in a call or a signature (not ==), the value not a literal: a keyword given
+# a name or an expression passes data along (timeout=timeout); one given a literal is an
+# option setting (ascending=False, encoding="utf-8").
+_KEYWORD = re.compile(
+    rf"[(,]\s*({_NAME})\s*=(?!=)\s*(?![\d\"'\-.]|[rbfuRBFU]+[\"']|(?:True|False|None)\b)")
 _KEY_TEXT = r"[A-Za-z][A-Za-z0-9_\- ]{0,40}"
 _KEY_READ = re.compile(rf"\.(?:get|pop|setdefault)\(\s*(?:\"({_KEY_TEXT})\"|'({_KEY_TEXT})')")
 # A string argument or item that reads like a name (a column): ("amount", ...), ["a", "b"].
