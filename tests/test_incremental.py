@@ -166,6 +166,10 @@ EDITS: dict[str, Edit] = {
                           "    def check(self, amount):\n        return True\n"}),
     "a function defined again below, with other parameters": lambda r: _append(
         r, "util.py", "\ndef helper_only_here(record, column):\n    return record\n"),
+    # make_checker's output tag is named by its caller: it changes with the caller.
+    "a caller names what a callee returns": lambda r: _edit(
+        r, "audit.py", "c = make_checker()\n    return c.log", "checker = make_checker()\n"
+        "    return checker.log"),
 }
 
 

@@ -249,11 +249,19 @@ class FunctionNode:
 
 @dataclass(frozen=True)
 class TagNode:
-    """A semantic I/O tag: a data entity, attribute or target quantity."""
+    """A semantic I/O tag: a data entity, attribute or target quantity.
+
+    ``weight`` in [0, 1] says how specific the tag is: an inverse document
+    frequency over the graph's functions, computed by the build
+    (:func:`sgkr.tagging.tag_weights`); a tag that every function shares
+    (``data``, ``value``, ``self``) weighs near 0, one that a single function
+    handles near 1.
+    """
 
     id: str
     label: str
     aliases: tuple[str, ...] = ()
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
