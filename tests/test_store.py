@@ -45,7 +45,7 @@ def test_fields_other_tools_read() -> None:
         assert all(set(s) == {"file", "start_line", "end_line"} for s in node["sources"])
     assert all(set(t) >= {"id", "type", "label", "aliases"} for t in tags)
     calls = [e for e in data["edges"] if e["type"] == "calls"]
-    assert calls and all(e["resolution"] in ("exact", "name") for e in calls)
+    assert calls and all(e["resolution"] in ("exact", "inferred", "name") for e in calls)
     assert {e["type"] for e in data["edges"]} == {"calls", "consumes", "produces"}
 
 

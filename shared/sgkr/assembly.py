@@ -293,6 +293,7 @@ class Assembly:
         redo = index.to_resolve(resolver, old, new, changed)
         # Modules whose inferred calls read the tables of a changed module.
         touched = {m.module for m in (*old, *new)}
+        touched.update(*(resolver.keys_of(m) for m in (*old, *new)))
         redo |= {name for name, read in resolver.depends.items()
                  if name in resolver.by_module and not read.isdisjoint(touched)}
         refs: Calls = {}

@@ -47,7 +47,7 @@ __all__ = [
 
 
 FunctionKind = Literal["function", "method", "module"]
-CallKind = Literal["plain", "attribute", "super", "subscript"]
+CallKind = Literal["plain", "attribute", "super", "subscript", "result"]
 EdgeType = Literal["calls", "references", "consumes", "produces"]
 #: How an edge between functions was found: ``exact`` (syntax alone), ``inferred``
 #: (an analysis of what names hold) or ``name`` (a bare-name guess).
@@ -107,7 +107,8 @@ class CallSite:
     ``kind`` is ``plain`` for ``f()``, ``attribute`` for ``x.f()`` (``receiver``
     holds the dotted text of ``x`` or ``None`` when it is not a dotted name),
     ``super`` for ``super().f()`` and ``subscript`` for ``x[k]()`` (``name`` holds
-    the dotted text of ``x``). A decorator ``@d`` is a call of ``d``.
+    the dotted text of ``x``), ``result`` for ``g()()`` (``name`` holds ``g``). A
+    decorator ``@d`` is a call of ``d``, and so is ``raise E``.
     """
 
     kind: CallKind
@@ -136,12 +137,19 @@ class Binding:
 
     ``x = Parser(path)`` is ``Binding("x", "call", "Parser")``, ``h = fee`` is
     ``Binding("h", "name", "fee")``, ``HANDLERS = {"fee": fee, "tax": tax}`` two
-    ``name`` bindings of ``HANDLERS``; ``return make()`` binds ``return``. Read by
-    the resolver to infer what a receiver or a called name holds.
+    ``name`` bindings of ``HANDLERS``; ``return make()`` and ``yield make()`` bind
+    ``return``; ``for x in xs``, ``x = xs[k]`` and ``xs.append(x)`` are ``name``
+    bindings (a container holds what is put in it); ``with A() as a`` and
+    ``except A as a`` bind ``a`` to a call of ``A``; a parameter's default binds the
+    parameter. A name passed to a call is an ``arg`` binding of ``"<slot>:<callee>"``
+    (``apply(fee, key=tax)``: ``Binding("0:apply", "arg", "fee")`` and
+    ``Binding("key:apply", "arg", "tax")``); a function decorated ``@d`` binds ``@``
+    to ``d`` (innermost last). Read by the resolver to infer what a receiver, a
+    called name or a parameter holds.
     """
 
     target: str
-    kind: Literal["call", "name"]
+    kind: Literal["call", "name", "arg"]
     value: str
 
 
