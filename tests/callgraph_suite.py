@@ -340,6 +340,10 @@ PROGRAMS: list[Program] = [
        {("main", "main.A.m"), ("main", "main.A.n")}),
     _p("functions", "def f():\n    pass\ndef g(x=f):\n    return x\ng()()\n",
        {("main", "main.g"), ("main", "main.f")}),
+    _p("args", "def apply(fn):\n    fn()\ndef f():\n    pass\ndef run():\n    h = f\n"
+       "    apply(h)\nrun()\n",
+       {("main", "main.run"), ("main.run", "main.apply"), ("main.apply", "main.f"),
+        ("main.run", "main.f")}),
     _p("args", "def f():\n    pass\ndef call(*args):\n    args[0]()\ncall(f)\n",
        {("main", "main.call"), ("main.call", "main.f")}),
     _p("kwargs", "def f():\n    pass\ndef call(**kw):\n    for k, v in kw.items():\n"
