@@ -14,7 +14,7 @@ or integers, as every store can hold them:
 - functions (label :data:`FUNCTION_LABEL`): ``name``, ``kind``,
   ``qualnames``, ``knowledge``, ``code`` and the ``files``,
   ``start_lines`` and ``end_lines`` of their sources;
-- tags (label :data:`TAG_LABEL`): ``tag_label`` and ``aliases``;
+- tags (label :data:`TAG_LABEL`): ``tag_label``, ``aliases`` and ``weight``;
 - relations ``CALLS`` and ``REFERENCES`` (with their ``resolution``),
   ``CONSUMES`` and ``PRODUCES``;
 - one entity ``sgkr:graph`` (label :data:`GRAPH_LABEL`) holds the graph's
@@ -141,7 +141,7 @@ def _entity(node: dict[str, Any]) -> EntityNode:
     if node["type"] == "tag":
         return EntityNode(name=node["id"], label=TAG_LABEL, properties={
             "sgkr_node": "tag", "sgkr_id": node["id"], "tag_label": node["label"],
-            "aliases": node["aliases"]})
+            "aliases": node["aliases"], "weight": node["weight"]})
     sources = node["sources"]
     return EntityNode(name=node["id"], label=FUNCTION_LABEL, properties={
         "sgkr_node": "function", "sgkr_id": node["id"], "name": node["name"],
@@ -168,4 +168,4 @@ def _function(node: LabelledNode) -> dict[str, Any]:
 def _tag(node: LabelledNode) -> dict[str, Any]:
     p = node.properties
     return {"id": p.get("sgkr_id"), "type": "tag", "label": p.get("tag_label"),
-            "aliases": list(p.get("aliases") or [])}
+            "aliases": list(p.get("aliases") or []), "weight": p.get("weight", 1.0)}

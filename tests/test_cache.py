@@ -254,7 +254,7 @@ def test_derived_fields_round_trip_without_repeating_the_docstring(tmp_path: Pat
 
     module = annotate(extract_module("pkg/a.py", CODE))
     run = next(d for d in module.definitions if d.name == "run")
-    assert run.knowledge == "Run it." and run.inferred_inputs == ("x", "key")
+    assert run.knowledge == "Run it." and run.inferred_inputs == ("key",)
     data = extract_to_json(module)
     assert json.dumps(data).count("Run it.") == 2  # in the code and as the docstring
     again = extract_from_json(json.loads(json.dumps(data)))

@@ -30,4 +30,4 @@ def test_suite_precision_and_recall() -> None:
         found += len(edges)
         expected += len(program.expected)
         right += len(edges & program.expected)
-    assert right / found >= 0.9 and right / expected >= 0.7
+    assert right / found >= 0.95 and right / expected >= 0.9

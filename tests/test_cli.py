@@ -30,7 +30,7 @@ def test_build_prints_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["build", str(MINI), "--knowledge", str(MINI / "knowledge.json"),
                  "--examples", str(MINI / "examples.jsonl"), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert ("files: 4, functions: 9, call edges: 6 exact, 1 name, reference edges: 0, "
+    assert ("files: 4, functions: 9, call edges: 6 exact, 1 inferred, reference edges: 0, "
             "tags: 6") in printed
     assert json.loads(out.read_text(encoding="utf-8"))["schema_version"] == 2
 
@@ -162,7 +162,7 @@ def test_build_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     data = json.loads(capsys.readouterr().out)
     assert data["output"] == str(out)
     assert (data["files"], data["functions"], data["tags"]) == (4, 9, 6)
-    assert data["call_edges"] == {"exact": 6, "name": 1}
+    assert data["call_edges"] == {"exact": 6, "inferred": 1}
     assert isinstance(data["seconds"], float) and isinstance(data["problems"], list)
     assert main(["build", str(MINI), "-o", str(out), "--json", "--watch", "1"]) == 2
     assert "--watch" in capsys.readouterr().err

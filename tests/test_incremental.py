@@ -36,6 +36,7 @@ FILES = {
     "pkg/models.py": (
         "class Rule:\n    def __init__(self):\n        self.log = Log()\n\n"
         "    def check(self, amount):\n        return amount > 0\n\n"
+        "    def valid(self, amount):\n        return self.check(amount)\n\n"
         "class Log:\n    def write(self, line):\n        return line\n\n"
         "class Audit:\n    def write(self, line):\n        return line\n"
     ),
@@ -67,6 +68,13 @@ FILES = {
         "HANDLERS = {'rate': scaled_rate, 'row': util.helper_only_here}\n"
     ),
     "util.py": "def helper_only_here(row):\n    return row\n",
+    # What run_with's parameter holds is read off the modules calling it, which it never
+    # imports; which checks Rule.valid reaches, off the subclasses of Rule anywhere.
+    "callbacks.py": "def run_with(fn):\n    return fn(1)\n",
+    "plugins.py": "from callbacks import run_with\nfrom pkg.rates import base_rate\n\n"
+                  "def use():\n    return run_with(base_rate)\n",
+    "strict.py": "from pkg.models import Rule\n\nclass StrictRule(Rule):\n"
+                 "    def check(self, amount):\n        return amount > 1\n",
 }
 
 
@@ -145,8 +153,23 @@ EDITS: dict[str, Edit] = {
         r, "pkg/models.py", "self.log = Log()", "self.log = Audit()"),
     "what a factory returns changed": lambda r: _edit(
         r, "jobs.py", "return FeeRule()", "return pkg.models.Rule()"),
+    "a function passed to a parameter changed in a caller": lambda r: _edit(
+        r, "plugins.py", "run_with(base_rate)", "run_with(scaled_rate)"),
+    "a caller passing a function added in a new file": lambda r: _write(
+        r, {"more_plugins.py": "import callbacks\nimport util\n\n"
+                               "def use_more():\n"
+                               "    return callbacks.run_with(util.helper_only_here)\n"}),
+    "an override removed from a subclass in another module": lambda r: _edit(
+        r, "strict.py", "def check(self, amount):", "def check_v2(self, amount):"),
+    "a subclass overriding a method added in a new file": lambda r: _write(
+        r, {"lenient.py": "import pkg.models\n\nclass LenientRule(pkg.models.Rule):\n"
+                          "    def check(self, amount):\n        return True\n"}),
     "a function defined again below, with other parameters": lambda r: _append(
         r, "util.py", "\ndef helper_only_here(record, column):\n    return record\n"),
+    # make_checker's output tag is named by its caller: it changes with the caller.
+    "a caller names what a callee returns": lambda r: _edit(
+        r, "audit.py", "c = make_checker()\n    return c.log", "checker = make_checker()\n"
+        "    return checker.log"),
 }
 
 

@@ -103,7 +103,7 @@ def test_describe_and_infer() -> None:
     # Folded, as tag labels are: "payments" and "payment" are one tag.
     assert infer_tags(d) == (("payment", "month", "has fraudulent dispute"),
                              ("monthly fraud rate",))
-    assert infer_tags(_definition("_private", params=("x",))) == (("x",), ())
+    assert infer_tags(_definition("_private", params=("rows", "y"))) == (("row",), ())
     assert infer_tags(_definition("list_fees", params=("rows", "row"),
                                   subscript_keys=("Rows",))) == (("row",), ("fee",))
 

@@ -291,3 +291,31 @@ def test_specificity_drops_tags_every_function_shares(graph: KnowledgeGraph) -> 
     assert kept.tags and kept.documents
     dropped = Retriever(graph, specificity=0.9, fill="none", lexical=False).retrieve("the amount")
     assert dropped.tags == () and dropped.documents == ()
+
+
+def test_built_in_tag_extractors(graph: KnowledgeGraph) -> None:
+    question = "which count?"  # names no tag; "scheme count" in part
+    weighted = Retriever(graph, fill="none").retrieve(question)
+    assert [(m.label, m.score < 0.9) for m in weighted.tags] == [("scheme count", True)]
+    assert weighted.paths == ()  # a tag named in part seeds the walk, it anchors no path
+    assert Retriever(graph, tag_extractor="keyword").match(question) == []
+    walked = Retriever(graph, k=2, lexical=False).retrieve(question)
+    assert [d.name for d in walked.documents][:1] == ["other"]  # the tag's producer
+    with pytest.raises(InvalidArgumentError, match="tag_extractor must be one of"):
+        Retriever(graph, tag_extractor="fuzzy")  # type: ignore[arg-type]
+
+
+def test_a_path_counts_as_much_as_its_tags_are_sure(graph: KnowledgeGraph) -> None:
+    from sgkr.records import TagMatch
+
+    def order(fee: float, count: float) -> list[str]:
+        def extractor(question: str) -> list[TagMatch]:
+            return [TagMatch("tag:amount", "amount", "amount", 0, 6, "input"),
+                    TagMatch("tag:average fee", "average fee", "a", 7, 8, "output", fee),
+                    TagMatch("tag:scheme count", "scheme count", "b", 9, 10, "output", count)]
+
+        r = Retriever(graph, tag_extractor=extractor, callees=0, fill="none")
+        return [d.name for d in r.retrieve("amount a b").documents]
+
+    assert order(1.0, 0.9) == ["fee", "avg_fee", "other"]
+    assert order(0.9, 1.0) == ["fee", "other", "avg_fee"]

@@ -45,7 +45,7 @@ def test_fields_other_tools_read() -> None:
         assert all(set(s) == {"file", "start_line", "end_line"} for s in node["sources"])
     assert all(set(t) >= {"id", "type", "label", "aliases"} for t in tags)
     calls = [e for e in data["edges"] if e["type"] == "calls"]
-    assert calls and all(e["resolution"] in ("exact", "name") for e in calls)
+    assert calls and all(e["resolution"] in ("exact", "inferred", "name") for e in calls)
     assert {e["type"] for e in data["edges"]} == {"calls", "consumes", "produces"}
 
 
@@ -166,6 +166,8 @@ def test_saved_file_is_compact_one_item_a_line(tmp_path: Path) -> None:
     ("number in qualnames", "'qualnames' must be a list of strings"),
     ("number in aliases", "'aliases' must be a list of strings"),
     ("unknown resolution", "needs resolution"),
+    ("weight over 1", "'weight' must be a number from 0 to 1"),
+    ("weight as text", "'weight' must be a number from 0 to 1"),
 ])
 def test_malformed_items_are_refused_by_name(change: str, message: str) -> None:
     data = _valid()
@@ -177,8 +179,21 @@ def test_malformed_items_are_refused_by_name(change: str, message: str) -> None:
         data["nodes"][0]["qualnames"].append(3)
     elif change == "number in aliases":
         data["nodes"][1]["aliases"] = ["y", None]
+    elif change == "weight over 1":
+        data["nodes"][1]["weight"] = 1.5
+    elif change == "weight as text":
+        data["nodes"][1]["weight"] = "0.5"
     else:
         data["edges"] = [{"source": "fn:f", "target": "fn:f", "type": "calls",
                           "resolution": "guess"}]
     with pytest.raises(GraphFormatError, match=message):
         KnowledgeGraph.from_dict(data)
+
+
+def test_tag_weights_are_kept_and_older_files_without_them_weigh_1() -> None:
+    data = _valid()
+    assert KnowledgeGraph.from_dict(data).tag("tag:x").weight == 1.0
+    data["nodes"][1]["weight"] = 0.25
+    graph = KnowledgeGraph.from_dict(data)
+    assert graph.tag("tag:x").weight == 0.25
+    assert graph.to_dict()["nodes"][1]["weight"] == 0.25

@@ -59,8 +59,10 @@ from .records import (
 from .resolve import CallResolver, flatten
 from .sources import SourceInput, common_root
 from .tagging import (
+    TagFrequency,
     add_sidecar_tags,
     attach_example,
+    bound_outputs,
     inferred_rows,
     link_entry,
     missing_function,
@@ -186,11 +188,14 @@ class Assembly:
     refs : dict
         The functions each definition uses as values (``references``), by qualified name.
     problems : list of Problem
+    frequency : TagFrequency
+        The document frequencies of the tags' words, which weigh the tags.
     """
 
     def __init__(self, plan: Plan, graph: KnowledgeGraph, modules: list[ModuleExtract],
                  qual_to_id: dict[str, str], resolver: CallResolver, calls: Calls,
-                 problems: list[Problem], refs: Calls) -> None:
+                 problems: list[Problem], refs: Calls,
+                 frequency: TagFrequency | None = None) -> None:
         self.plan = plan
         self.graph = graph
         self.modules = modules
@@ -201,6 +206,7 @@ class Assembly:
         self.problems = problems
         self._index: ImportIndex | None = None  # made by the first update
         self._missing: dict[str, bool] = {}  # sidecar function keys found in no node
+        self.frequency = frequency if frequency is not None else TagFrequency()
 
     @classmethod
     def add(cls, plan: Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
@@ -225,9 +231,12 @@ class Assembly:
         add_sidecar_tags(graph, plan.sidecar, problems)
         _attach_examples(graph, plan, modules, qual_to_id, problems)
         if plan.infer_tags:
-            _add_inferred(graph, modules, qual_to_id, graph.tagged_functions())
+            _add_inferred(graph, modules, qual_to_id, graph.tagged_functions(), calls)
+        frequency = TagFrequency()
+        frequency.update(graph, [r.id for r in graph.records() if isinstance(r, FunctionNode)])
+        frequency.weigh(graph)
         graph.report = report(graph, len(modules), problems, started)
-        return cls(plan, graph, modules, qual_to_id, resolver, calls, problems, refs)
+        return cls(plan, graph, modules, qual_to_id, resolver, calls, problems, refs, frequency)
 
     def replace(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
                 modules: list[ModuleExtract], read_problems: Sequence[Problem], *,
@@ -284,6 +293,7 @@ class Assembly:
         redo = index.to_resolve(resolver, old, new, changed)
         # Modules whose inferred calls read the tables of a changed module.
         touched = {m.module for m in (*old, *new)}
+        touched.update(*(resolver.keys_of(m) for m in (*old, *new)))
         redo |= {name for name, read in resolver.depends.items()
                  if name in resolver.by_module and not read.isdisjoint(touched)}
         refs: Calls = {}
@@ -370,15 +380,26 @@ class Assembly:
             self.qual_to_id.pop(q, None)
             if q in merged.new_map:
                 self.qual_to_id[q] = merged.new_map[q]
+        if self.plan.infer_tags:
+            # A callee's outputs are named by its callers (fee = calculate_fee(...)): the
+            # callees of the callers whose calls change, before and after, are tagged again.
+            tag_dirty |= self._callees(call_dirty)
         touched = graph.tags_of(gone | tag_dirty)
         graph.remove_nodes(gone)
         graph.add_functions(merged.records[i] for i in sorted(merged.changed))
         self._recall(call_dirty - gone)
+        if self.plan.infer_tags:
+            called = self._callees(call_dirty - gone) - tag_dirty
+            touched |= graph.tags_of(called)
+            tag_dirty |= called
         relabel = self._retag(tag_dirty - gone, touched)
         for key in self._missing:
             if key.rpartition(".")[2] in names or key.startswith(("fn:", "mod:")):
                 self._missing[key] = not graph.find(key)
         self._relabel(relabel)
+        # Every tag is weighed again: the number of functions, and so every weight, may change.
+        self.frequency.update(graph, gone | tag_dirty | merged.changed)
+        self.frequency.weigh(graph)
 
     def _recall(self, nodes: set[str]) -> None:
         """Call and reference edges out of ``nodes`` made again from their maps."""
@@ -392,6 +413,10 @@ class Assembly:
             graph.add_edge_rows(_rows({q: table[q] for q in quals if q in table},
                                       self.qual_to_id, kind))
 
+    def _callees(self, nodes: set[str]) -> set[str]:
+        """The functions that ``nodes`` call, as the graph holds them now."""
+        return {t for _, t, kind, _ in self.graph.edges_of(nodes) if kind == "calls"}
+
     def _retag(self, nodes: set[str], touched: set[str]) -> set[str]:
         """Tag edges of ``nodes`` made again: sidecar links, else inferred tags.
 
@@ -401,6 +426,7 @@ class Assembly:
         graph.remove_edges([(s, t) for s, t, kind, _ in graph.edges_of(nodes, "both")
                             if kind not in _BETWEEN_FUNCTIONS])
         inferred: list[tuple[str, Definition]] = []
+        returned: list[tuple[str, str]] = []
         for node_id in sorted(nodes):
             tagged = False
             if plan.sidecar is not None:
@@ -411,7 +437,8 @@ class Assembly:
                         tagged = tagged or bool(linked)
             if plan.infer_tags and not tagged:
                 inferred += [(node_id, d) for d in self._definitions(node_id)]
-        rows, tags = inferred_rows(graph, inferred)
+                returned += self._named_by_callers(node_id)
+        rows, tags = inferred_rows(graph, inferred, returned)
         graph.add_edge_rows(rows)
         touched.update(tags)
         keep = {tag_id(label) for label in plan.sidecar.tags} if plan.sidecar else set()
@@ -419,6 +446,15 @@ class Assembly:
                    and t not in keep}
         graph.remove_nodes(orphans)
         return touched - orphans
+
+    def _named_by_callers(self, node_id: str) -> list[tuple[str, str]]:
+        """The outputs of ``node_id`` that its callers name (see :func:`bound_outputs`)."""
+        callers = sorted(s for s, _, kind, _ in self.graph.edges_of([node_id], "in")
+                         if kind == "calls")
+        return [(node_id, label) for caller in callers for d in self._definitions(caller)
+                if d.bindings
+                for callee, label in bound_outputs(d, self.calls.get(d.qualname), self.qual_to_id)
+                if callee == node_id]
 
     def _relabel(self, tags: set[str]) -> None:
         """Give each tag the label a fresh build gives it: the first sidecar entry's naming it
@@ -533,10 +569,15 @@ def _relative(example: Example, base: Path) -> str:
 
 
 def _add_inferred(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
-                  qual_to_id: dict[str, str], tagged: set[str]) -> None:
+                  qual_to_id: dict[str, str], tagged: set[str], calls: Calls) -> None:
     """Add the tags inferred for the functions not ``tagged``, and their edges."""
-    pairs = ((qual_to_id[d.qualname], d) for module in modules for d in module.definitions)
-    graph.add_edge_rows(inferred_rows(graph, ((n, d) for n, d in pairs if n not in tagged))[0])
+    definitions = [d for module in modules for d in module.definitions]
+    pairs = ((qual_to_id[d.qualname], d) for d in definitions)
+    returned = [(n, label) for d in definitions if d.bindings
+                for n, label in bound_outputs(d, calls.get(d.qualname), qual_to_id)
+                if n not in tagged]
+    graph.add_edge_rows(inferred_rows(graph, ((n, d) for n, d in pairs if n not in tagged),
+                                      returned)[0])
 
 
 def _missing_keys(graph: KnowledgeGraph, sidecar: Sidecar | None) -> dict[str, bool]:

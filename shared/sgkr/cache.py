@@ -72,7 +72,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 8
+CACHE_FORMAT = 11
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -433,8 +433,10 @@ _CODE = 3
 _DEFINITION_KINDS: dict[str, FunctionKind] = {"function": "function", "method": "method",
                                               "module": "module"}
 _CALL_KINDS: dict[str, CallKind] = {"plain": "plain", "attribute": "attribute",
-                                    "super": "super", "subscript": "subscript"}
-_BINDING_KINDS: dict[str, Literal["call", "name"]] = {"call": "call", "name": "name"}
+                                    "super": "super", "subscript": "subscript",
+                                    "result": "result"}
+_BINDING_KINDS: dict[str, Literal["call", "name", "arg"]] = {"call": "call", "name": "name",
+                                                             "arg": "arg"}
 _PROBLEM_KINDS: dict[str, Literal["skipped", "syntax", "knowledge"]] = {
     "skipped": "skipped", "syntax": "syntax", "knowledge": "knowledge"}
 

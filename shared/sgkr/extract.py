@@ -18,6 +18,7 @@ import re
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
@@ -56,12 +57,25 @@ _QUERY = Query(
     (tuple) @use.items
     (set) @use.items
     (return_statement [(identifier) (attribute)] @use)
+    (yield [(identifier) (attribute)] @use)
+    (expression_list) @use.items
     (assignment right: [(identifier) (attribute)] @use)
     (decorator [(identifier) (attribute)] @call.deco)
     (call function: (subscript value: [(identifier) (attribute)] @call.sub))
     (assignment left: [(identifier) (attribute)]
                 right: [(identifier) (attribute) (call) (list) (tuple) (set) (dictionary)]) @bind
-    (return_statement [(identifier) (attribute) (call)] @bind.return)
+    (assignment left: [(identifier) (attribute)] right: [(assignment) (subscript)]) @bind
+    (assignment left: [(pattern_list) (tuple_pattern) (subscript)]) @bind
+    (return_statement [(identifier) (attribute) (call) (expression_list) (list) (tuple)]
+        @bind.return)
+    (yield [(identifier) (attribute) (call) (list) (tuple)] @bind.return)
+    (for_statement left: [(identifier) (pattern_list) (tuple_pattern)]
+                   right: [(identifier) (attribute) (call)]) @bind.for
+    (as_pattern alias: (as_pattern_target (identifier))) @bind.as
+    (default_parameter value: [(identifier) (attribute)]) @bind.default
+    (typed_default_parameter value: [(identifier) (attribute)]) @bind.default
+    (raise_statement (identifier) @call.raise)
+    (call function: (call function: [(identifier) (attribute)] @call.result))
     """,
 )
 # A called attribute written as plain dotted names (``self.rows.append``): its receiver
@@ -232,27 +246,50 @@ class _Extractor:
             deco = self._named_call(node)
             if deco is not None:
                 add((node.start_byte, node.end_byte, "call", deco))
+                for at, binding in self._decorated(node):
+                    add((at, at, "bind", binding))
+        for node in captures.get("call.raise", ()):
+            name = self._str(node)
+            if name[:1].isupper():  # ``raise E`` makes an E; a lower-case name holds one
+                add((node.start_byte, node.end_byte, "call",
+                     CallSite("plain", name, None, node.start_point[0] + 1)))
+        for node in captures.get("call.result", ()):
+            dotted = self._dotted(node)
+            if dotted is not None:
+                add((node.start_byte, node.end_byte, "call",
+                     CallSite("result", dotted, None, node.start_point[0] + 1)))
         for node in captures.get("call.sub", ()):
             dotted = self._dotted(node)
             if dotted is not None:
                 add((node.start_byte, node.end_byte, "call",
                      CallSite("subscript", dotted, None, node.start_point[0] + 1)))
-        for kind in ("bind", "bind.return"):
+        for kind in ("bind", "bind.return", "bind.for", "bind.as", "bind.default"):
             for node in captures.get(kind, ()):
-                for binding in self._bindings(node, kind == "bind"):
+                for binding in self._bindings(node, kind):
                     add((node.start_byte, node.end_byte, "bind", binding))
+        for node in captures.get("use.args", ()):
+            if node.named_child_count:
+                start, end = node.start_byte, node.end_byte
+                for what, payload in self._arguments(node, calls_at):
+                    add((start, end, what, payload))
+        for node in captures.get("bind.as", ()):
+            parent = node.parent
+            alias = node.child_by_field_name("alias")
+            if parent is not None and parent.type == "with_item" and alias is not None:
+                line = node.start_point[0] + 1  # ``with A() as a`` calls a's __enter__, __exit__
+                for method in ("__enter__", "__exit__"):
+                    add((node.start_byte, node.end_byte, "call",
+                         CallSite("attribute", method, self._str(alias), line)))
         for node in captures.get("key", ()):
             add((node.start_byte, node.end_byte, "key", string(node)))
-        for kind, nodes in (("use", captures.get("use", ())),
-                            ("use", _named_items(captures.get("use.items", ()))),
-                            ("use.arg", _arguments(captures.get("use.args", ())))):
+        for nodes in (captures.get("use", ()), _named_items(captures.get("use.items", ()))):
             for node in nodes:
-                use = self._value_use(node, calls_at if kind == "use.arg" else None)
-                if use is not None:
-                    add((node.start_byte, node.end_byte, "use", use))
+                site = self._named_call(node)
+                if site is not None:
+                    add((node.start_byte, node.end_byte, "use", ValueUse(site)))
         for node in captures.get("import", ()):
             add((node.start_byte, node.end_byte, "import", node))
-        items.sort(key=lambda item: (item[0], item[1]))
+        items.sort(key=_START_END)
         imports = self._assign(scopes, items)
         definitions = [self._definition(s) for s in scopes if not s.is_class]
         module_def = self._module_definition(root, self._module_scope)
@@ -405,27 +442,105 @@ class _Extractor:
         site = self._attribute_call(node)
         return site if site.receiver is not None else None
 
-    def _bindings(self, node: Node, assignment: bool) -> list[Binding]:
-        """What an assignment (``assignment``) or a returned expression gives which name."""
-        if assignment:
-            left = node.child_by_field_name("left")
-            target = self._dotted(left) if left is not None else None
-            value = node.child_by_field_name("right")
-        else:  # the returned expression itself
-            target, value = "return", node
-        if target is None or value is None:
+    def _bindings(self, node: Node, kind: str) -> list[Binding]:
+        """What an assignment, a ``for`` loop, an ``as`` name, a parameter's default or a
+        returned or yielded expression (``kind``, the capture's) gives which name."""
+        if kind == "bind.return":  # the returned expression itself
+            return self._given("return", node)
+        if kind == "bind.as":
+            alias = node.child_by_field_name("alias")
+            value = node.named_children[0] if node.named_child_count else None
+            target = self._str(alias.named_children[0]) if alias is not None \
+                and alias.named_child_count else None
+            if target is None or value is None:
+                return []
+            if value.type == "call":  # ``with A() as a``: a is what A() made (or returns)
+                return self._given(target, value)
+            # ``except (E, F) as e``: e is an E or an F
+            classes = value.named_children if value.type == "tuple" else [value]
+            return [Binding(target, "call", dotted) for dotted in map(self._dotted, classes)
+                    if dotted is not None]
+        if kind == "bind.default":
+            name = node.child_by_field_name("name")
+            value = node.child_by_field_name("value")
+            return [] if name is None or value is None else self._given(self._str(name), value)
+        left = node.child_by_field_name("left")
+        value = node.child_by_field_name("right")
+        while value is not None and value.type == "assignment":  # ``a = b = f``
+            value = value.child_by_field_name("right")
+        if left is None or value is None:
             return []
+        if kind == "bind.for":  # each item of a container, or what a generator yields
+            return [b for target in self._targets(left) for b in self._given(target, value)]
+        if left.type == "subscript":  # ``d[k] = f``: d holds f
+            held = left.child_by_field_name("value")
+            target = self._dotted(held) if held is not None else None
+            return [] if target is None else self._given(target, value)
+        if left.type in ("pattern_list", "tuple_pattern"):
+            return self._unpacked(left, value)
+        target = self._dotted(left)
+        return [] if target is None else self._given(target, value)
+
+    def _targets(self, left: Node) -> list[str]:
+        """The names a ``for`` loop's or an assignment's target binds (``x`` or ``a, *b``)."""
+        if left.type in ("identifier", "attribute"):
+            dotted = self._dotted(left)
+            return [] if dotted is None else [dotted]
+        found: list[str] = []
+        for child in left.named_children:
+            if child.type == "list_splat_pattern" and child.named_child_count:
+                child = child.named_children[0]
+            dotted = self._dotted(child)
+            if dotted is not None:
+                found.append(dotted)
+        return found
+
+    def _unpacked(self, left: Node, value: Node) -> list[Binding]:
+        """``a, *b = f, g, h``: item by item when the right side is written out (a starred
+        target takes the rest); otherwise each target may hold any item."""
+        targets = left.named_children
+        if value.type not in ("expression_list", "tuple", "list") or any(
+                c.type in ("list_splat", "parenthesized_list_splat") for c in value.named_children):
+            return [b for target in self._targets(left) for b in self._given(target, value)]
+        items = value.named_children
+        found: list[Binding] = []
+        for index, target in enumerate(targets):
+            starred = target.type == "list_splat_pattern"
+            if starred and target.named_child_count:
+                target = target.named_children[0]
+            name = self._dotted(target)
+            if name is None:
+                continue
+            rest = len(targets) - index - 1
+            for item in items[index:len(items) - rest] if starred else items[index:index + 1]:
+                found.extend(self._given(name, item))
+        return found
+
+    def _given(self, target: str, value: Node) -> list[Binding]:
+        """The bindings of ``target`` to the expression ``value``."""
         kind = value.type
         if kind == "call":
             function = value.child_by_field_name("function")
             callee = self._dotted(function) if function is not None else None
-            return [] if callee is None else [
-                Binding(target, "call", callee)]
+            if callee is None:
+                return []
+            if callee in _ITEM_OF:  # ``next(it)``, ``list(xs)``: items of it
+                args = value.child_by_field_name("arguments")
+                first = args.named_children[0] if args is not None \
+                    and args.named_child_count else None
+                item = self._dotted(first) if first is not None else None
+                return [] if item is None else [Binding(target, "name", item)]
+            return [Binding(target, "call", callee)]
         if kind in ("identifier", "attribute"):
             dotted = self._dotted(value)
-            return [] if dotted is None else [
-                Binding(target, "name", dotted)]
+            return [] if dotted is None else [Binding(target, "name", dotted)]
+        if kind == "subscript":  # an item of a container holds what the container holds
+            container = value.child_by_field_name("value")
+            dotted = self._dotted(container) if container is not None else None
+            return [] if dotted is None else [Binding(target, "name", dotted)]
         found: list[Binding] = []
+        if kind not in _CONTAINERS:
+            return found
         for child in value.named_children:  # a container: the names it holds
             held = child.child_by_field_name("value") if child.type == "pair" else child
             dotted = self._dotted(held) if held is not None else None
@@ -433,22 +548,95 @@ class _Extractor:
                 found.append(Binding(target, "name", dotted))
         return found
 
-    def _value_use(self, node: Node, calls_at: dict[int, CallSite] | None) -> ValueUse | None:
-        """The name ``node`` used as a value; with ``calls_at`` (the calls by where their
-        function ends), an argument of the call enclosing it."""
-        site = self._named_call(node)
-        if site is None:
-            return None
+    def _arguments(self, arguments: Node, calls_at: dict[int, CallSite]
+                   ) -> list[tuple[str, ValueUse | Binding]]:
+        """What a call's ``arguments`` pass: each name as a value use of the call, and
+        each name, container of names or named call's result as an ``arg`` binding
+        ``"<slot>:<callee>"``; a name added to a container (``xs.append(f)``) is held by
+        it. ``calls_at``: the calls by where their function ends."""
+        call = calls_at.get(arguments.start_byte)
+        if call is None:  # a space before the parenthesis, or a call of no name
+            parent = arguments.parent
+            function = parent.child_by_field_name("function") if parent is not None else None
+            call = calls_at.get(function.end_byte) if function is not None else None
         callee = None
-        if calls_at is not None:
-            holder = node.parent
-            if holder is not None and holder.type == "keyword_argument":
-                holder = holder.parent
-            call = holder.parent if holder is not None else None
-            function = call.child_by_field_name("function") if call is not None else None
-            if function is not None:
-                callee = calls_at.get(function.end_byte)
-        return ValueUse(site, callee)
+        if call is not None and call.kind != "super":
+            callee = call.name if call.receiver is None else f"{call.receiver}.{call.name}"
+            if callee in _TAKES_NO_FUNCTION or call.kind != "plain" and (
+                    call.receiver is None or call.name in _BUILTIN_METHODS):
+                callee = None
+        holder = call.receiver if callee is not None and call is not None \
+            and call.name in _ADDERS else None
+        found: list[tuple[str, ValueUse | Binding]] = []
+        position = 0
+        for child in arguments.named_children:
+            kind = child.type
+            if kind == "keyword_argument":
+                value = child.child_by_field_name("value")
+                name = child.child_by_field_name("name")
+                slot = self._str(name) if name is not None else ""
+            elif kind in ("list_splat", "dictionary_splat"):
+                position = -1 << 20  # later positions are not known
+                continue
+            else:
+                value, slot = child, str(position)
+                position += 1
+            if value is None:
+                continue
+            if value.type in _NAMES:
+                site = self._named_call(value)
+                if site is None:
+                    continue
+                found.append(("use", ValueUse(site, call)))
+                if callee is None or slot[:1] in ("", "-"):
+                    continue
+                names = [site.name if site.receiver is None else f"{site.receiver}.{site.name}"]
+            elif callee is None or slot[:1] in ("", "-"):
+                continue
+            else:
+                names = self._passed(value)
+            for dotted in names:
+                if holder is not None:  # a list's, or a method of the sources: both kept
+                    found.append(("bind", Binding(holder, "name", dotted)))
+                found.append(("bind", Binding(f"{slot}:{callee}", "arg", dotted)))
+        return found
+
+    def _passed(self, value: Node) -> list[str]:
+        """What an argument passes: a name, the items of a container written out, or what a
+        named function returns (``A()``)."""
+        kind = value.type
+        if kind in _NAMES:
+            dotted = self._dotted(value)
+            return [] if dotted is None else [dotted]
+        if kind == "call":
+            function = value.child_by_field_name("function")
+            dotted = self._dotted(function) if function is not None else None
+            return [] if dotted is None or dotted in _TAKES_NO_FUNCTION else [dotted + "()"]
+        if kind in _CONTAINERS:
+            return [b.value for b in self._given("", value)]
+        return []
+
+    def _decorated(self, node: Node) -> list[tuple[int, Binding]]:
+        """A decorator ``node`` (a name) of a function: the call of it with the function,
+        where it is written, and the decorator noted in the function (``@``)."""
+        decorator = node.parent
+        decorated = decorator.parent if decorator is not None else None
+        definition = decorated.child_by_field_name("definition") \
+            if decorated is not None and decorated.type == "decorated_definition" else None
+        name = definition.child_by_field_name("name") if definition is not None else None
+        dotted = self._dotted(node)
+        if definition is None or name is None or dotted is None \
+                or definition.type != "function_definition":
+            return []
+        # The function as the enclosing scope names it: through the classes around it.
+        path = [self._str(name)]
+        holder = decorated.parent if decorated is not None else None
+        while holder is not None and holder.type not in ("function_definition", "module"):
+            if holder.type == "class_definition":
+                path.insert(0, self._str(holder.child_by_field_name("name")))
+            holder = holder.parent
+        return [(node.start_byte, Binding(f"0:{dotted}", "arg", ".".join(path))),
+                (definition.start_byte + 1, Binding("@", "name", dotted))]
 
     def _attribute_call(self, function: Node) -> CallSite:
         """The call site of a called attribute, ``function``."""
@@ -467,7 +655,8 @@ class _Extractor:
             func = obj.child_by_field_name("function")
             if func is not None and func.type == "identifier" and self._str(func) == "super":
                 return CallSite("super", name, None, line)
-            return CallSite("attribute", name, None, line)
+            made = self._dotted(func) if func is not None else None  # ``A().m()``
+            return CallSite("attribute", name, None if made is None else made + "()", line)
         if kind == "identifier" or kind == "attribute":
             receiver = self._str(obj)
             if all(map(str.isidentifier, receiver.split("."))):
@@ -631,7 +820,8 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
 
     A name that is a parameter or is assigned in the scope is a local variable:
     its uses are no function of the sources by scoping. A local (``local``) name's
-    binding is kept only when the scope calls it, calls through it or returns.
+    binding is kept only when the scope calls it, calls through it, returns it or
+    passes it; what the scope passes (``arg``) and its decorators (``@``) are kept.
     """
     assigned = {b.target for b in scope.bindings}
     locals_ = assigned.union(params)
@@ -642,17 +832,16 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
     used = {"return"}
     for call in scope.calls:
         used.add(call.name if call.receiver is None else call.receiver.partition(".")[0])
-    kept: list[Binding] = []
-    left = list(scope.bindings)
-    while True:  # what a kept binding is given is used too
-        more = [b for b in left if "." in b.target or b.target in used]
-        if not more:
-            break
-        kept += more
-        left = [b for b in left if not ("." in b.target or b.target in used)]
-        used.update(b.value.partition(".")[0] for b in more)
-    order = {id(b): i for i, b in enumerate(scope.bindings)}
-    return uses, tuple(sorted(kept, key=lambda b: order[id(b)]))
+    bindings = scope.bindings
+    keep = [False] * len(bindings)
+    more = [i for i, b in enumerate(bindings) if b.kind == "arg" or b.target in used
+            or "." in b.target or b.target == "@"]
+    while more:  # what a kept binding is given is used too
+        for i in more:
+            keep[i] = True
+            used.add(bindings[i].value.partition(".")[0])
+        more = [i for i, b in enumerate(bindings) if not keep[i] and b.target in used]
+    return uses, tuple([b for b, k in zip(bindings, keep, strict=True) if k])
 
 
 def _start_byte(node: Node) -> int:
@@ -663,6 +852,23 @@ def _start_byte(node: Node) -> int:
 # pattern with a child inside them keeps a state open per enclosing container, which
 # made deeply nested calls or literals quadratic (10,000 nested calls took seconds).
 _NAMES = ("identifier", "attribute")
+_CONTAINERS = frozenset({"list", "tuple", "set", "dictionary", "expression_list"})
+# Calls whose result is an item of their first argument.
+_ITEM_OF = frozenset({"next", "iter", "reversed", "list", "tuple", "set", "frozenset",
+                      "sorted", "enumerate"})
+# Methods that add their arguments to the container they are called on.
+_ADDERS = frozenset({"append", "add", "insert", "appendleft", "setdefault", "put"})
+_START_END = itemgetter(0, 1)
+# Methods of builtin types: the calls of them are too many to tell a parameter anything,
+# but for those that add to a container.
+_BUILTIN_METHODS = frozenset(
+    name for kind in (str, bytes, list, dict, set) for name in dir(kind)) - _ADDERS
+# Builtins that never call what they are given: what is passed to them tells nothing.
+_TAKES_NO_FUNCTION = frozenset({
+    "isinstance", "issubclass", "len", "print", "str", "int", "float", "bool", "repr",
+    "getattr", "hasattr", "setattr", "delattr", "type", "id", "hash", "super", "format",
+    "range", "open", "vars", "callable", "list", "tuple", "set", "frozenset", "dict",
+    "next", "iter", "reversed", "enumerate", "zip", "bytes", "ord", "chr", "abs"})
 
 
 def _named_items(containers: Iterable[Node]) -> Iterator[Node]:
@@ -671,16 +877,6 @@ def _named_items(containers: Iterable[Node]) -> Iterator[Node]:
         for child in container.named_children:
             if child.type in _NAMES:
                 yield child
-
-
-def _arguments(argument_lists: Iterable[Node]) -> Iterator[Node]:
-    """The names passed to calls, by position or as a keyword argument's value."""
-    for arguments in argument_lists:
-        for child in arguments.named_children:
-            value = (child.child_by_field_name("value") if child.type == "keyword_argument"
-                     else child)
-            if value is not None and value.type in _NAMES:
-                yield value
 
 
 def _is_string_stmt(node: Node) -> bool:

@@ -135,7 +135,7 @@ class KnowledgeGraph:
                 aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
                 aliases = tuple(a for a in aliases if a != old.label)
                 attrs[node_id] = {**attrs[node_id], "type": "tag",
-                                  "record": TagNode(old.id, old.label, aliases)}
+                                  "record": TagNode(old.id, old.label, aliases, old.weight)}
             else:
                 succ[node_id] = {}
                 pred[node_id] = {}
@@ -147,7 +147,29 @@ class KnowledgeGraph:
         old = self.tag(node_id)
         aliases = tuple(a for a in old.aliases if a != label)
         attrs = self._g._node
-        attrs[node_id] = {**attrs[node_id], "record": TagNode(node_id, label, aliases)}
+        attrs[node_id] = {**attrs[node_id],
+                          "record": TagNode(node_id, label, aliases, old.weight)}
+        self._changed()
+
+    def set_tag_weights(self, weights: Mapping[str, float]) -> None:
+        """Give each tag in ``weights`` (ids) its weight; tags whose weight is unchanged are
+        left as they are (builds and updates weigh every tag).
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> g.set_tag_weights({"tag:fee": 0.25})
+        >>> g.tag("tag:fee").weight
+        0.25
+        """
+        attrs = self._g._node
+        for node_id, weight in weights.items():
+            old = self.tag(node_id)
+            if old.weight != weight:
+                # A new dict and record, never a change to the old ones: copies share them.
+                attrs[node_id] = {**attrs[node_id], "record": TagNode(
+                    node_id, old.label, old.aliases, weight)}
         self._changed()
 
     def add_edge(self, edge: Edge) -> None:

@@ -28,6 +28,7 @@ True
 from __future__ import annotations
 
 import functools
+import keyword
 import os
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -48,7 +49,7 @@ from .files import (
 )
 from .records import Definition, ModuleExtract
 from .sources import DEFAULT_MAX_FILE_BYTES, decode_source
-from .text import fold, name_phrase, words
+from .text import fold, name_phrase, singular, words
 
 __all__ = [
     "FunctionKnowledge",
@@ -396,27 +397,128 @@ def knowledge_of(d: Definition, sidecar_text: str | None = None) -> str:
 
 
 def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Tags inferred from code alone: parameters and column keys in, the name's noun phrase out.
+    """Tags inferred from code alone: what a definition reads in, what it gives out.
 
-    The labels are folded (:func:`sgkr.text.fold`), as the labels of tags are.
+    Inputs: parameters, the keywords it passes data to (``timeout=timeout``;
+    not ``ascending=False``, an option setting), string keys
+    it reads (``row["card_scheme"]``, ``rule.get("aci")``), column names it
+    passes (``groupby("merchant")``, ``agg(total=("amount", "sum"))``) and the
+    attributes it reads of its parameters (``df.amount``; not ``self.``: the
+    object's state is not what one method takes in).
+    Outputs: the noun phrase of its name (``compute_average_fee`` gives
+    ``average fee``), the names it returns (``return fee``), the keys it
+    writes (``row["fee"] = ...``) and the noun phrase opening its docstring
+    (``Return the monthly fraud level.``). The labels are folded
+    (:func:`sgkr.text.fold`), as the labels of tags are; common words are
+    weighed down by how many functions share them (:func:`sgkr.tagging.tag_weights`),
+    not by a list.
 
     Examples
     --------
-    >>> from sgkr.records import Definition, SourceSpan
+    >>> from sgkr.records import SourceSpan
     >>> infer_tags(Definition("m.get_average_fees", "get_average_fees", "function", "",
     ...            SourceSpan("m.py", 1, 2), params=("self", "merchant", "rows"),
     ...            subscript_keys=("card_scheme", "row")))
     (('merchant', 'row', 'card scheme'), ('average fee',))
+    >>> code = ("def shares(df, by):\\n    '''Return the total amounts per merchant.'''\\n"
+    ...         "    out = df.groupby(by).agg(total=('eur_amount', 'sum'))\\n"
+    ...         "    out['share'] = out.total / df.amount.sum()\\n    return out\\n")
+    >>> infer_tags(Definition("m.shares", "shares", "function", code,
+    ...            SourceSpan("m.py", 1, 5), docstring="Return the total amounts per merchant.",
+    ...            params=("df", "by"), subscript_keys=("share",)))
+    (('df', 'by', 'total', 'eur amount', 'sum', 'amount'), ('share', 'out', 'total amount'))
     """
     if d.inferred_inputs is not None and d.inferred_outputs is not None:
         return d.inferred_inputs, d.inferred_outputs
     if d.kind == "module":
         return (), ()
-    inputs = [_tag_phrase(p) for p in d.params if p not in _IGNORED_PARAMS]
-    inputs += [_tag_phrase(k) for k in d.subscript_keys]
-    inputs = [i for i in dict.fromkeys(inputs) if i]
+    code = d.code
+    written = _WRITTEN_KEY.findall(code)
+    names: list[str] = [p for p in d.params if p not in _IGNORED_PARAMS]
+    names += d.subscript_keys
+    names += _KEYWORD.findall(code)
+    names += [a or b for a, b in _KEY_READ.findall(code)]
+    names += [a or b for a, b in _STRING_ARGUMENT.findall(code)]
+    receivers = set(d.params).difference(_IGNORED_PARAMS)  # self.x is state, not input
+    if receivers:
+        names += [a for r, a in _ATTRIBUTE_READ.findall(code) if r in receivers]
+    inputs = _tag_labels(n for n in names if n not in written)
     phrase = "" if d.name.startswith("_") else _name_tag_phrase(d.name)
-    return tuple(inputs), ((phrase,) if phrase else ())
+    returned = (n for n in _RETURNED.findall(code) if not keyword.iskeyword(n))
+    outs = [phrase, *(_tag_phrase(n) for n in returned),
+            *(_tag_phrase(k) for k in written), _doc_phrase(d.docstring)]
+    outputs = tuple(o for o in dict.fromkeys(outs) if _label_ok(o))
+    return inputs[:_MOST_INPUTS], outputs
+
+
+#: Most input tags inferred for one definition (its first ones, parameters first).
+_MOST_INPUTS = 24
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+# keyword=value in a call or a signature (not ==), the value not a literal: a keyword given
+# a name or an expression passes data along (timeout=timeout); one given a literal is an
+# option setting (ascending=False, encoding="utf-8").
+_KEYWORD = re.compile(
+    rf"[(,]\s*({_NAME})\s*=(?!=)\s*(?![\d\"'\-.]|[rbfuRBFU]+[\"']|(?:True|False|None)\b)")
+_KEY_TEXT = r"[A-Za-z][A-Za-z0-9_\- ]{0,40}"
+_KEY_READ = re.compile(rf"\.(?:get|pop|setdefault)\(\s*(?:\"({_KEY_TEXT})\"|'({_KEY_TEXT})')")
+# A string argument or item that reads like a name (a column): ("amount", ...), ["a", "b"].
+_STRING_ARGUMENT = re.compile(
+    r"[(\[,]\s*(?:\"([A-Za-z][A-Za-z0-9_]{1,40})\"|'([A-Za-z][A-Za-z0-9_]{1,40})')"
+    r"\s*(?=[,)\]])")
+_WRITTEN_KEY = re.compile(r"\[\s*[\"']([A-Za-z][A-Za-z0-9_\- ]{0,40})[\"']\s*\]\s*=(?!=)")
+# An attribute read of a name, not called: df.amount (the name is checked to be a parameter).
+_ATTRIBUTE_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.([A-Za-z_]\w*)\b(?!\s*\()")
+_RETURNED = re.compile(rf"^[ \t]*return[ \t]+({_NAME})[ \t]*(?:#.*)?$", re.MULTILINE)
+# The words that end the noun phrase opening a docstring ("the fee rules of a merchant").
+_PHRASE_ENDS = frozenset({
+    "of", "for", "from", "in", "on", "to", "with", "by", "as", "at", "into", "per", "and",
+    "or", "that", "which", "whether", "if", "when", "where", "is", "are", "was", "be",
+    "using", "given", "between", "over", "under", "after", "before", "than", "it", "its",
+    "who", "whom", "whose"})
+_ARTICLES = frozenset({"a", "an", "the", "all", "each", "every", "one", "some", "any"})
+_DOC_WORD = re.compile(r"[a-z][a-z_\-]*")
+_SENTENCE_END = re.compile(r"[.:;!?\n]")
+
+
+def _tag_labels(names: Iterable[str]) -> tuple[str, ...]:
+    found = (_tag_phrase(n) for n in names if not n.startswith("__"))
+    return tuple(label for label in dict.fromkeys(found) if _label_ok(label))
+
+
+def _label_ok(label: str) -> bool:
+    """A label of at least two letters, not a number alone."""
+    return len(label) >= 2 and not label.replace(" ", "").isdigit()
+
+
+def _doc_phrase(docstring: str | None) -> str:
+    """The noun phrase after the verb opening a docstring: ``Load the fee rules.`` -> fee rule.
+
+    Only a docstring that opens with a verb that opens function names too
+    (``Return``, ``Computes``, ``Load``, see :func:`sgkr.text.name_phrase`)
+    has one; it ends before a preposition, a conjunction or a Python keyword.
+
+    Examples
+    --------
+    >>> _doc_phrase("Return the average fee of the rules, in euros.")
+    'average fee'
+    >>> _doc_phrase("Returns True if the rule applies."), _doc_phrase("Use this method.")
+    ('', '')
+    """
+    if not docstring:
+        return ""
+    tokens = _SENTENCE_END.split(docstring.strip(), maxsplit=1)[0].split()
+    if len(tokens) < 2 or name_phrase(singular(tokens[0].lower())):
+        return ""  # not a verb that opens function names
+    phrase: list[str] = []
+    for token in tokens[1:]:
+        bare = token.strip("`'\"(),*")
+        word = bare.lower()
+        if not phrase and word in _ARTICLES:
+            continue
+        if word in _PHRASE_ENDS or keyword.iskeyword(bare) or not _DOC_WORD.fullmatch(word):
+            break
+        phrase.append(word)
+    return _tag_phrase(" ".join(phrase[:3])) if phrase else ""
 
 
 def annotate(module: ModuleExtract) -> ModuleExtract:

@@ -47,7 +47,7 @@ __all__ = [
 
 
 FunctionKind = Literal["function", "method", "module"]
-CallKind = Literal["plain", "attribute", "super", "subscript"]
+CallKind = Literal["plain", "attribute", "super", "subscript", "result"]
 EdgeType = Literal["calls", "references", "consumes", "produces"]
 #: How an edge between functions was found: ``exact`` (syntax alone), ``inferred``
 #: (an analysis of what names hold) or ``name`` (a bare-name guess).
@@ -107,7 +107,8 @@ class CallSite:
     ``kind`` is ``plain`` for ``f()``, ``attribute`` for ``x.f()`` (``receiver``
     holds the dotted text of ``x`` or ``None`` when it is not a dotted name),
     ``super`` for ``super().f()`` and ``subscript`` for ``x[k]()`` (``name`` holds
-    the dotted text of ``x``). A decorator ``@d`` is a call of ``d``.
+    the dotted text of ``x``), ``result`` for ``g()()`` (``name`` holds ``g``). A
+    decorator ``@d`` is a call of ``d``, and so is ``raise E``.
     """
 
     kind: CallKind
@@ -136,12 +137,19 @@ class Binding:
 
     ``x = Parser(path)`` is ``Binding("x", "call", "Parser")``, ``h = fee`` is
     ``Binding("h", "name", "fee")``, ``HANDLERS = {"fee": fee, "tax": tax}`` two
-    ``name`` bindings of ``HANDLERS``; ``return make()`` binds ``return``. Read by
-    the resolver to infer what a receiver or a called name holds.
+    ``name`` bindings of ``HANDLERS``; ``return make()`` and ``yield make()`` bind
+    ``return``; ``for x in xs``, ``x = xs[k]`` and ``xs.append(x)`` are ``name``
+    bindings (a container holds what is put in it); ``with A() as a`` and
+    ``except A as a`` bind ``a`` to a call of ``A``; a parameter's default binds the
+    parameter. A name passed to a call is an ``arg`` binding of ``"<slot>:<callee>"``
+    (``apply(fee, key=tax)``: ``Binding("0:apply", "arg", "fee")`` and
+    ``Binding("key:apply", "arg", "tax")``); a function decorated ``@d`` binds ``@``
+    to ``d`` (innermost last). Read by the resolver to infer what a receiver, a
+    called name or a parameter holds.
     """
 
     target: str
-    kind: Literal["call", "name"]
+    kind: Literal["call", "name", "arg"]
     value: str
 
 
@@ -241,11 +249,19 @@ class FunctionNode:
 
 @dataclass(frozen=True)
 class TagNode:
-    """A semantic I/O tag: a data entity, attribute or target quantity."""
+    """A semantic I/O tag: a data entity, attribute or target quantity.
+
+    ``weight`` in [0, 1] says how specific the tag is: an inverse document
+    frequency over the graph's functions, computed by the build
+    (:func:`sgkr.tagging.tag_weights`); a tag that every function shares
+    (``data``, ``value``, ``self``) weighs near 0, one that a single function
+    handles near 1.
+    """
 
     id: str
     label: str
     aliases: tuple[str, ...] = ()
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -353,7 +369,11 @@ def _reason_group(reason: str) -> str:
 
 @dataclass(frozen=True)
 class TagMatch:
-    """A tag found in a question: which tag, which words, and its role in the graph."""
+    """A tag found in a question: which tag, which words, its role in the graph, how sure.
+
+    ``score`` in (0, 1]: 1 for a label or alias named word for word, less for
+    another form of a word or part of a phrase (see :mod:`sgkr.tagmatch`).
+    """
 
     tag_id: str
     label: str
@@ -361,6 +381,7 @@ class TagMatch:
     start: int
     end: int
     role: Role
+    score: float = 1.0
 
 
 @dataclass(frozen=True)

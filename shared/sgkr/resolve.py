@@ -33,8 +33,10 @@ Examples
 from __future__ import annotations
 
 import builtins
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
 from .records import CallSite, Definition, ModuleExtract, Resolution, ValueUse
 
@@ -42,13 +44,14 @@ __all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "FAN
            "flatten"]
 
 CallEdge = tuple[str, str, Resolution]
+_T = TypeVar("_T")
 #: A bare-name call matching more definitions than this is left unresolved.
 NAME_MATCH_LIMIT = 3
 #: An inferred call reaching more definitions than this gives ``name`` edges (at most
 #: twice as many; beyond, none).
 FANOUT_LIMIT = 4
 # How many assignments and returns an inference follows, one from another.
-_INFER_DEPTH = 4
+_INFER_DEPTH = 5
 _RANK = {"exact": 3, "inferred": 2, "name": 1}
 _NOTHING: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 _BUILTINS = frozenset(dir(builtins))
@@ -60,6 +63,19 @@ _COMMON_METHODS = frozenset(
 ) | frozenset({"close", "read", "write", "open", "run", "main", "start", "stop", "send",
                "get", "put", "add", "update", "reset", "flush", "apply", "call"})
 _MAX_DEPTH = 8
+# A parameter is inferred from the calls of its function's name, at most this many.
+_CALLERS_LIMIT = 24
+# Functions outside the sources known to call what they are passed (a local name passed
+# to another call outside the sources, ``functools.wraps(fn)``, is not taken as used).
+_CALLING = frozenset({"map", "filter", "sorted", "min", "max", "reduce", "partial",
+                      "starmap", "apply", "applymap", "agg", "aggregate", "transform", "pipe",
+                      "submit", "Thread", "Process", "Timer", "call_soon", "run_in_executor",
+                      "sort", "groupby", "accumulate", "takewhile", "dropwhile",
+                      "filterfalse", "register", "connect", "add_done_callback"})
+# A nesting of parameter inferences that allows none.
+_NO_PARAMETERS = 1 << 20
+# Methods whose result is what their object holds: ``d.get(k)``, ``d.items()``.
+_READERS = frozenset({"get", "pop", "setdefault", "values", "items", "copy", "popleft"})
 
 
 def resolve_calls(modules: Sequence[ModuleExtract]) -> list[CallEdge]:
@@ -142,8 +158,21 @@ class CallResolver:
         # What each scope's names and ``return`` are given; each class's ``self.`` fields.
         self.assigned: dict[str, dict[str, list[tuple[str, str]]]] = {}
         self.fields: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
+        # The names passed to calls, by the callee's last name: (definition, callee, slot,
+        # name passed), read to infer what a parameter holds.
+        self.passed: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
+        self._subclasses: dict[str, list[str]] | None = None
+        self._nesting = 0
+        # What the call sites passing names reach (without parameters' values), and the
+        # modules read to tell: the same whichever definition asks.
+        self._site_targets: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
+        self._locals: dict[tuple[str, str], bool] = {}
+        self._parameters: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
+        self._overridden: dict[tuple[str, str], tuple[tuple[list[str], Resolution],
+                                                      frozenset[str]]] = {}
         #: The modules whose tables each module's inferred calls were read off (made as
-        #: modules are resolved): an update resolves a module again when one of them changed.
+        #: modules are resolved), and the keys of :meth:`keys_of` they read: an update
+        #: resolves a module again when one of them changed.
         self.depends: dict[str, set[str]] = {}
         self._inferred: dict[tuple[str, str | None, str], tuple[frozenset[str],
                                                                  frozenset[str]]] = {}
@@ -156,9 +185,11 @@ class CallResolver:
     def _forget(self) -> None:
         """Drop the answers read off the tables: they are about to change."""
         for memo in (self._bound, self._found, self._methods, self._class_bases,
-                     self._inferred, self._chains):
+                     self._inferred, self._chains, self._site_targets, self._locals,
+                     self._parameters, self._overridden):
             if memo:
                 memo.clear()
+        self._subclasses = None
 
     def _add(self, module: ModuleExtract) -> None:
         self._forget()
@@ -201,6 +232,11 @@ class CallResolver:
         table = self.assigned.setdefault(d.qualname, {})
         cls = d.enclosing_class
         for b in d.bindings:
+            if b.kind == "arg":
+                slot, _, callee = b.target.partition(":")
+                self.passed[callee.rpartition(".")[2]].append(
+                    (d.qualname, callee, slot, b.value))
+                continue
             table.setdefault(b.target, []).append((b.kind, b.value))
             head, _, attr = b.target.partition(".")
             if cls is not None and head == "self" and attr and "." not in attr:
@@ -216,6 +252,11 @@ class CallResolver:
         for d in module.definitions:
             if self.owner.get(d.qualname) == name and d.bindings:
                 self.assigned.pop(d.qualname, None)
+                for passed in d.bindings:
+                    if passed.kind == "arg":
+                        slot, _, callee = passed.target.partition(":")
+                        _drop(self.passed, callee.rpartition(".")[2],
+                              (d.qualname, callee, slot, passed.value))
                 if d.enclosing_class is not None:
                     self.fields.pop(d.enclosing_class, None)
             self.owner.pop(d.qualname, None)
@@ -232,6 +273,16 @@ class CallResolver:
             self.owner.pop(b.scope, None)
             self.bindings.pop(b.scope, None)
             self.wildcards.pop(b.scope, None)
+
+    @staticmethod
+    def keys_of(module: ModuleExtract) -> set[str]:
+        """What ``module`` gives inferences in other modules, as :attr:`depends` names it:
+        the calls it passes names to (``#args:`` and the callee's last name), the bases
+        of its classes (``#sub:`` and the base's last name)."""
+        keys = {"#sub:" + base.rpartition(".")[2] for c in module.classes for base in c.bases}
+        keys.update("#args:" + b.target.rpartition(":")[2].rpartition(".")[2]
+                    for d in module.definitions for b in d.bindings if b.kind == "arg")
+        return keys
 
     def replace(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract]) -> bool:
         """Swap the tables of ``old`` modules for those of ``new`` ones.
@@ -272,7 +323,7 @@ class CallResolver:
                 # equals a fresh build), cycles of assignments included.
                 self._inferred.clear()
                 self.resolve_definition(d, module.module, calls)
-                if refs is not None and d.uses:
+                if refs is not None and (d.uses or d.bindings):
                     self.resolve_uses(d, module.module, calls.get(d.qualname, {}), refs)
             self._reading.discard(module.module)
             self._reading = None
@@ -282,6 +333,11 @@ class CallResolver:
                      refs: dict[str, dict[str, Resolution]]) -> None:
         """Add the functions ``d`` uses as values to ``refs[d.qualname]`` (not those in
         ``called``, nor ``d`` itself)."""
+        # Names passed to a call outside the sources known to call them.
+        passed = [b for b in d.bindings if b.kind == "arg"
+                  and b.target.rpartition(".")[2].rpartition(":")[2] in _CALLING]
+        if not d.uses and not passed:
+            return
         scopes = self._scopes(d, module)
         cls = self._enclosing_class(d)
         chain = self._chain(d.qualname)
@@ -290,8 +346,27 @@ class CallResolver:
             for target in self._used(cls, scopes, chain, use):
                 if target not in called and target != d.qualname:
                     found[target] = "exact"
+        for b in passed:
+            if not self._is_local(chain, b.value.partition(".")[0]):
+                continue
+            for target in self._passed_out(cls, scopes, chain, b.target, b.value):
+                if target not in called and target not in found and target != d.qualname:
+                    found[target] = "inferred"
         if found:
             refs[d.qualname] = dict(sorted(found.items()))
+
+    def _passed_out(self, cls: str | None, scopes: list[str], chain: tuple[str, ...],
+                    target: str, value: str) -> list[str]:
+        """The functions a local name ``value`` holds, passed (``target``: ``slot:callee``)
+        to a call outside the sources (``map(fn, xs)``); none when passed to the sources,
+        whose parameters then hold them."""
+        site = _site(target.partition(":")[2])
+        callees, how = self._resolve(cls, scopes, chain, site)
+        if callees and how != "name":
+            return []
+        functions = sorted(v[2:] for v in self._infer(chain, cls, value, 0)
+                           if v.startswith("f:"))
+        return functions if len(functions) <= FANOUT_LIMIT else []
 
     def _used(self, cls: str | None, scopes: list[str], chain: tuple[str, ...],
               use: ValueUse) -> list[str]:
@@ -351,6 +426,15 @@ class CallResolver:
             for target in targets:
                 if rank > _RANK.get(targets_of.get(target, ""), 0):
                     targets_of[target] = how
+            # A parameter holds a function as passed (a decorator's, undecorated).
+            if len(targets) == 1 and how != "name" and not (
+                    how == "inferred" and call.receiver is None
+                    and self._is_local(chain, call.name)):
+                more, how = self._also(cls, call, targets[0], how == "exact")
+                rank = _RANK[how]
+                for target in more:
+                    if rank > _RANK.get(targets_of.get(target, ""), 0):
+                        targets_of[target] = how
         if not targets_of:
             del calls[d.qualname]
 
@@ -362,7 +446,8 @@ class CallResolver:
         """The callees of ``call``, made in a definition of class ``cls`` seeing ``scopes``
         (its own bindings in ``chain``)."""
         if call.kind == "plain":
-            found = self._name_in_scope(scopes, call.name)
+            found = None if self._is_local(chain, call.name) \
+                else self._name_in_scope(scopes, call.name)
             if found is not None:
                 return found, "exact"
             inferred = self._called(chain, cls, call.name, None)
@@ -373,6 +458,8 @@ class CallResolver:
             return self._by_name(call.name, self.functions_by_name), "name"
         if call.kind == "subscript":
             return self._called(chain, cls, call.name, None) or ([], "exact")
+        if call.kind == "result":  # ``make()()``: what the returned values are
+            return self._reached(self._returned(chain, cls, call.name, 0)) or ([], "exact")
         if call.kind == "super":
             if cls is None:
                 return [], "exact"
@@ -382,7 +469,12 @@ class CallResolver:
                     return [method], "exact"
             return [], "exact"
         receiver = call.receiver
-        if receiver in ("self", "cls") and cls is not None:
+        if receiver is not None and receiver.endswith("()"):  # ``A().m()``
+            made = self._returned(chain, cls, receiver[:-2], 0)
+            reached = self._reached(self._attribute(made, call.name, 0)) if made else None
+            if reached is not None:
+                return reached
+        elif receiver in ("self", "cls") and cls is not None:
             method = self._method(cls, call.name)
             if method is not None:
                 return [method], "exact"
@@ -417,18 +509,113 @@ class CallResolver:
             return None
         if attr is not None:
             values = self._attribute(values, attr, 0)
+        return self._reached(values)
+
+    def _reached(self, values: Iterable[str]) -> tuple[list[str], Resolution] | None:
+        """What calling a name holding ``values`` reaches (None: nothing known), and how
+        sure that is: a function itself, a class's ``__init__``, an object's ``__call__``."""
         targets: set[str] = set()
         for value in values:
-            if value.startswith("f:"):
-                targets.add(value[2:])
-            elif value.startswith("c:"):
-                init = self._method(value[2:], "__init__")
-                if init is not None:
-                    targets.add(init)
-        found = sorted(targets)
-        if len(found) <= FANOUT_LIMIT:
-            return found, "inferred"
-        return (found, "name") if len(found) <= 2 * FANOUT_LIMIT else ([], "name")
+            kind, name = value[:2], value[2:]
+            if kind == "f:":
+                targets.add(name)
+            elif kind in ("c:", "i:"):
+                method = self._method(name, "__init__" if kind == "c:" else "__call__")
+                if method is not None:
+                    targets.add(method)
+        if not targets:
+            return None
+        return _bounded(sorted(targets))
+
+    def _also(self, cls: str | None, call: CallSite, target: str,
+              exact: bool) -> tuple[list[str], Resolution]:
+        """What a call reaching ``target`` (``exact``: by syntax) may reach as well: the
+        overrides of a ``self.`` method in subclasses, what its decorators made of it."""
+        if exact and call.receiver in ("self", "cls") and cls is not None:
+            return self._overrides(cls, call.name)
+        decorators = self.assigned.get(target, {}).get("@")
+        if not decorators:
+            return [], "exact"
+        self._read(target)
+        return self._reached(v for v in self._decorated(target, decorators)
+                             if v != "f:" + target) or ([], "exact")
+
+    def _overrides(self, cls: str, name: str) -> tuple[list[str], Resolution]:
+        """The methods ``name`` of the classes derived from ``cls`` (kept for the build,
+        with the modules read to tell)."""
+        key = (cls, name)
+        known = self._overridden.get(key)
+        if known is None:
+            saved, self._reading = self._reading, set()
+            try:
+                found = [f"{sub}.{name}" for sub in self._descendants(cls)
+                         if self._own_method(f"{sub}.{name}")]
+                known = self._overridden[key] = (
+                    _bounded(found) if found else ([], "exact"), frozenset(self._reading))
+            finally:
+                self._reading = saved
+        if self._reading is not None:
+            self._reading |= known[1]
+        return known[0]
+
+    def _own_method(self, qualname: str) -> bool:
+        d = self.defs.get(qualname)
+        if d is None or d.kind != "method":
+            return False
+        self._read(qualname)
+        return True
+
+    def _descendants(self, cls: str) -> list[str]:
+        """The classes of the sources derived from ``cls``, nearest first."""
+        subclasses = self._subclasses
+        if subclasses is None:
+            subclasses = self._subclasses = defaultdict(list)
+            for name in self.classes:
+                for base in self._bases(name):
+                    subclasses[base].append(name)
+        order: list[str] = []
+        frontier = [cls]
+        for current in frontier:
+            if self._reading is not None:
+                self._reading.add("#sub:" + current.rpartition(".")[2])
+            for sub in subclasses.get(current, ()):
+                if sub not in order and sub != cls:
+                    order.append(sub)
+                    frontier.append(sub)
+        return order
+
+    def _decorated(self, function: str, decorators: list[tuple[str, str]]) -> set[str]:
+        """What the name of the decorated ``function`` holds: each decorator of the
+        sources (innermost first) called with what the one before made."""
+        chain = self._chain(function)[1:]
+        values = {"f:" + function}
+        if not chain:
+            return values
+        cls = self._enclosing_of(chain[0])
+        for _, decorator in reversed(decorators):
+            made: set[str] = set()
+            for value in self._infer(chain, cls, decorator, 0):
+                if value.startswith("f:"):
+                    made |= self._applied(value[2:], values)
+            values = made or values
+        return values
+
+    def _applied(self, function: str, given: set[str]) -> set[str]:
+        """What ``function`` returns when its first parameter is given ``given``."""
+        d = self.defs.get(function)
+        returns = self.assigned.get(function, {}).get("return")
+        if d is None or not returns:
+            return set()
+        self._read(function)
+        first = d.params[0] if d.params else None
+        found: set[str] = set()
+        rest = [(kind, value) for kind, value in returns
+                if not (kind == "name" and value == first)]
+        if len(rest) < len(returns):
+            found |= given
+        if rest:
+            found |= self._bound_values(self._chain(function), d.enclosing_class, rest, 0)
+        return found
 
     def _may_know(self, chain: tuple[str, ...], cls: str | None, dotted: str) -> bool:
         """Whether an inference of ``dotted`` can find anything: its head is ``self``/``cls``
@@ -438,6 +625,7 @@ class CallResolver:
             return cls is not None
         assigned = self.assigned
         return any(head in assigned[s] for s in chain if s in assigned) \
+            or self._is_local(chain, head) \
             or "." in dotted and self._target_of([s for s in chain if s in self._binders],
                                                  head) is not None
 
@@ -492,25 +680,177 @@ class CallResolver:
         if head in ("self", "cls") and cls is not None:
             self._read(cls)
             return frozenset([("i:" if head == "self" else "c:") + cls])
-        scopes = [s for s in chain if s in self._binders and s not in self.classes]
-        target = self._target_of(scopes, head)
-        if target is not None:
-            return self._static(target)
+        if not self._is_local(chain, head):
+            scopes = [s for s in chain if s in self._binders and s not in self.classes]
+            target = self._target_of(scopes, head)
+            if target is not None:
+                return self._static(target)
         for scope in chain:
             bindings = self.assigned.get(scope, {}).get(head)
-            if bindings:
+            d = self.defs.get(scope)
+            param = d is not None and d.kind != "module" and head in d.params
+            if bindings or param:
                 self._read(scope)
                 inner = self._chain(scope)
-                return self._bound_values(inner, self._enclosing_of(scope), bindings, depth)
+                found = self._bound_values(inner, self._enclosing_of(scope), bindings,
+                                           depth) if bindings else frozenset()
+                if param:
+                    found |= self._parameter(scope, head, depth)
+                return found
         return frozenset()
+
+    def _is_local(self, chain: tuple[str, ...], name: str) -> bool:
+        """Whether ``name`` is a parameter of a function of ``chain`` or assigned in one,
+        before a scope binding it by a definition or an import."""
+        key = (chain[0], name)
+        known = self._locals.get(key)
+        if known is None:
+            known = self._locals[key] = self._find_local(chain, name)
+        return known
+
+    def _find_local(self, chain: tuple[str, ...], name: str) -> bool:
+        for scope in chain:
+            d = self.defs.get(scope)
+            if d is None or d.kind == "module":
+                return False
+            if name in d.params or name in self.assigned.get(scope, ()):
+                return True
+            if scope in self._binders and self._bound_in(scope, name) is not None:
+                return False
+        return False
+
+    def _parameter(self, function: str, param: str, depth: int) -> frozenset[str]:
+        """What the parameter ``param`` of ``function`` is given by the calls of the
+        sources that reach it (at most :data:`_CALLERS_LIMIT` calls by its name).
+
+        Asked from a definition, it is read afresh and kept for the build (the same
+        for every definition asking); asked while reading one, it is read once more
+        deep, no further."""
+        d = self.defs[function]
+        cls = d.enclosing_class
+        name = cls.rpartition(".")[2] if d.name == "__init__" and cls else d.name
+        if self._reading is not None:
+            self._reading.add("#args:" + name)
+        passed = self.passed.get(name, ())
+        if not passed or len(passed) > _CALLERS_LIMIT or depth > _INFER_DEPTH:
+            return frozenset()
+        if self._nesting:
+            return self._given(d, param, passed, depth) if self._nesting == 1 else frozenset()
+        key = (function, param)
+        known = self._parameters.get(key)
+        if known is None:
+            saved = self._inferred, self._reading
+            self._inferred, self._reading = {}, set()
+            try:
+                known = self._parameters[key] = (self._given(d, param, passed, 0),
+                                                 frozenset(self._reading))
+            finally:
+                self._inferred, self._reading = saved
+        if self._reading is not None:
+            self._reading |= known[1]
+        return known[0]
+
+    def _given(self, d: Definition, param: str, passed: list[tuple[str, str, str, str]],
+               depth: int) -> frozenset[str]:
+        slots = _slots(d, param)
+        found: set[str] = set()
+        self._nesting += 1
+        try:
+            for caller, callee, slot, value in passed:
+                found |= self._passed_to(caller, callee, slot, value, d, slots, depth)
+        finally:
+            self._nesting -= 1
+        return frozenset(found)
+
+    def _passed_to(self, caller: str, callee: str, slot: str, value: str,
+                   function: Definition, slots: _Slots, depth: int) -> frozenset[str]:
+        """What ``value``, passed in ``slot`` of a call of ``callee`` made in ``caller``,
+        gives the parameter of ``function`` described by ``slots`` (nothing: another
+        call)."""
+        positional, star, keyword, dstar, param = slots
+        if not slot.isdigit():
+            if slot != param and not (dstar == param and slot not in keyword):
+                return frozenset()
+        elif param not in positional[int(slot):int(slot) + 2] and star != param:
+            return frozenset()  # not reached however many parameters come first
+        d = self.defs.get(caller)
+        module = self.owner.get(caller)
+        if d is None or module is None:
+            return frozenset()
+        site = _site(callee)
+        scopes = self._scopes(d, module)
+        if slot.isdigit():
+            index = int(slot) + self._offset(function, site, scopes)
+            if index < len(positional):
+                if positional[index] != param:
+                    return frozenset()
+            elif star != param:
+                return frozenset()
+        cls = self._enclosing_class(d)
+        chain = self._chain(caller)
+        if function.qualname not in self._site_reaches(caller, site, cls, scopes, chain):
+            return frozenset()
+        self._read(caller)
+        if value.endswith("()"):
+            return self._returned(chain, cls, value[:-2], depth + 1)
+        return self._infer(chain, cls, value, depth + 1)
+
+    def _site_reaches(self, caller: str, site: CallSite, cls: str | None, scopes: list[str],
+                      chain: tuple[str, ...]) -> frozenset[str]:
+        """What the call ``site`` of ``caller`` reaches, but through parameters' values
+        (kept for the build: read afresh, it is the same for every definition asking)."""
+        key = (caller, f"{site.receiver}.{site.name}")
+        known = self._site_targets.get(key)
+        if known is None:
+            saved = self._inferred, self._nesting, self._reading
+            self._inferred, self._nesting, self._reading = {}, _NO_PARAMETERS, set()
+            try:
+                targets, how = self._resolve(cls, scopes, chain, site)
+                known = self._site_targets[key] = (
+                    frozenset() if how == "name" else frozenset(targets),
+                    frozenset(self._reading))
+            finally:
+                self._inferred, self._nesting, self._reading = saved
+        if self._reading is not None:
+            self._reading |= known[1]
+        return known[0]
+
+    def _offset(self, d: Definition, site: CallSite, scopes: list[str]) -> int:
+        """How many parameters of ``d`` a call ``site`` fills before its arguments
+        (``self`` of a method called on an object or made by its class)."""
+        if d.kind != "method" or not d.params or d.params[0] not in ("self", "cls"):
+            return 0
+        if d.name == "__init__" or d.params[0] == "cls":
+            return 1
+        head = site.receiver.partition(".")[0] if site.receiver else None
+        target = self._target_of(scopes, head) if head else None
+        return 0 if target is not None and target in self.classes else 1
 
     def _bound_values(self, chain: tuple[str, ...], cls: str | None,
                       bindings: list[tuple[str, str]], depth: int) -> frozenset[str]:
         found: set[str] = set()
         for kind, value in bindings:
-            values = self._infer(chain, cls, value, depth + 1)
-            found.update(values if kind == "name" else self._results(values, depth))
+            if kind == "call":
+                found.update(self._returned(chain, cls, value, depth + 1))
+            else:
+                found.update(self._infer(chain, cls, value, depth + 1))
         return frozenset(found)
+
+    def _returned(self, chain: tuple[str, ...], cls: str | None, callee: str,
+                  depth: int) -> frozenset[str]:
+        """What calling ``callee`` (a dotted name, or ``f()`` for what f returns) returns."""
+        if callee.endswith("()"):
+            values = self._returned(chain, cls, callee[:-2], depth + 1)
+        else:
+            values = self._infer(chain, cls, callee, depth)
+        if not values:
+            holder, _, method = callee.rpartition(".")
+            if method in _READERS and holder:  # ``d.get(k)``: what d holds
+                return self._infer(chain, cls, holder, depth)
+            if holder.endswith("()"):  # ``A().m()``
+                made = self._returned(chain, cls, holder[:-2], depth + 1)
+                values = self._attribute(made, method, depth) if made else values
+        return frozenset(self._results(values, depth))
 
     def _results(self, callees: frozenset[str], depth: int) -> set[str]:
         """What calling each of ``callees`` returns."""
@@ -768,7 +1108,49 @@ class CallResolver:
         return None
 
 
-def _drop(table: dict[str, list[str]], name: str, qualname: str) -> None:
+def _bounded(found: list[str]) -> tuple[list[str], Resolution]:
+    """Targets found by inference, ``name`` edges above the fan-out limit."""
+    if len(found) <= FANOUT_LIMIT:
+        return found, "inferred"
+    return (found, "name") if len(found) <= 2 * FANOUT_LIMIT else ([], "name")
+
+
+#: A function's positional parameters, its ``*`` and keyword-only ones, its ``**`` one,
+#: and the parameter asked about.
+_Slots = tuple[tuple[str, ...], str | None, frozenset[str], str | None, str]
+_STARS = re.compile(r"(?<![\w*])(\*\*?)\s*([A-Za-z_]\w*)")
+
+
+def _slots(d: Definition, param: str = "") -> _Slots:
+    """The parameters of ``d`` by how arguments reach them, read off its signature."""
+    star = dstar = None
+    for stars, name in _STARS.findall(d.signature.partition("(")[2]):
+        if stars == "*":
+            star = name
+        else:
+            dstar = name
+    params = d.params
+    bare = d.signature.find("*,") >= 0 or d.signature.find("*)") >= 0
+    cut = params.index(star) if star in params else len(params)
+    if bare and star is None:
+        cut = min(cut, _bare_star_index(d))
+    return (params[:cut], star, frozenset(params), dstar, param)
+
+
+def _bare_star_index(d: Definition) -> int:
+    before = d.signature.partition("(")[2].split("*,")[0].split("*)")[0]
+    return sum(1 for p in d.params if re.search(rf"(?<!\w){re.escape(p)}(?!\w)", before))
+
+
+def _site(callee: str) -> CallSite:
+    """The call site of a dotted callee (``f`` or ``mod.f``), as extraction makes it."""
+    receiver, _, name = callee.rpartition(".")
+    if receiver:
+        return CallSite("attribute", name, receiver, 0)
+    return CallSite("plain", name, None, 0)
+
+
+def _drop(table: dict[str, list[_T]], name: str, qualname: _T) -> None:
     found = table.get(name)
     if found is not None:
         if qualname in found:

@@ -32,6 +32,7 @@ from .lexical import LexicalIndex
 from .records import EdgeType, RetrievalResult, TagMatch
 from .search import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
 from .stores import GraphReader, GraphStore, MemoryStore, Side, open_store
+from .tagmatch import WeightedMatcher, names_tag
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
 from .walk import call_counts, centrality_prior, personalized_pagerank
 
@@ -43,6 +44,8 @@ Fallback = Callable[[str, int], Sequence[str]]
 Partial = Literal["connect", "nearest", "none"]
 Fill = Literal["ppr", "none"]
 Inferred = Literal["seeds", "paths"]
+#: The built-in tag extractors: scored matching (default), the paper's keywords, embeddings.
+Extractor = Literal["weighted", "keyword", "embedding"]
 _CALLEE_WEIGHT = 0.5
 _FILL_WEIGHT = 0.5
 _LEXICAL_SEEDS = DEFAULT_K  # the walk's lexical seeds (more when k asks for more)
@@ -125,7 +128,7 @@ class RetrieverOptions:
     fill: Fill = "ppr"
     lexical: bool = True
     centrality: float = 1.0
-    brevity: float = 0.5
+    brevity: float = 1.0
     specificity: float = 0.0
     inferred: Inferred = "seeds"
     filter: Mapping[str, Any] | None = None
@@ -184,13 +187,24 @@ class Retriever:
         stays in the store; each question reads one version of it in a few
         batched queries, with the same answers as from the graph in memory.
     tag_extractor
-        A callable ``question -> tag matches or labels``; default: folded
-        vocabulary matching (:class:`~sgkr.tags.VocabularyMatcher`).
+        ``"weighted"`` (default): exact phrases, other forms of words and
+        partial phrases, each match scored (:class:`~sgkr.tagmatch.WeightedMatcher`);
+        ``"keyword"``: the paper's folded keyword matching
+        (:class:`~sgkr.tags.VocabularyMatcher`); ``"embedding"``: weighted
+        matching and, for the words it leaves, the tags nearest to the
+        question's phrases by ``embedding_model``
+        (:class:`~sgkr.tagembed.EmbeddingMatcher`); or a callable
+        ``question -> tag matches or labels``.
     fallback
-        Called as ``fallback(question, k)`` when no tag matches; returns
-        function node ids. Without one, such a question is answered by the
-        lexical seeds and the walk (``fill``), or retrieves nothing when both
-        are off.
+        Called as ``fallback(question, k)`` when the question names no tag
+        (:func:`~sgkr.tagmatch.names_tag`); returns function node ids. Without
+        one, such a question is answered by the lexical seeds and the walk
+        (``fill``), or retrieves nothing when both are off.
+    embedding_model
+        For ``tag_extractor="embedding"``: any embedding model
+        :func:`sgkr.eval.baselines.as_embedding_model` accepts (LlamaIndex,
+        LangChain, sentence-transformers, a callable); default: the offline
+        all-MiniLM-L6-v2 of the ``eval`` extra.
     **options
         Any field of :class:`RetrieverOptions` (``k``, ``max_depth``, ...).
 
@@ -205,8 +219,9 @@ class Retriever:
 
     def __init__(self, graph: KnowledgeGraph | None = None, *,
                  store: GraphStore | str | None = None,
-                 tag_extractor: TagExtractor | None = None,
-                 fallback: Fallback | None = None, **options: Any) -> None:
+                 tag_extractor: TagExtractor | Extractor | None = None,
+                 fallback: Fallback | None = None, embedding_model: Any = None,
+                 **options: Any) -> None:
         if (graph is None) == (store is None):
             raise InvalidArgumentError("give a graph or a store (exactly one)")
         if graph is not None and not isinstance(graph, KnowledgeGraph):
@@ -214,7 +229,11 @@ class Retriever:
         if store is not None and not isinstance(store, (str, GraphStore)):
             raise InvalidArgumentError(
                 f"store must be a GraphStore or a store URL, got {type(store)}")
-        if tag_extractor is not None and not callable(tag_extractor):
+        if isinstance(tag_extractor, str) and tag_extractor not in get_args(Extractor):
+            raise InvalidArgumentError(f"tag_extractor must be one of {get_args(Extractor)} "
+                                       f"or a callable, got {tag_extractor!r}")
+        if tag_extractor is not None and not isinstance(tag_extractor, str) \
+                and not callable(tag_extractor):
             raise InvalidArgumentError("tag_extractor must be callable")
         if fallback is not None and not callable(fallback):
             raise InvalidArgumentError("fallback must be callable")
@@ -223,10 +242,14 @@ class Retriever:
             store = open_store(store)
         self.store: GraphStore = (MemoryStore(graph) if graph is not None
                                   else cast(GraphStore, store))
-        self.tag_extractor = tag_extractor
         self.fallback = fallback
         self._tables = (_Tables(self.store) if isinstance(self.store, MemoryStore)
                         else None)
+        self.tag_extractor: TagExtractor | Extractor = tag_extractor or "weighted"
+        if self.tag_extractor == "embedding":
+            from .tagembed import EmbeddingMatcher
+
+            self.tag_extractor = EmbeddingMatcher(self.store.reader(), embedding_model)
 
     @property
     def graph(self) -> KnowledgeGraph:
@@ -260,10 +283,14 @@ class Retriever:
         return self._match(question, self.store.reader())
 
     def _match(self, question: str, reader: GraphReader) -> list[TagMatch]:
+        extractor = self.tag_extractor
+        if extractor == "weighted":
+            return (self._tables.matcher() if self._tables is not None
+                    else WeightedMatcher(reader))(question)
         matcher = VocabularyMatcher(reader)
-        if self.tag_extractor is None:
+        if extractor == "keyword" or isinstance(extractor, str):
             return matcher(question)
-        return resolve_labels(matcher, reader, question, self.tag_extractor(question))
+        return resolve_labels(matcher, reader, question, extractor(question))
 
     def retrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """Retrieve the functions on the dependency paths of ``question``.
@@ -306,20 +333,22 @@ class Retriever:
             self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
         reader = self.store.reader()  # one version of the graph for the whole question
         matches = self._specific(reader, self._match(question, reader))
-        if not matches and (self.fallback is not None or (o.fill == "none" and not o.lexical)):
+        # Paths join the tags the question names; a tag it names in part only seeds the walk.
+        named = [m for m in matches if names_tag(m)]
+        if not named and (self.fallback is not None or (o.fill == "none" and not o.lexical)):
             return self._fallback(reader, question, limit)
-        inputs, outputs = split_roles(question, matches)
+        inputs, outputs = split_roles(question, named)
         paths: list[tuple[str, ...]] = []
-        if matches and (o.inferred == "paths" or self._curated(reader)):
+        if named and (o.inferred == "paths" or self._curated(reader)):
             paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
                                       max_paths=o.max_paths, reverse_calls=o.reverse_calls)
-            if not paths and o.partial == "connect" and len(matches) > 1:
-                paths = reader.connect_paths([m.tag_id for m in matches],
+            if not paths and o.partial == "connect" and len(named) > 1:
+                paths = reader.connect_paths([m.tag_id for m in named],
                                              max_depth=o.max_depth, max_paths=o.max_paths)
             if not paths and o.partial != "none":
                 paths = self._nearest(reader, inputs, outputs)
         keep = self._filter(reader, paths)
-        ranked = self._rank(reader, paths, limit, keep)
+        ranked = self._rank(reader, paths, limit, keep, {m.tag_id: m.score for m in matches})
         if len(ranked) < limit and (o.fill == "ppr" or o.lexical):
             ranked = self._fill(reader, question, matches, ranked, limit, keep)
         label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
@@ -395,14 +424,19 @@ class Retriever:
         return passing
 
     def _rank(self, reader: GraphReader, paths: Sequence[tuple[str, ...]], limit: int,
-              keep: Callable[[list[str]], set[str]] | None = None) -> list[tuple[str, float]]:
+              keep: Callable[[list[str]], set[str]] | None = None,
+              sure: Mapping[str, float] | None = None) -> list[tuple[str, float]]:
         weight: dict[str, float] = defaultdict(float)
         first: dict[str, tuple[int, int]] = {}
         kinds = reader.kinds({node for path in paths for node in path})
+        sure = sure or {}
         for index, path in enumerate(paths):
+            # A path counts as much as its matched end tags are sure (their mean score).
+            ends = [sure[n] for n in {path[0], path[-1]} if n in sure]
+            share = (sum(ends) / len(ends) if ends else 1.0) / len(path)
             for position, node in enumerate(path):
                 if kinds[node] != "tag":
-                    weight[node] += 1.0 / len(path)
+                    weight[node] += share
                     first.setdefault(node, (index, position))
         dropped: set[str] = set()
         scripts_left = self.options.scripts
@@ -466,10 +500,14 @@ class Retriever:
             kinds.update(reader.kinds(scored))
         else:
             seeds: dict[str, float] = defaultdict(float)
-            for m in matches:
-                seeds[m.tag_id] += 1.0
-            for node, score in (*ranked, *hits):
-                seeds[node] += score
+            # Each kind of seed (matched tags, path functions, lexical matches) gets an
+            # equal share of the restart mass, split within it by score: five generic tags
+            # do not drown the one function named like the question, nor the reverse.
+            kinds_of_seeds = ([(m.tag_id, m.score) for m in matches], ranked, hits)
+            for group in kinds_of_seeds:
+                total = sum(score for _, score in group)
+                for node, score in group:
+                    seeds[node] += score / total
             walk = personalized_pagerank(self._neighbours(reader), seeds)
             kinds.update(reader.kinds([n for n in walk if n not in kinds]))
             found = [n for n in walk if kinds.get(n, "tag") != "tag"]
@@ -521,19 +559,20 @@ class Retriever:
         threshold = self.options.specificity
         if not matches or not threshold:
             return matches
+        specific = self._specificity(reader, [m.tag_id for m in matches])
+        return [m for m in matches if specific.get(m.tag_id, 1.0) >= threshold]
+
+    def _specificity(self, reader: GraphReader, ids: list[str]) -> dict[str, float]:
+        """Each tag's inverse document frequency over the functions, scaled to [0, 1]."""
         n = self._function_count(reader)
-        if n is None or n < 2:
-            return matches
-        ids = [m.tag_id for m in matches]
+        if not ids or n is None or n < 2:
+            return {}
         consumers = reader.neighbours(ids, "consumes", "out")
         producers = reader.neighbours(ids, "produces", "in")
         top = math.log(n + 1)
-        kept = []
-        for m in matches:
-            degree = len(set(consumers.get(m.tag_id, ())) | set(producers.get(m.tag_id, ())))
-            if math.log((n + 1) / (degree + 1)) / top >= threshold:
-                kept.append(m)
-        return kept
+        return {t: math.log((n + 1) / (len(set(consumers.get(t, ()))
+                                                | set(producers.get(t, ()))) + 1)) / top
+                for t in ids}
 
     def _function_count(self, reader: GraphReader) -> int | None:
         if self._tables is not None:
@@ -614,6 +653,7 @@ class _Tables:
         self._callers: dict[str, int] | None = None
         self._order: list[str] | None = None
         self._sizes: dict[str, int] | None = None
+        self._matcher: WeightedMatcher | None = None
 
     def __getstate__(self) -> dict[str, MemoryStore]:
         # A copy (pickle, deepcopy) remakes the tables on first use; a lock is not copied.
@@ -624,11 +664,20 @@ class _Tables:
 
     def prepare(self, *, lexical: bool, fill: bool) -> None:
         """Make now what a query with these options reads."""
+        self.matcher()
         if lexical:
             self.lexical()
         if fill:
             self.central_order()
             self.sizes()
+
+    def matcher(self) -> WeightedMatcher:
+        """The default tag extractor over this graph (its vocabulary read once)."""
+        if self._matcher is None:
+            with self._lock:
+                if self._matcher is None:
+                    self._matcher = WeightedMatcher(self.store)
+        return self._matcher
 
     def lexical(self) -> LexicalIndex:
         if self._lexical is None:

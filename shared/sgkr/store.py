@@ -4,11 +4,13 @@ Schema (version 2)::
 
     {"schema_version": 2, "meta": {...},
      "nodes": [{"id", "type": "function", "name", "kind", "qualnames", "sources",
-                "knowledge", "code"} | {"id", "type": "tag", "label", "aliases"}],
+                "knowledge", "code"} | {"id", "type": "tag", "label", "aliases", "weight"}],
      "edges": [{"source", "target", "type": "calls"|"references"|"consumes"|"produces",
                 "resolution": "exact"|"inferred"|"name" (calls and references only)}]}
 
 Version 1 (no ``references`` edges, no ``inferred`` resolution) is still read.
+A tag's ``weight`` (how specific it is, from 0 to 1, see
+:func:`sgkr.tagging.tag_weights`) is 1 in files written before tags had one.
 
 Loading refuses a truncated, malformed, wrong-schema or inconsistent file with
 a :class:`~sgkr.errors.GraphFormatError` naming the problem; nothing is
@@ -68,7 +70,7 @@ def to_document(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNod
             })
         else:
             nodes.append({"id": record.id, "type": "tag", "label": record.label,
-                          "aliases": list(record.aliases)})
+                          "aliases": list(record.aliases), "weight": record.weight})
     edges: list[dict[str, Any]] = []
     for source, target, kind, resolution in rows:
         item: dict[str, Any] = {"source": source, "target": target, "type": kind}
@@ -297,7 +299,8 @@ def _node(raw: Any, at: _Where) -> FunctionNode | TagNode:
     node_id = _text(raw, "id", at, empty=False)
     kind = raw.get("type")
     if kind == "tag":
-        return TagNode(node_id, _text(raw, "label", at, empty=False), _texts(raw, "aliases", at))
+        return TagNode(node_id, _text(raw, "label", at, empty=False), _texts(raw, "aliases", at),
+                       _weight(raw, at))
     if kind != "function":
         raise GraphFormatError(f"{_loc(at)}: unknown node type {kind!r}; expected function or tag")
     fkind = raw.get("kind")
@@ -313,6 +316,14 @@ def _node(raw: Any, at: _Where) -> FunctionNode | TagNode:
         sources=tuple(_span(span, (*at, n)) for n, span in enumerate(sources)),
         kind=fkind,
     )
+
+
+def _weight(raw: dict[str, Any], at: _Where) -> float:
+    """A tag's weight, a number in [0, 1]; 1 in files written before tags had one."""
+    value = raw.get("weight", 1.0)
+    if type(value) not in (int, float) or not 0 <= value <= 1:
+        raise GraphFormatError(f"{_loc(at)}: 'weight' must be a number from 0 to 1")
+    return float(value)
 
 
 def _span(raw: Any, at: _Where) -> SourceSpan:

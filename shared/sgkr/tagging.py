@@ -16,7 +16,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from .graph import KnowledgeGraph, tag_id
 from .knowledge import (
@@ -28,11 +30,11 @@ from .knowledge import (
     infer_tags,
     mentions_any,
 )
-from .records import Definition, Edge, EdgeRow, ModuleExtract, Problem, TagNode
+from .records import Definition, Edge, EdgeRow, FunctionNode, ModuleExtract, Problem, TagNode
 from .text import fold
 
 __all__ = ["add_tag", "link", "link_entry", "missing_function", "add_sidecar_tags",
-           "attach_example", "inferred_rows"]
+           "attach_example", "inferred_rows", "bound_outputs", "TagFrequency", "tag_weights"]
 
 
 def add_tag(graph: KnowledgeGraph, label: str, aliases: Sequence[str] = ()) -> str:
@@ -142,12 +144,13 @@ def _entries(defs: Sequence[Definition]) -> list[Definition]:
     return [d for d in defs if d.name not in called] or list(defs)
 
 
-def inferred_rows(graph: KnowledgeGraph, pairs: Iterable[tuple[str, Definition]]
-                  ) -> tuple[list[EdgeRow], list[str]]:
+def inferred_rows(graph: KnowledgeGraph, pairs: Iterable[tuple[str, Definition]],
+                  returned: Iterable[tuple[str, str]] = ()) -> tuple[list[EdgeRow], list[str]]:
     """The edges of the tags inferred for each ``(node id, definition)``, and those tags' ids.
 
-    The tags are added to the graph (merged into one of the same id there);
-    the edges are for the caller to add.
+    ``returned``: ``(node id, label)`` outputs named where the function's value
+    is bound (:func:`bound_outputs`). The tags are added to the graph (merged
+    into one of the same id there); the edges are for the caller to add.
     """
     known: dict[str, str] = {}
     rows: list[EdgeRow] = []
@@ -160,5 +163,127 @@ def inferred_rows(graph: KnowledgeGraph, pairs: Iterable[tuple[str, Definition]]
             add((known.setdefault(label, "tag:" + label), node_id, "consumes", None))
         for label in outputs:
             add((node_id, known.setdefault(label, "tag:" + label), "produces", None))
+    for node_id, label in returned:
+        add((node_id, known.setdefault(label, "tag:" + label), "produces", None))
     graph.add_tags([TagNode(node_id, label) for label, node_id in known.items()])
     return rows, list(known.values())
+
+
+def bound_outputs(d: Definition, resolved: Mapping[str, object] | None,
+                  qual_to_id: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """``(node id, label)`` of each function whose value ``d`` binds to a name.
+
+    ``fee = calculate_fee(rule, amount)`` in ``d`` gives ``calculate_fee`` the
+    output ``fee``: the caller names what the callee returns. ``resolved`` is
+    the map of ``d``'s resolved calls (callee qualified name -> resolution);
+    ``x = Parser()`` names what the class's ``__init__`` makes.
+
+    Examples
+    --------
+    >>> from sgkr.extract import extract_module
+    >>> m = extract_module("m.py", "def f(rule):\\n    fee = calc_fee(rule)\\n    return fee\\n")
+    >>> list(bound_outputs(m.definitions[0], {"lib.calc_fee": "name"},
+    ...                    {"lib.calc_fee": "fn:lib.calc_fee"}))
+    [('fn:lib.calc_fee', 'fee')]
+    """
+    if not resolved:
+        return
+    for b in d.bindings:
+        if b.kind != "call" or b.target == "return":
+            continue
+        name = b.value.rpartition(".")[2]
+        label = " ".join(fold(b.target.rpartition(".")[2]))
+        if len(label) < 2:
+            continue
+        for callee in resolved:
+            head, _, last = callee.rpartition(".")
+            if (last == name or last == "__init__" and head.rpartition(".")[2] == name) \
+                    and callee in qual_to_id:
+                yield qual_to_id[callee], label
+
+
+class TagFrequency:
+    """How many functions each tag's words belong to: the document frequencies of tag weights.
+
+    A function's *bag* is every run of words (``set``, ``cookie``, ``set cookie``)
+    of the labels of the tags it consumes or produces. A tag's document
+    frequency is the number of functions whose bag holds its label: ``set`` is
+    frequent when many functions handle a ``set cookie``, a ``set header``...
+    An update recounts only the functions whose tags changed, so that its
+    weights equal a fresh build's.
+
+    Examples
+    --------
+    >>> from sgkr.records import FunctionNode
+    >>> g = KnowledgeGraph()
+    >>> for name in ("a", "b", "c"):
+    ...     g.add_function(FunctionNode(f"fn:{name}", name, (name,), "", "", (), "function"))
+    >>> for node, label in (("fn:a", "set cookie"), ("fn:b", "set header"), ("fn:c", "set")):
+    ...     link(g, add_tag(g, label), node, "output")
+    >>> frequency = TagFrequency()
+    >>> frequency.update(g, ["fn:a", "fn:b", "fn:c"])
+    >>> frequency.weigh(g)
+    >>> g.tag("tag:set").weight < g.tag("tag:set cookie").weight
+    True
+    """
+
+    def __init__(self) -> None:
+        self._bags: dict[str, frozenset[str]] = {}
+        self._count: Counter[str] = Counter()
+        self._runs: dict[str, tuple[str, ...]] = {}  # each tag id's runs of words, made once
+
+    def update(self, graph: KnowledgeGraph, nodes: Iterable[str]) -> None:
+        """Count again the bags of ``nodes`` (function ids; those gone from ``graph`` drop)."""
+        succ, pred = graph.adjacency()
+        count, bags, runs = self._count, self._bags, self._runs
+        for node in nodes:
+            old = bags.pop(node, None)
+            if old:
+                count.subtract(old)
+            record = graph.get(node)
+            if not isinstance(record, FunctionNode):
+                continue
+            bag: set[str] = set()
+            for edges, kind in ((succ[node], "produces"), (pred[node], "consumes")):
+                for tag, edge in edges.items():
+                    if edge["type"] == kind:
+                        found = runs.get(tag)
+                        if found is None:
+                            found = runs[tag] = _runs(tag)
+                        bag.update(found)
+            bags[node] = frozenset(bag)
+            count.update(bag)
+
+    def weigh(self, graph: KnowledgeGraph) -> None:
+        """Give every tag of ``graph`` its weight (see :func:`tag_weights`)."""
+        graph.set_tag_weights(tag_weights(
+            (t.id for t in graph.records() if isinstance(t, TagNode)),
+            self._count, len(self._bags)))
+
+
+def tag_weights(tags: Iterable[str], frequency: Mapping[str, int], functions: int
+                ) -> dict[str, float]:
+    """Each tag's weight: ``log((n + 1) / (d + 1)) / log(n + 1)``, rounded to 3 decimals.
+
+    ``n`` is the number of functions, ``d`` the number whose tags hold the
+    tag's words (``frequency`` of its folded label); an inverse document
+    frequency scaled to [0, 1]. With fewer than two functions every tag weighs 1.
+
+    Examples
+    --------
+    >>> tag_weights(["tag:fee", "tag:row"], {"fee": 1, "row": 9}, 9)
+    {'tag:fee': 0.699, 'tag:row': 0.0}
+    """
+    if functions < 2:
+        return dict.fromkeys(tags, 1.0)
+    top = math.log(functions + 1)
+    return {t: round(max(0.0, math.log((functions + 1) / (frequency.get(t[4:], 0) + 1)) / top),
+                     3)
+            for t in tags}
+
+
+def _runs(tag: str) -> tuple[str, ...]:
+    """Every run of words of a tag's label (the id is ``tag:`` and the folded label)."""
+    words = tag[4:].split(" ")
+    return tuple(" ".join(words[start:end]) for start in range(len(words))
+                 for end in range(start + 1, len(words) + 1))

@@ -35,15 +35,16 @@ from .records import Role, TagMatch
 from .stores import GraphReader, as_store
 from .text import fold
 
-__all__ = ["VocabularyMatcher", "TagExtractor", "tag_role", "resolve_labels", "split_roles"]
+__all__ = ["VocabularyMatcher", "TagExtractor", "tag_role", "resolve_labels", "split_roles",
+           "FUNCTION_WORDS"]
 
 #: A swappable tag extractor: the question in, tag matches or tag labels out.
 TagExtractor = Callable[[str], Iterable["TagMatch | str"]]
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:\.[0-9]+)?(?:['\u2019]s\b)?")
 _ASKING = frozenset({"which", "what", "who", "whom", "how", "list", "name"})
 _CUE_WINDOW = 4
-# Words of the wording of questions, never matched as a tag by themselves.
-_FUNCTION_WORDS = frozenset({"a", "an", "the", "and", "or", "what", "which", "who", "whom",
+#: Words of the wording of questions, never matched as a tag by themselves.
+FUNCTION_WORDS = frozenset({"a", "an", "the", "and", "or", "what", "which", "who", "whom",
                              "whose", "how", "why", "is", "are", "was", "were", "given"})
 
 
@@ -88,7 +89,7 @@ class VocabularyMatcher:
         found = self._reader.phrase_tags(set(spans.values())) if spans else {}
         candidates: list[tuple[int, int]] = []
         for (i, size), phrase in spans.items():
-            if phrase in found and (size > 1 or words[i] not in _FUNCTION_WORDS):
+            if phrase in found and (size > 1 or words[i] not in FUNCTION_WORDS):
                 candidates.append((i, size))
         candidates.sort(key=lambda c: (-c[1], c[0]))
         taken: set[int] = set()

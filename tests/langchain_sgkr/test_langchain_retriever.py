@@ -346,3 +346,16 @@ def test_filter_field_and_per_call(payments_graph: Any) -> None:
         SGKRRetriever(graph=payments_graph, filter={"path": "x"})
     with pytest.raises(InvalidArgumentError, match="unknown operator"):
         retriever.invoke(CASE_STUDY, filter={"kind": {"$gt": "a"}})
+
+
+def test_plain_code_with_no_knowledge_answers_through_the_adapter(tmp_path: Path) -> None:
+    from ..conftest import FIXTURES
+
+    retriever = SGKRRetriever.from_sources([FIXTURES / "plain"], jobs=1, k=4)
+    assert retriever.graph.meta["curated_tags"] is False
+    docs = retriever.invoke("What was the revenue of each month?")
+    assert docs[0].metadata["name"] == "monthly_revenue"
+    retriever.graph.save(tmp_path / "g.json")
+    again = SGKRRetriever.from_graph_file(tmp_path / "g.json", k=4)
+    assert [d.metadata["name"] for d in again.invoke("Which customers spent the most?")][:1] \
+        == ["top_customers"]

@@ -412,3 +412,16 @@ def test_bad_metadata_filters_name_the_problem(payments_graph, filters, message)
             filters=[MetadataFilters(filters=[])]))
     unfiltered = SGKRRetriever.from_defaults(payments_graph, filters=MetadataFilters(filters=[]))
     assert unfiltered.options.filter is None  # no filter, as for a vector store
+
+
+def test_plain_code_with_no_knowledge_answers_through_the_adapter(tmp_path: Path) -> None:
+    from sgkr import BuildOptions
+
+    plain = Path(__file__).parent.parent / "fixtures" / "plain"
+    retriever = SGKRRetriever.from_defaults(sources=[plain], build_options=BuildOptions(jobs=1))
+    hits = retriever.retrieve("What is the average temperature at a station?")
+    assert hits[0].node.metadata["name"] == "average_temperature"
+    retriever.persist(str(tmp_path))
+    again = SGKRRetriever.from_persist_dir(str(tmp_path))
+    assert again.graph.meta["curated_tags"] is False
+    assert again.graph.to_dict() == retriever.graph.to_dict()

@@ -89,7 +89,8 @@ def _odd_graph(text: str) -> KnowledgeGraph:
                      text, (SourceSpan("m.py", 1, 2), SourceSpan("n.py", 3, 4)), "method"),
         FunctionNode("fn:bare", "bare", (), "", "", (), "module"),
         FunctionNode("fn:used", "used", ("m.used",), "def used(): ...", "", (), "function")])
-    g.add_tags([TagNode("tag:in", "in"), TagNode("tag:out", "out", ("Result Value", "o"))])
+    g.add_tags([TagNode("tag:in", "in", (), 0.125),
+                TagNode("tag:out", "out", ("Result Value", "o"), 0.5)])
     g.add_edges([Edge("tag:in", "fn:bare", "consumes"), Edge("fn:odd", "fn:bare", "calls", "name"),
                  Edge("fn:odd", "tag:out", "produces"),
                  Edge("fn:used", "fn:odd", "references", "exact"),
@@ -112,6 +113,9 @@ def test_records_round_trip_exactly(falkordb: Server) -> None:
     assert reader.phrase_tags(["result value", "o", "in", "x"]) == memory.phrase_tags(
         ["result value", "o", "in", "x"])
     assert reader.longest_phrase() == memory.longest_phrase() == 2
+    assert reader.tags(["tag:in", "tag:out", "fn:odd"]) == memory.tags(["tag:in", "tag:out"])
+    assert [t.weight for t in reader.phrase_tags(["in"])["in"]] == [0.125]
+    assert reader.phrases() == memory.phrases()
     assert reader.neighbours(["fn:bare"], "calls", "in") == {"fn:bare": ("fn:odd",)}
     assert reader.neighbours(["fn:bare", "fn:odd"], "references", "out") == {
         "fn:bare": ("fn:used",), "fn:odd": ()}

@@ -116,22 +116,27 @@ class Dataset:
         return not self.questions
 
     def build(self, *, merge: str = "auto", examples: Sequence[Example] | None = None,
-              ) -> KnowledgeGraph:
-        """The graph of the knowledge base (or of ``examples`` only, with no sources)."""
+              infer_tags: bool | None = None) -> KnowledgeGraph:
+        """The graph of the knowledge base (or of ``examples`` only, with no sources).
+
+        ``infer_tags``: as :class:`~sgkr.options.BuildOptions` (``None``: infer tags
+        when none are curated).
+        """
         chosen = list(self.examples if examples is None else examples)
         sources = list(self.sources) if examples is None else []
         # With no curated tag the build infers them and says so in meta["curated_tags"].
         return build_graph(sources, knowledge=self.knowledge, examples=chosen, merge=merge,
-                           root=self.root)
+                           root=self.root, infer_tags=infer_tags)
 
-    def folds(self, *, merge: str = "auto") -> Iterator[tuple[KnowledgeGraph, Question]]:
+    def folds(self, *, merge: str = "auto", infer_tags: bool | None = None,
+              ) -> Iterator[tuple[KnowledgeGraph, Question]]:
         """``(graph, question)`` pairs to score.
 
         With questions: one graph, each question with its gold. Leave-one-out:
         one graph per example, built from the others.
         """
         if not self.leave_one_out:
-            graph = self.build(merge=merge)
+            graph = self.build(merge=merge, infer_tags=infer_tags)
             for question in self.questions:
                 yield graph, replace(question, gold=gold_in_graph(graph, question.gold))
             return
@@ -140,7 +145,7 @@ class Dataset:
                 f"dataset {self.name!r}: leave-one-out needs at least 2 examples")
         for index, held in enumerate(self.examples):
             others = self.examples[:index] + self.examples[index + 1:]
-            graph = self.build(merge=merge, examples=others)
+            graph = self.build(merge=merge, examples=others, infer_tags=infer_tags)
             names = solution_functions(held.path, held.code)
             yield graph, Question(held.id, held.question, gold_in_graph(graph, names),
                                   level=self.meta.get("levels", {}).get(held.id),

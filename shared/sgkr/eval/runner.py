@@ -63,15 +63,23 @@ class RetrieverSpec:
         :class:`~sgkr.retriever.RetrieverOptions` fields (``sgkr`` only).
     merge
         The merge policy the graph is built with.
+    infer_tags
+        Whether the graph is built with inferred tags (``None``: the build's
+        default, inferred when none are curated).
     modules
         Whether a baseline may retrieve module-body nodes (SGKR always may).
+    tag_extractor
+        SGKR's built-in tag extractor (``weighted``, ``keyword``, ``embedding``);
+        ``None``: the default.
     """
 
     name: str
     kind: Kind = "sgkr"
     options: Mapping[str, Any] = field(default_factory=dict)
     merge: str = "auto"
+    infer_tags: bool | None = None
     modules: bool = True
+    tag_extractor: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in get_args(Kind):
@@ -86,8 +94,19 @@ class RetrieverSpec:
         return self.kind in _BUDGETED
 
 
-#: SGKR's ablations: the paper's (no merging, no knowledge) and the traversal options.
+#: SGKR's ablations: the paper's (no merging, no knowledge), the paper's retriever, each
+#: part added since (inferred tags, weighted matching, the walk's fill, the lexical seed,
+#: the centrality prior, the price of length) and the traversal options.
 ABLATIONS: tuple[RetrieverSpec, ...] = (
+    RetrieverSpec("sgkr paper", options={"fill": "none", "lexical": False, "scripts": 1},
+                  tag_extractor="keyword"),
+    RetrieverSpec("sgkr no-inferred-tags", infer_tags=False),
+    RetrieverSpec("sgkr keyword-tags", tag_extractor="keyword"),
+    RetrieverSpec("sgkr fill=none", options={"fill": "none"}),
+    RetrieverSpec("sgkr no-lexical", options={"lexical": False}),
+    RetrieverSpec("sgkr centrality=0", options={"centrality": 0.0}),
+    RetrieverSpec("sgkr brevity=0", options={"brevity": 0.0}),
+    RetrieverSpec("sgkr inferred=paths", options={"inferred": "paths"}),
     RetrieverSpec("sgkr no-merge", merge="none"),
     RetrieverSpec("sgkr no-knowledge", options={"include_knowledge": False}),
     RetrieverSpec("sgkr fixed-nodes", "fixed"),
@@ -212,19 +231,20 @@ def evaluate(dataset: Dataset, specs: Sequence[RetrieverSpec], *,
         from .baselines import default_embedding_model
 
         embedding_model = default_embedding_model()
-    folds = {merge: list(dataset.folds(merge=merge)) for merge in dict.fromkeys(
-        s.merge for s in specs)}
+    folds = {build: list(dataset.folds(merge=build[0], infer_tags=build[1]))
+             for build in dict.fromkeys((s.merge, s.infer_tags) for s in specs)}
     first = next(iter(folds.values()))
     skipped = tuple(q.id for _, q in first if not q.gold)
     records: dict[str, list[QuestionRecord]] = {}
     for spec in [s for s in specs if not s.budgeted]:
-        records[spec.name] = _run(spec, folds[spec.merge], 0, embedding_model, seed, progress)
+        records[spec.name] = _run(spec, folds[spec.merge, spec.infer_tags], 0,
+                                  embedding_model, seed, progress)
     if budget is None:
         ref = records[reference.name] if reference is not None else []
         budget = max(1, round(sum(len(r.retrieved) for r in ref) / max(len(ref), 1)))
     for spec in [s for s in specs if s.budgeted]:
-        records[spec.name] = _run(spec, folds[spec.merge], budget, embedding_model, seed,
-                                  progress)
+        records[spec.name] = _run(spec, folds[spec.merge, spec.infer_tags], budget,
+                                  embedding_model, seed, progress)
     all_records = tuple(r for s in specs for r in records[s.name])
     return EvalResult(
         dataset=dataset.name,
@@ -273,7 +293,8 @@ RetrieveFn = Callable[[str, int], tuple[list[str], bool]]
 def _make(spec: RetrieverSpec, graph: KnowledgeGraph, model: EmbeddingModel | None,
           seed: int) -> RetrieveFn:
     if spec.kind == "sgkr":
-        retriever = Retriever(graph, **dict(spec.options))
+        retriever = Retriever(graph, tag_extractor=spec.tag_extractor,  # type: ignore[arg-type]
+                              embedding_model=model, **dict(spec.options))
         knowledge = retriever.options.include_knowledge
 
         def sgkr(question: str, _budget: int) -> tuple[list[str], bool]:

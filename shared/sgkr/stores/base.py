@@ -44,11 +44,13 @@ Path = tuple[str, ...]
 
 @dataclass(frozen=True)
 class TagInfo:
-    """A tag node as retrieval sees it: its id, its label, and its role in the graph."""
+    """A tag node as retrieval sees it: its id, its label, its role in the graph, and its
+    weight (how specific it is, from 0 to 1: :attr:`sgkr.records.TagNode.weight`)."""
 
     id: str
     label: str
     role: Role
+    weight: float = 1.0
 
 
 @runtime_checkable

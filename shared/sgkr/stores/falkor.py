@@ -51,7 +51,7 @@ __all__ = ["FalkorDBStore", "PushReport", "push_graph", "parse_url", "StoreAddre
 #: Seconds any one call to the server may take.
 DEFAULT_TIMEOUT = 10.0
 #: The layout of a pushed graph; a reader refuses another.
-FORMAT = 4
+FORMAT = 5
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 _KINDS = ("tag", "function", "method", "module")
 _REL = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
@@ -213,6 +213,7 @@ class FalkorDBStore:
         self._url = url
         self._server = _Server(self.address)
         self._meta: dict[str, tuple[int, bool]] = {}
+        self._phrases: dict[str, dict[str, list[TagInfo]]] = {}  # version -> vocabulary
 
     @property
     def url(self) -> str:
@@ -249,15 +250,19 @@ class FalkorDBStore:
             if len(self._meta) > 8:  # versions come and go; keep a few
                 self._meta.clear()
             self._meta[version] = meta
-        return FalkorDBReader(self._server, version, *meta)
+        if len(self._phrases) > 8:
+            self._phrases.clear()
+        return FalkorDBReader(self._server, version, *meta, phrases=self._phrases)
 
 
 class FalkorDBReader:
     """One version of a graph on a FalkorDB server (:class:`~sgkr.stores.base.GraphReader`)."""
 
-    def __init__(self, server: _Server, version: str, longest: int, curated: bool) -> None:
+    def __init__(self, server: _Server, version: str, longest: int, curated: bool, *,
+                 phrases: dict[str, dict[str, list[TagInfo]]] | None = None) -> None:
         self._server, self.version, self._longest = server, version, longest
         self._curated = curated
+        self._vocabularies = {} if phrases is None else phrases
 
     def curated_tags(self) -> bool:
         """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
@@ -275,19 +280,34 @@ class FalkorDBReader:
         if not phrases:
             return {}
         rows = self._rows("UNWIND $keys AS k MATCH (p:Phrase {key: k})-[:NAMES]->(t:Node) "
-                          "RETURN k, t.id, t.label, t.role", keys=sorted(phrases))
+                          "RETURN k, t.id, t.label, t.role, t.weight", keys=sorted(phrases))
         found: dict[str, list[TagInfo]] = {}
-        for key, tag_id, label, role in sorted(rows, key=lambda r: (r[0], r[1])):
-            found.setdefault(key, []).append(TagInfo(tag_id, label, _role(role)))
+        for key, tag_id, label, role, weight in sorted(rows, key=lambda r: (r[0], r[1])):
+            found.setdefault(key, []).append(TagInfo(tag_id, label, _role(role), float(weight)))
         return found
+
+    def phrases(self) -> dict[str, list[TagInfo]]:
+        """Every folded phrase of a tag label or alias, with the tags it names (read once a
+        version: partial tag matching weighs a phrase's words by the whole vocabulary)."""
+        table = self._vocabularies.get(self.version)
+        if table is None:
+            table = {}
+            rows = self._rows("MATCH (p:Phrase)-[:NAMES]->(t:Node) "
+                              "RETURN p.key, t.id, t.label, t.role, t.weight")
+            for key, tag_id, label, role, weight in sorted(rows, key=lambda r: (r[0], r[1])):
+                table.setdefault(key, []).append(TagInfo(tag_id, label, _role(role),
+                                                         float(weight)))
+            self._vocabularies[self.version] = table
+        return {p: list(tags) for p, tags in table.items()}
 
     def tags(self, ids: Collection[str]) -> dict[str, TagInfo]:
         """The tag nodes among ``ids``."""
         if not ids:
             return {}
-        rows = self._rows(f"{_BY_ID} AND n.kind = 'tag' RETURN n.id, n.label, n.role",
+        rows = self._rows(f"{_BY_ID} AND n.kind = 'tag' RETURN n.id, n.label, n.role, n.weight",
                           ids=list(ids))
-        return {i: TagInfo(i, label, _role(role)) for i, label, role in rows}
+        return {i: TagInfo(i, label, _role(role), float(weight))
+                for i, label, role, weight in rows}
 
     def function_count(self) -> int:
         """The number of function nodes (the retriever's tag specificity)."""
@@ -476,11 +496,11 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = _BATCH,
            "qualnames: r.qualnames, code: r.code, knowledge: r.knowledge, sources: r.sources, "
            "callers: r.callers, central: r.central, size: r.size})")
     rows = [{"id": item["id"], "label": item["label"], "aliases": item["aliases"],
-             "role": roles[item["id"]].role}
+             "role": roles[item["id"]].role, "weight": item["weight"]}
             for item in document["nodes"] if item["type"] == "tag"]
     _write(server, version, say, "tags", rows, batch,
            "UNWIND $rows AS r CREATE (:Node:Tag {id: r.id, kind: 'tag', label: r.label, "
-           "aliases: r.aliases, role: r.role})")
+           "aliases: r.aliases, role: r.role, weight: r.weight})")
     for kind, rel in _REL.items():
         typed = [[e["source"], e["target"], e.get("resolution", "")]
                  for e in document["edges"] if e["type"] == kind]

@@ -7,7 +7,7 @@ Examples
 >>> g = KnowledgeGraph()
 >>> g.add_tag(TagNode("tag:card scheme", "card scheme", ("scheme",)))
 >>> MemoryStore(g).phrase_tags(["scheme", "fee"])
-{'scheme': [TagInfo(id='tag:card scheme', label='card scheme', role='input')]}
+{'scheme': [TagInfo(id='tag:card scheme', label='card scheme', role='input', weight=1.0)]}
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class MemoryStore:
         return table
 
     def _info(self, tag: TagNode) -> TagInfo:
-        return TagInfo(tag.id, tag.label, _role(self.graph, tag.id))
+        return TagInfo(tag.id, tag.label, _role(self.graph, tag.id), tag.weight)
 
     def phrases(self) -> dict[str, list[TagInfo]]:
         """Every folded phrase of a tag label or alias, with the tags it names."""
