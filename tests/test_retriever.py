@@ -319,3 +319,20 @@ def test_a_path_counts_as_much_as_its_tags_are_sure(graph: KnowledgeGraph) -> No
 
     assert order(1.0, 0.9) == ["fee", "avg_fee", "other"]
     assert order(0.9, 1.0) == ["fee", "other", "avg_fee"]
+
+
+@pytest.mark.parametrize(("weights", "first"), [((1.0, 0.1), "reads_rate"),
+                                                ((0.1, 1.0), "reads_fee")])
+def test_specific_tags_seed_the_walk_more(weights: tuple[float, float], first: str) -> None:
+    from sgkr.records import TagNode
+
+    g = KnowledgeGraph()
+    for name in ("reads_rate", "reads_fee"):
+        g.add_function(FunctionNode(f"fn:{name}", name, (name,), "", "", (), "function"))
+    g.add_tag(TagNode("tag:rate", "rate", weight=weights[0]))
+    g.add_tag(TagNode("tag:fee", "fee", weight=weights[1]))
+    g.add_edge(Edge("tag:rate", "fn:reads_rate", "consumes"))
+    g.add_edge(Edge("tag:fee", "fn:reads_fee", "consumes"))
+    g.meta["curated_tags"] = False  # inferred tags seed the walk, no path between them
+    r = Retriever(g, k=1, lexical=False)
+    assert [d.name for d in r.retrieve("the rate and the fee").documents] == [first]

@@ -501,13 +501,17 @@ class Retriever:
         else:
             seeds: dict[str, float] = defaultdict(float)
             # Each kind of seed (matched tags, path functions, lexical matches) gets an
-            # equal share of the restart mass, split within it by score: five generic tags
-            # do not drown the one function named like the question, nor the reverse.
-            kinds_of_seeds = ([(m.tag_id, m.score) for m in matches], ranked, hits)
+            # equal share of the restart mass, split within it by score (a tag's: how sure
+            # its match is times how specific the tag is): five generic tags do not drown
+            # the one function named like the question, nor the reverse.
+            specific = reader.tags([m.tag_id for m in matches]) if matches else {}
+            tags = [(m.tag_id, m.score * (specific[m.tag_id].weight if m.tag_id in specific
+                                          else 1.0)) for m in matches]
+            kinds_of_seeds = (tags, ranked, hits)
             for group in kinds_of_seeds:
                 total = sum(score for _, score in group)
                 for node, score in group:
-                    seeds[node] += score / total
+                    seeds[node] += score / total if total else 0.0
             walk = personalized_pagerank(self._neighbours(reader), seeds)
             kinds.update(reader.kinds([n for n in walk if n not in kinds]))
             found = [n for n in walk if kinds.get(n, "tag") != "tag"]
