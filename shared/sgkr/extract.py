@@ -266,20 +266,15 @@ class _Extractor:
         for kind in ("bind", "bind.return", "bind.for", "bind.as", "bind.default"):
             for node in captures.get(kind, ()):
                 for binding in self._bindings(node, kind):
+                    if binding.kind == "call" and kind in ("bind.for", "bind.as"):
+                        # No assignment of the call's value: ``f()`` names what it gives.
+                        binding = Binding(binding.target, "name", binding.value + "()")
                     add((node.start_byte, node.end_byte, "bind", binding))
         for node in captures.get("use.args", ()):
             if node.named_child_count:
                 start, end = node.start_byte, node.end_byte
                 for what, payload in self._arguments(node, calls_at):
                     add((start, end, what, payload))
-        for node in captures.get("bind.as", ()):
-            parent = node.parent
-            alias = node.child_by_field_name("alias")
-            if parent is not None and parent.type == "with_item" and alias is not None:
-                line = node.start_point[0] + 1  # ``with A() as a`` calls a's __enter__, __exit__
-                for method in ("__enter__", "__exit__"):
-                    add((node.start_byte, node.end_byte, "call",
-                         CallSite("attribute", method, self._str(alias), line)))
         for node in captures.get("key", ()):
             add((node.start_byte, node.end_byte, "key", string(node)))
         for nodes in (captures.get("use", ()), _named_items(captures.get("use.items", ()))):
