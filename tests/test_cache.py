@@ -20,9 +20,9 @@ from sgkr.cache import (
     cache_key,
     default_cache_dir,
     entry_bytes,
+    entry_extract,
     extract_from_json,
     extract_to_json,
-    json_entry_bytes,
 )
 from sgkr.errors import InvalidArgumentError
 from sgkr.extract import extract_module
@@ -75,15 +75,12 @@ def test_entries_encoded_elsewhere_are_stored_as_put_many_stores_them(tmp_path: 
     assert other.get(key) == cache.get(key)
 
 
-def test_an_entry_made_from_the_json_form_is_the_same_and_leaves_the_form_alone() -> None:
-    from sgkr.knowledge import annotate
-
+def test_an_entry_made_by_a_worker_reads_back_as_the_same_extraction() -> None:
+    # A build's workers hand their extractions back as entries, read without the checks.
     text = CODE + 'def h():\n    """\u00e9t\u00e9"""\n    return "\udcff"\n'
     module = annotate(extract_module("pkg/a.py", text))
-    form = extract_to_json(module)
-    before = json.dumps(form)
-    assert json_entry_bytes("k", form) == entry_bytes("k", module)
-    assert json.dumps(form) == before
+    assert entry_extract(entry_bytes("k", module)) == module
+    assert entry_extract(entry_bytes("", module)) == module
 
 
 def test_kinds_are_shared_by_the_records_read_back() -> None:
@@ -289,6 +286,40 @@ def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: P
     _set_raw(cache, key, json.dumps(bad).encode() + b"\0" + code)
     assert cache.get(key) is None
     assert cache.misses == 3
+
+
+@pytest.mark.parametrize("field, value", [
+    ((0,), 7),  # a qualified name that is a number
+    ((5,), True),  # a line that is a flag
+    ((6,), 0),  # no line 0
+    ((9, 0), None),  # a parameter without a name
+    ((11, 0, 3), "3"),  # a call's line as text
+    ((14,), 1),  # async given as a number
+    ((16, 0), 1.5),  # an inferred tag that is a number
+    ((18, 0, 4, 1), ["f"]),  # the callee of a value use named by a list
+    ((19, 0, 2), None),  # a binding without a value
+])
+def test_entries_with_a_field_of_the_wrong_type_are_misses(
+        tmp_path: Path, field: tuple[int, ...], value: object) -> None:
+    # Even under a matching SHA-256 (an entry edited on purpose): never a traceback later.
+    cache = ExtractCache(tmp_path)
+    key = cache_key("a.py", CODE)
+    module = annotate(extract_module("a.py", CODE))
+    cache.put(key, module)
+    head, code = _raw(cache, key).split(b"\0", 1)
+    whole = json.loads(head)
+    run = next(d for d in whole["extract"]["defs"] if d[1] == "run")
+    run[18] = [["plain", "h", None, 9, ["plain", "g", None, 9]]]
+    run[19] = [["p", "call", "Parser"]]
+    _set_raw(cache, key, json.dumps(whole).encode() + b"\0" + code)
+    assert cache.get(key) is not None  # the form edited, still right
+    *path, last = field
+    place = run
+    for step in path:
+        place = place[step]
+    place[last] = value
+    _set_raw(cache, key, json.dumps(whole).encode() + b"\0" + code)
+    assert cache.get(key) is None
 
 
 @pytest.mark.parametrize("damage", [

@@ -40,8 +40,10 @@ def test_inspect(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data["functions"] > 50 and data["tags"] > 10
     assert data["most_called"][0] == {"id": "fn:load_fees", "callers": 30}
+    assert all(0 <= t["weight"] <= 1 for t in data["tag_list"])
     assert main(["inspect", str(graph_file)]) == 0
-    assert "most called:" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "most called:" in printed and "tags: " in printed and "(curated)" in printed
 
 
 def test_query_json(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -50,6 +50,14 @@ def test_inputs_and_outputs_are_read_off_what_the_code_handles() -> None:
     assert {"card share", "share"} <= _tags(graph, "fn:m.card_share", "produces")
 
 
+def test_a_scripts_steps_get_the_tags_of_what_they_read_but_not_its_file_name() -> None:
+    script = ("from lib import load\ndf = load()\n"
+              "print(df[df['card_scheme'] == 'NexPay'].groupby('merchant')['eur_amount'].mean())\n")
+    graph = build_graph([("task_12.py", script)])
+    assert _tags(graph, "mod:task_12", "consumes") == {"card scheme", "merchant", "eur amount"}
+    assert _tags(graph, "mod:task_12", "produces") == set()
+
+
 def test_keywords_given_data_are_inputs_and_option_settings_are_not() -> None:
     code = ("def send(session, url, timeout):\n"
             "    return session.get(url, timeout=timeout, stream=False, verify='yes', retries=3)\n")

@@ -5,8 +5,8 @@ Files found in the cache are not parsed again; the others are parsed by
 or in this process for ``jobs=1`` and small builds. Parsing also derives each
 definition's knowledge and inferred tags (:func:`sgkr.knowledge.annotate`), so
 that the graph is assembled from precomputed values. Workers hand their
-extractions back in the cache's JSON form (:func:`~sgkr.cache.extract_to_json`),
-which is also what the cache stores. Results come in the order of the files:
+extractions back as cache entries (:func:`~sgkr.cache.entry_bytes`), which the
+cache then stores as they are. Results come in the order of the files:
 a parallel build makes exactly the graph a serial one makes.
 
 Examples
@@ -23,16 +23,8 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
-from .cache import (
-    ExtractCache,
-    cache_key,
-    entry_bytes,
-    extract_from_json,
-    extract_to_json,
-    json_entry_bytes,
-)
+from .cache import ExtractCache, cache_key, entry_bytes, entry_extract
 from .errors import InvalidArgumentError
 from .gcpause import paused_gc
 from .knowledge import annotate
@@ -134,7 +126,7 @@ def extract_files(
     for index, module, entry in _extract(files, keys, todo, processes):
         results[index] = module
         if entry is not None:
-            entries.append(entry)
+            entries.append((keys[index], entry))
         done += 1
         if progress is not None and (done % 50 == 0 or done == len(files)):
             progress("parse", done, len(files))
@@ -163,21 +155,21 @@ def _processes(jobs: int | None, count: int) -> int:
 
 
 def _extract(files: Sequence[tuple[str, str]], keys: Sequence[str], todo: list[int],
-             processes: int) -> Iterator[tuple[int, ModuleExtract, tuple[str, bytes] | None]]:
-    """``(index, module, cache entry or None)`` of each file of ``todo``."""
+             processes: int) -> Iterator[tuple[int, ModuleExtract, bytes | None]]:
+    """``(index, module, cache entry or None without keys)`` of each file of ``todo``."""
     if processes == 1:
         for index in todo:
             module = annotate(extract_source(*files[index]))
-            yield index, module, (keys[index], entry_bytes(keys[index], module)) if keys else None
+            yield index, module, entry_bytes(keys[index], module) if keys else None
         return
     pool = ProcessPoolExecutor(max_workers=processes)
     try:
         batches = _batches(files, todo, processes * _BATCHES_PER_JOB)
-        results = pool.map(_parse, [[files[i] for i in batch] for batch in batches])
-        for batch, forms in zip(batches, results, strict=True):
-            for index, form in zip(batch, forms, strict=True):
-                entry = (keys[index], json_entry_bytes(keys[index], form)) if keys else None
-                yield index, extract_from_json(form), entry
+        results = pool.map(_parse, [[(*files[i], keys[i] if keys else "") for i in batch]
+                                    for batch in batches])
+        for batch, entries in zip(batches, results, strict=True):
+            for index, entry in zip(batch, entries, strict=True):
+                yield index, entry_extract(entry), entry if keys else None
     finally:
         # On an error or an interrupt, the batches not started are dropped.
         pool.shutdown(wait=True, cancel_futures=True)
@@ -198,10 +190,11 @@ def _batches(files: Sequence[tuple[str, str]], todo: list[int], count: int) -> l
     return batches
 
 
-def _parse(files: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Worker: the extractions of ``files`` in the cache's JSON form."""
+def _parse(files: list[tuple[str, str, str]]) -> list[bytes]:
+    """Worker: the cache entries of ``(path, text, key)`` files (see :func:`entry_bytes`)."""
     with paused_gc():
-        return [extract_to_json(annotate(extract_source(path, text))) for path, text in files]
+        return [entry_bytes(key, annotate(extract_source(path, text)))
+                for path, text, key in files]
 
 
 def _store(store: ExtractCache, entries: Sequence[tuple[str, bytes]]) -> None:

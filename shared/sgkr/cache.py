@@ -65,14 +65,14 @@ __all__ = [
     "ExtractCache",
     "cache_key",
     "entry_bytes",
-    "json_entry_bytes",
+    "entry_extract",
     "extract_to_json",
     "extract_from_json",
     "default_cache_dir",
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 11
+CACHE_FORMAT = 12
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -293,24 +293,22 @@ class ExtractCache:
 
 
 def _decode(raw: bytes, key: str) -> ModuleExtract | None:
-    """The extraction in one entry; None for a damaged, edited or foreign entry (a miss).
+    """The extraction in one stored entry; None for a damaged, edited or foreign entry (a miss).
 
-    The entry's SHA-256 must match its content, and every field must have the
-    type and range extraction gives it.
+    The entry's SHA-256 must match its content, its kind, format, version and
+    key those of this cache, and every field the type and range extraction gives it.
     """
-    digest, raw = raw[:_DIGEST], raw[_DIGEST:]
-    if hashlib.sha256(raw).hexdigest().encode("ascii") != digest:
+    digest, payload = raw[:_DIGEST], raw[_DIGEST:]
+    if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
         return None
     try:
-        head, separator, body = raw.partition(b"\0")
-        data = json.loads(head)
-        if (not separator or not isinstance(data, dict) or data.get("kind") != _KIND
+        data = _entry_json(payload)
+        if (not isinstance(data, dict) or data.get("kind") != _KIND
                 or data.get("format") != CACHE_FORMAT or data.get("version") != __version__
                 or data.get("key") != key):
             return None
-        extract = data["extract"]
-        _put_code_back(extract["defs"], body.decode("utf-8", "surrogatepass"))
-        return extract_from_json(extract)
+        _check_extract(data["extract"])
+        return extract_from_json(data["extract"])
     except (ValueError, KeyError, TypeError, IndexError, RecursionError, OverflowError):
         return None
 
@@ -323,7 +321,8 @@ def entry_bytes(key: str, module: ModuleExtract) -> bytes:
     a NUL byte, then the code of the definitions one after another in UTF-8
     (lone surrogates passed through), the JSON giving the length of each in
     characters. Code is most of an entry: stored as it is, it is not escaped
-    character by character when written and read.
+    character by character when written and read. A build's worker processes
+    hand their extractions back in this form (:func:`entry_extract`).
 
     Examples
     --------
@@ -332,30 +331,46 @@ def entry_bytes(key: str, module: ModuleExtract) -> bytes:
     >>> entry_bytes("k", m).split(b"\\0")[1]
     b'def f():\\n    return 1'
     """
-    return json_entry_bytes(key, extract_to_json(module))
+    extract = extract_to_json(module)
+    codes = [raw[_CODE] for raw in extract["defs"]]
+    for raw, code in zip(extract["defs"], codes, strict=True):
+        raw[_CODE] = len(code)  # the definitions with the length of their code in its place
+    head = _ENCODER.encode({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
+                            "key": key, "extract": extract})
+    payload = b"".join((head.encode("ascii"), b"\0",
+                        "".join(codes).encode("utf-8", "surrogatepass")))
+    return hashlib.sha256(payload).hexdigest().encode("ascii") + payload
 
 
-def json_entry_bytes(key: str, extract: dict[str, Any]) -> bytes:
-    """:func:`entry_bytes` of an extraction in :func:`extract_to_json`'s form (left as it is).
+def entry_extract(raw: bytes) -> ModuleExtract:
+    """The extraction in an entry :func:`entry_bytes` made, unchecked.
 
-    A build's worker processes hand their extractions back in that form.
+    For entries made in this build (by its worker processes); a stored entry
+    is read by :meth:`ExtractCache.get_many`, which checks it first.
+
+    Raises
+    ------
+    ValueError, KeyError, TypeError, IndexError
+        When ``raw`` is not of that form.
 
     Examples
     --------
     >>> from sgkr.extract import extract_module
     >>> m = extract_module("m.py", "def f():\\n    return 1\\n")
-    >>> json_entry_bytes("k", extract_to_json(m)) == entry_bytes("k", m)
+    >>> entry_extract(entry_bytes("k", m)) == m
     True
     """
-    codes = [raw[_CODE] for raw in extract["defs"]]
-    # The definitions with the length of their code in its place.
-    defs = [[*raw[:_CODE], len(code), *raw[_CODE + 1 :]]
-            for raw, code in zip(extract["defs"], codes, strict=True)]
-    head = _ENCODER.encode({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
-                            "key": key, "extract": {**extract, "defs": defs}})
-    payload = b"".join((head.encode("ascii"), b"\0",
-                        "".join(codes).encode("utf-8", "surrogatepass")))
-    return hashlib.sha256(payload).hexdigest().encode("ascii") + payload
+    return extract_from_json(_entry_json(raw[_DIGEST:])["extract"])
+
+
+def _entry_json(payload: bytes) -> Any:
+    """The JSON of an entry (less its SHA-256), with the code put back in the definitions."""
+    head, separator, body = payload.partition(b"\0")
+    if not separator:
+        raise ValueError("no code after the entry's JSON")
+    data = json.loads(head)
+    _put_code_back(data["extract"]["defs"], body.decode("utf-8", "surrogatepass"))
+    return data
 
 
 def _put_code_back(defs: list[list[Any]], codes: str) -> None:
@@ -390,23 +405,24 @@ def extract_to_json(module: ModuleExtract) -> dict[str, Any]:
 def extract_from_json(data: dict[str, Any]) -> ModuleExtract:
     """Rebuild a :class:`~sgkr.records.ModuleExtract` from :func:`extract_to_json`'s form.
 
+    The form is taken as :func:`extract_to_json` made it: kinds and knowledge
+    references are checked, the type of each field is not (a stored entry's are
+    checked before it is read).
+
     Raises
     ------
     ValueError, KeyError, TypeError, IndexError
         When ``data`` is not of that form (a cache treats it as a miss).
     """
-    path = _str(data["path"])
+    path = data["path"]
     return ModuleExtract(
         path=path,
-        module=_str(data["module"]),
-        is_package=_bool(data["package"]),
-        definitions=tuple(_definition_from_json(d, path) for d in data["defs"]),
-        classes=tuple(ClassInfo(_str(q), _str(n), tuple(map(_str, b)))
-                      for q, n, b in data["classes"]),
-        imports=tuple(ImportBinding(_str(s), _str(a), _str(t)) for s, a, t in data["imports"]),
-        problems=tuple(Problem(_str(f), _str(r), _PROBLEM_KINDS[k],
-                               None if ln is None else _line(ln))
-                       for f, r, k, ln in data["problems"]),
+        module=data["module"],
+        is_package=data["package"],
+        definitions=tuple([_definition_from_json(d, path) for d in data["defs"]]),
+        classes=tuple([ClassInfo(q, n, tuple(b)) for q, n, b in data["classes"]]),
+        imports=tuple([ImportBinding(s, a, t) for s, a, t in data["imports"]]),
+        problems=tuple([Problem(f, r, _PROBLEM_KINDS[k], ln) for f, r, k, ln in data["problems"]]),
     )
 
 
@@ -451,63 +467,102 @@ def _use_to_json(use: ValueUse) -> list[Any]:
 
 def _use_from_json(raw: list[Any]) -> ValueUse:
     kind, name, receiver, line, callee = raw
-    site = CallSite(_CALL_KINDS[kind], _str(name), _text_or_none(receiver), _line(line))
-    call = None if callee is None else CallSite(
-        _CALL_KINDS[callee[0]], _str(callee[1]), _text_or_none(callee[2]), _line(callee[3]))
-    return ValueUse(site, call)
+    return ValueUse(CallSite(_CALL_KINDS[kind], name, receiver, line),
+                    None if callee is None else _call_from_json(callee))
+
+
+def _call_from_json(raw: list[Any]) -> CallSite:
+    kind, name, receiver, line = raw
+    return CallSite(_CALL_KINDS[kind], name, receiver, line)
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
      *cells) = raw
-    known_kind = _DEFINITION_KINDS.get(kind)
-    if known_kind is None:
-        raise ValueError(f"unknown definition kind {kind!r}")
     if type(knowledge) is int:
         if knowledge not in (_SAME_AS_DOCSTRING, _SAME_AS_COMMENT):
             raise ValueError(f"unknown knowledge reference {knowledge!r}")
-        knowledge = _str(docstring if knowledge == _SAME_AS_DOCSTRING else comment)
-    elif knowledge is not None:
-        knowledge = _str(knowledge)
+        knowledge = docstring if knowledge == _SAME_AS_DOCSTRING else comment
     return Definition(
-        qualname=_str(qualname), name=_str(name), kind=known_kind, code=_str(code),
-        span=SourceSpan(path if file == path else _str(file), _line(start), _line(end),
-                        *(map(_line, cells[0]) if cells else ())),
-        docstring=_text_or_none(docstring), comment=_text_or_none(comment),
-        params=tuple(map(_str, params)), signature=_str(signature),
-        calls=tuple([CallSite(_CALL_KINDS[k], _str(n), _text_or_none(r), _line(ln))
-                     for k, n, r, ln in calls]),
-        subscript_keys=tuple(map(_str, keys)), uses=tuple([_use_from_json(u) for u in uses]),
-        bindings=tuple([Binding(_str(t), _BINDING_KINDS[k], _str(v)) for t, k, v in bindings]),
-        enclosing_class=_text_or_none(enclosing), is_async=_bool(is_async),
-        knowledge=knowledge,
-        inferred_inputs=None if inputs is None else tuple(map(_str, inputs)),
-        inferred_outputs=None if outputs is None else tuple(map(_str, outputs)),
+        qualname=qualname, name=name, kind=_DEFINITION_KINDS[kind], code=code,
+        span=SourceSpan(path if file == path else file, start, end, *(cells[0] if cells else ())),
+        docstring=docstring, comment=comment, params=tuple(params), signature=signature,
+        calls=tuple([CallSite(_CALL_KINDS[k], n, r, ln) for k, n, r, ln in calls]),
+        subscript_keys=tuple(keys),
+        uses=tuple([_use_from_json(u) for u in uses]),
+        bindings=tuple([Binding(t, _BINDING_KINDS[k], v) for t, k, v in bindings]),
+        enclosing_class=enclosing, is_async=is_async, knowledge=knowledge,
+        inferred_inputs=None if inputs is None else tuple(inputs),
+        inferred_outputs=None if outputs is None else tuple(outputs),
     )
 
 
-def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
+def _check_extract(data: dict[str, Any]) -> None:
+    """Raise TypeError or ValueError unless every field of an extraction's JSON form has
+    the type and range extraction gives it (kinds are checked as the records are made)."""
+    _strings(data["path"], data["module"])
+    _flag(data["package"])
+    for raw in data["defs"]:
+        _check_definition(raw)
+    for qualname, name, bases in data["classes"]:
+        _strings(qualname, name, *bases)
+    for scope, alias, target in data["imports"]:
+        _strings(scope, alias, target)
+    for file, reason, kind, line in data["problems"]:
+        _strings(file, reason, kind)
+        if line is not None:
+            _lines(line)
 
 
-def _text_or_none(value: Any) -> str | None:
-    return None if value is None else _str(value)
+def _check_definition(raw: list[Any]) -> None:
+    (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
+     calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
+     *cells) = raw
+    _strings(qualname, name, kind, code, file, signature, *params, *keys)
+    _texts(docstring, comment, enclosing, None if type(knowledge) is int else knowledge)
+    _lines(start, end, *(cells[0] if cells else ()))
+    _flag(is_async)
+    for tags in (inputs, outputs):
+        if tags is not None:
+            _strings(*tags)
+    for site in calls:
+        _check_site(site)
+    for *site, callee in uses:
+        _check_site(site)
+        if callee is not None:
+            _check_site(callee)
+    for binding in bindings:
+        _strings(*binding)
 
 
-def _line(value: Any) -> int:
-    # A line number, cell number or count as extraction makes them: no float, no bool.
-    if type(value) is not int or not 0 < value < 1 << 31:
-        raise ValueError(f"expected a line number, got {value!r}")
-    return value
+def _check_site(site: list[Any]) -> None:
+    kind, name, receiver, line = site
+    _strings(kind, name)
+    _texts(receiver)
+    _lines(line)
 
 
-def _bool(value: Any) -> bool:
+def _strings(*values: Any) -> None:
+    for value in values:
+        if type(value) is not str:
+            raise TypeError(f"expected a string, got {type(value).__name__}")
+
+
+def _texts(*values: Any) -> None:
+    _strings(*(v for v in values if v is not None))
+
+
+def _lines(*values: Any) -> None:
+    # Line numbers, cell numbers and counts as extraction makes them: no float, no bool.
+    for value in values:
+        if type(value) is not int or not 0 < value < 1 << 31:
+            raise ValueError(f"expected a line number, got {value!r}")
+
+
+def _flag(value: Any) -> None:
     if type(value) is not bool:
         raise TypeError(f"expected true or false, got {value!r}")
-    return value
 
 
 def _not_private(path: Path) -> str | None:

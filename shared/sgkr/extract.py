@@ -266,20 +266,15 @@ class _Extractor:
         for kind in ("bind", "bind.return", "bind.for", "bind.as", "bind.default"):
             for node in captures.get(kind, ()):
                 for binding in self._bindings(node, kind):
+                    if binding.kind == "call" and kind in ("bind.for", "bind.as"):
+                        # No assignment of the call's value: ``f()`` names what it gives.
+                        binding = Binding(binding.target, "name", binding.value + "()")
                     add((node.start_byte, node.end_byte, "bind", binding))
         for node in captures.get("use.args", ()):
             if node.named_child_count:
                 start, end = node.start_byte, node.end_byte
                 for what, payload in self._arguments(node, calls_at):
                     add((start, end, what, payload))
-        for node in captures.get("bind.as", ()):
-            parent = node.parent
-            alias = node.child_by_field_name("alias")
-            if parent is not None and parent.type == "with_item" and alias is not None:
-                line = node.start_point[0] + 1  # ``with A() as a`` calls a's __enter__, __exit__
-                for method in ("__enter__", "__exit__"):
-                    add((node.start_byte, node.end_byte, "call",
-                         CallSite("attribute", method, self._str(alias), line)))
         for node in captures.get("key", ()):
             add((node.start_byte, node.end_byte, "key", string(node)))
         for nodes in (captures.get("use", ()), _named_items(captures.get("use.items", ()))):
@@ -820,8 +815,9 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
 
     A name that is a parameter or is assigned in the scope is a local variable:
     its uses are no function of the sources by scoping. A local (``local``) name's
-    binding is kept only when the scope calls it, calls through it, returns it or
-    passes it; what the scope passes (``arg``) and its decorators (``@``) are kept.
+    binding is kept only when the scope calls it, calls through it or returns it (or,
+    given a name, passes it); what the scope passes (``arg``) and its decorators
+    (``@``) are kept.
     """
     assigned = {b.target for b in scope.bindings}
     locals_ = assigned.union(params)
@@ -839,9 +835,14 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
     while more:  # what a kept binding is given is used too
         for i in more:
             keep[i] = True
-            used.add(bindings[i].value.partition(".")[0])
+            if bindings[i].kind != "arg":
+                used.add(bindings[i].value.partition(".")[0])
         more = [i for i, b in enumerate(bindings) if not keep[i] and b.target in used]
-    return uses, tuple([b for b, k in zip(bindings, keep, strict=True) if k])
+    # A name given another name and passed on (``h = fee; apply(h)``); not what a call
+    # returns, which would name the callee's output (tag inference reads those).
+    passed = {b.value.partition(".")[0] for b in bindings if b.kind == "arg"}
+    return uses, tuple([b for b, k in zip(bindings, keep, strict=True)
+                        if k or b.kind == "name" and b.target in passed])
 
 
 def _start_byte(node: Node) -> int:

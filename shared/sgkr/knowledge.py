@@ -408,7 +408,8 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     Outputs: the noun phrase of its name (``compute_average_fee`` gives
     ``average fee``), the names it returns (``return fee``), the keys it
     writes (``row["fee"] = ...``) and the noun phrase opening its docstring
-    (``Return the monthly fraud level.``). The labels are folded
+    (``Return the monthly fraud level.``). A module body (a script's steps)
+    has no parameters and no name phrase, the rest alike. The labels are folded
     (:func:`sgkr.text.fold`), as the labels of tags are; common words are
     weighed down by how many functions share them (:func:`sgkr.tagging.tag_weights`),
     not by a list.
@@ -430,8 +431,6 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """
     if d.inferred_inputs is not None and d.inferred_outputs is not None:
         return d.inferred_inputs, d.inferred_outputs
-    if d.kind == "module":
-        return (), ()
     code = d.code
     written = _WRITTEN_KEY.findall(code)
     names: list[str] = [p for p in d.params if p not in _IGNORED_PARAMS]
@@ -443,7 +442,8 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if receivers:
         names += [a for r, a in _ATTRIBUTE_READ.findall(code) if r in receivers]
     inputs = _tag_labels(n for n in names if n not in written)
-    phrase = "" if d.name.startswith("_") else _name_tag_phrase(d.name)
+    # A module's name says where code is, not what it makes.
+    phrase = "" if d.name.startswith("_") or d.kind == "module" else _name_tag_phrase(d.name)
     returned = (n for n in _RETURNED.findall(code) if not keyword.iskeyword(n))
     outs = [phrase, *(_tag_phrase(n) for n in returned),
             *(_tag_phrase(k) for k in written), _doc_phrase(d.docstring)]

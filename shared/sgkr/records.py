@@ -139,8 +139,9 @@ class Binding:
     ``Binding("h", "name", "fee")``, ``HANDLERS = {"fee": fee, "tax": tax}`` two
     ``name`` bindings of ``HANDLERS``; ``return make()`` and ``yield make()`` bind
     ``return``; ``for x in xs``, ``x = xs[k]`` and ``xs.append(x)`` are ``name``
-    bindings (a container holds what is put in it); ``with A() as a`` and
-    ``except A as a`` bind ``a`` to a call of ``A``; a parameter's default binds the
+    bindings (a container holds what is put in it); ``with A() as a``, ``except A as
+    a`` and ``for x in f()`` are ``name`` bindings of what a call gives (``"A()"``,
+    ``"f()"``: only assignments are ``call`` bindings); a parameter's default binds the
     parameter. A name passed to a call is an ``arg`` binding of ``"<slot>:<callee>"``
     (``apply(fee, key=tax)``: ``Binding("0:apply", "arg", "fee")`` and
     ``Binding("key:apply", "arg", "tax")``); a function decorated ``@d`` binds ``@``

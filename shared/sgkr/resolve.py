@@ -667,6 +667,8 @@ class CallResolver:
 
     def _infer_new(self, chain: tuple[str, ...], cls: str | None, dotted: str,
                    depth: int) -> frozenset[str]:
+        if dotted.endswith("()"):  # what a call gives (``with A() as a``)
+            return self._returned(chain, cls, dotted[:-2], depth)
         head, _, rest = dotted.partition(".")
         values = self._head(chain, cls, head, depth)
         for attr in rest.split(".") if rest else ():

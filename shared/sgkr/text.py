@@ -29,6 +29,8 @@ _KEEP_S = frozenset(
      "minus", "bonus", "previous", "various", "series", "species", "news", "means", "aces",
      "sales", "goods", "earnings", "savings", "assets", "ies"}
 )
+# Endings of singular words that end in "s".
+_SINGULAR_S = ("ss", "us", "sis", "xis", "ias")
 # English nouns ending in "ie", whose plural is not that of a noun ending in "y".
 _IE_NOUNS = frozenset(
     {"cookie", "movie", "calorie", "zombie", "rookie", "genie", "brownie", "selfie", "hippie",
@@ -47,19 +49,26 @@ _VERBS = frozenset(
 def singular(word: str) -> str:
     """Return a crude singular of a lower-case English word.
 
+    Singular words ending in ``s`` are kept: ``-ss``, ``-us`` (``status``),
+    ``-sis`` and ``-xis`` (``analysis``, ``axis``), ``-ias`` (``alias``,
+    ``bias``); their plurals fold to them (``statuses``, ``aliases``,
+    ``analyses``).
+
     Examples
     --------
     >>> [singular(w) for w in ["fees", "countries", "ids", "status", "classes", "cookies"]]
     ['fee', 'country', 'id', 'status', 'class', 'cookie']
+    >>> [singular(w) for w in ["aliases", "statuses", "analyses", "axis", "uris", "cases"]]
+    ['alias', 'status', 'analysis', 'axis', 'uri', 'case']
     """
-    if len(word) <= 2 or word in _KEEP_S or not word.endswith("s") or word.endswith("ss"):
+    if len(word) <= 2 or word in _KEEP_S or not word.endswith("s") or word.endswith(_SINGULAR_S):
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-1] if word[:-1] in _IE_NOUNS else word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+    if word.endswith("yses"):
+        return word[:-2] + "is"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes", "iases", "tuses")):
         return word[:-2]
-    if word.endswith("us"):
-        return word
     return word[:-1]
 
 

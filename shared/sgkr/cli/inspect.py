@@ -27,7 +27,8 @@ def run(args: argparse.Namespace) -> int:
     stats = graph.stats()
     top = graph.most_called(args.top)
     tags = [{"label": t.label, "aliases": list(t.aliases), "role": tag_role(graph, t.id),
-             "consumers": len(graph.consumers(t.id)), "producers": len(graph.producers(t.id))}
+             "consumers": len(graph.consumers(t.id)), "producers": len(graph.producers(t.id)),
+             "weight": t.weight}
             for t in graph.tags()]
     if args.json:
         print(json_text({**stats, "meta": graph.meta,
@@ -37,13 +38,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"functions: {stats['functions']} {stats['kinds']}")
     print(f"edges: {stats['edges']}; calls by resolution: {stats['call_edges']}; "
           f"references by resolution: {stats['reference_edges']}")
-    print(f"tags: {stats['tags']}")
+    curated, origin = graph.meta.get("curated_tags"), ""
+    if stats["tags"] and curated is not None:  # graphs of earlier builds do not say
+        origin = " (inferred from the code)" if not curated else (
+            " (curated and inferred)" if graph.meta.get("infer_tags") else " (curated)")
+    print(f"tags: {stats['tags']}{origin}")
     if top:
         print("most called:")
         for node_id, callers in top:
             print(f"  {callers:5d}  {node_id}")
     if tags:
-        print("tags (label: role, consumers/producers):")
+        print("tags (label: role, consumers/producers, weight):")
         for t in tags:
-            print(f"  {t['label']}: {t['role']}, {t['consumers']}/{t['producers']}")
+            print(f"  {t['label']}: {t['role']}, {t['consumers']}/{t['producers']}, "
+                  f"{t['weight']:.3f}")
     return 0
