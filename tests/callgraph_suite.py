@@ -305,4 +305,54 @@ PROGRAMS: list[Program] = [
     _p("external", "import ext\nclass A(ext.Base):\n    def m(self):\n        self.helper()\n"
        "    def helper(self):\n        pass\nA().m()\n",
        {("main", "main.A.m"), ("main.A.m", "main.A.helper")}),
+    # -- more, in the style of the categories above --------------------------------------
+    _p("direct_calls", "from lib import make\nmake()()\n",
+       {("main", "lib.make"), ("main", "lib.f"), ("lib.make", "lib.f")},
+       lib="def f():\n    pass\ndef make():\n    return f\n"),
+    _p("direct_calls", "def f(a):\n    a()\ndef g():\n    pass\nf(g)\n",
+       {("main", "main.f"), ("main.f", "main.g")}),
+    _p("classes", "def f():\n    pass\nclass A:\n    run = f\nA.run()\n", {("main", "main.f")}),
+    _p("classes", "class A:\n    def m(self):\n        pass\nobjs = [A(), A()]\n"
+       "for o in objs:\n    o.m()\n",
+       {("main", "main.A.m")}),
+    _p("classes", "class A:\n    def __init__(self, cb):\n        self.cb = cb\n"
+       "    def fire(self):\n        self.cb()\nclass B:\n    def handler(self):\n        pass\n"
+       "    def setup(self):\n        self.a = A(self.handler)\n        self.a.fire()\n"
+       "B().setup()\n",
+       {("main", "main.B.setup"), ("main.B.setup", "main.A.__init__"),
+        ("main.B.setup", "main.A.fire"), ("main.A.fire", "main.B.handler")}),
+    _p("dicts", "class A:\n    def __init__(self):\n        pass\nkinds = {'a': A}\nkinds['a']()\n",
+       {("main", "main.A.__init__")}),
+    _p("mro", "class A:\n    def m(self):\n        pass\nclass B(A):\n    def m(self):\n"
+       "        super(B, self).m()\nB().m()\n",
+       {("main", "main.B.m"), ("main.B.m", "main.A.m")}),
+    _p("exceptions", "class E(Exception):\n    def __init__(self):\n        pass\ndef f():\n"
+       "    err = E()\n    raise err\nf()\n",
+       {("main", "main.f"), ("main.f", "main.E.__init__")}),
+    _p("exceptions", "import errs\ndef f():\n    raise errs.Bad()\nf()\n",
+       {("main", "main.f"), ("main.f", "errs.Bad.__init__")},
+       errs="class Bad(Exception):\n    def __init__(self):\n        pass\n"),
+    _p("lambdas", "def f():\n    pass\nx = lambda fn: fn()\nx(f)\n", {("main", "main.f")}),
+    _p("lambdas", "def f():\n    pass\ndef make():\n    return lambda: f()\nmake()()\n",
+       {("main", "main.make"), ("main.make", "main.f")}),
+    _p("returns", "class A:\n    def m(self):\n        return self\n    def n(self):\n"
+       "        pass\nA().m().n()\n",
+       {("main", "main.A.m"), ("main", "main.A.n")}),
+    _p("functions", "def f():\n    pass\ndef g(x=f):\n    return x\ng()()\n",
+       {("main", "main.g"), ("main", "main.f")}),
+    _p("args", "def apply(fn):\n    fn()\ndef f():\n    pass\ndef run():\n    h = f\n"
+       "    apply(h)\nrun()\n",
+       {("main", "main.run"), ("main.run", "main.apply"), ("main.apply", "main.f"),
+        ("main.run", "main.f")}),
+    _p("args", "def f():\n    pass\ndef call(*args):\n    args[0]()\ncall(f)\n",
+       {("main", "main.call"), ("main.call", "main.f")}),
+    _p("kwargs", "def f():\n    pass\ndef call(**kw):\n    for k, v in kw.items():\n"
+       "        v()\ncall(a=f)\n",
+       {("main", "main.call"), ("main.call", "main.f")}),
+    _p("builtins", "def f(x):\n    return x\nfor y in map(f, [1]):\n    pass\n"
+       "ys = sorted([1], key=lambda x: f(x))\n",
+       {("main", "main.f")}),
+    _p("generators", "class A:\n    def __iter__(self):\n        yield 1\nfor x in A():\n"
+       "    pass\n",
+       {("main", "main.A.__iter__")}, missed={("main", "main.A.__iter__")}),
 ]

@@ -815,8 +815,9 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
 
     A name that is a parameter or is assigned in the scope is a local variable:
     its uses are no function of the sources by scoping. A local (``local``) name's
-    binding is kept only when the scope calls it, calls through it, returns it or
-    passes it; what the scope passes (``arg``) and its decorators (``@``) are kept.
+    binding is kept only when the scope calls it, calls through it or returns it (or,
+    given a name, passes it); what the scope passes (``arg``) and its decorators
+    (``@``) are kept.
     """
     assigned = {b.target for b in scope.bindings}
     locals_ = assigned.union(params)
@@ -834,9 +835,14 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
     while more:  # what a kept binding is given is used too
         for i in more:
             keep[i] = True
-            used.add(bindings[i].value.partition(".")[0])
+            if bindings[i].kind != "arg":
+                used.add(bindings[i].value.partition(".")[0])
         more = [i for i, b in enumerate(bindings) if not keep[i] and b.target in used]
-    return uses, tuple([b for b, k in zip(bindings, keep, strict=True) if k])
+    # A name given another name and passed on (``h = fee; apply(h)``); not what a call
+    # returns, which would name the callee's output (tag inference reads those).
+    passed = {b.value.partition(".")[0] for b in bindings if b.kind == "arg"}
+    return uses, tuple([b for b, k in zip(bindings, keep, strict=True)
+                        if k or b.kind == "name" and b.target in passed])
 
 
 def _start_byte(node: Node) -> int:
