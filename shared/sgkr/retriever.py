@@ -99,8 +99,8 @@ class RetrieverOptions:
         ``p`` grows with its callers (:func:`sgkr.walk.centrality_prior`).
     brevity
         How much the fill prefers short functions: a function's walk score is
-        divided by its length to this power (0: length does not count), so
-        the context a filled slot costs is priced in.
+        divided by its length to this power (1: its score per character; 0:
+        length does not count), so the context a filled slot costs is priced in.
     inferred
         On a graph whose ``meta["curated_tags"]`` is false (its tags were all
         inferred from code: no knowledge file, no example tags): ``seeds``,
@@ -288,7 +288,7 @@ class Retriever:
             return (self._tables.matcher() if self._tables is not None
                     else WeightedMatcher(reader))(question)
         matcher = VocabularyMatcher(reader)
-        if extractor == "keyword" or isinstance(extractor, str):
+        if isinstance(extractor, str):  # "keyword" ("embedding" is a matcher by now)
             return matcher(question)
         return resolve_labels(matcher, reader, question, extractor(question))
 
@@ -563,20 +563,19 @@ class Retriever:
         threshold = self.options.specificity
         if not matches or not threshold:
             return matches
-        specific = self._specificity(reader, [m.tag_id for m in matches])
-        return [m for m in matches if specific.get(m.tag_id, 1.0) >= threshold]
-
-    def _specificity(self, reader: GraphReader, ids: list[str]) -> dict[str, float]:
-        """Each tag's inverse document frequency over the functions, scaled to [0, 1]."""
         n = self._function_count(reader)
-        if not ids or n is None or n < 2:
-            return {}
+        if n is None or n < 2:
+            return matches
+        ids = [m.tag_id for m in matches]
         consumers = reader.neighbours(ids, "consumes", "out")
         producers = reader.neighbours(ids, "produces", "in")
         top = math.log(n + 1)
-        return {t: math.log((n + 1) / (len(set(consumers.get(t, ()))
-                                                | set(producers.get(t, ()))) + 1)) / top
-                for t in ids}
+        kept = []
+        for m in matches:
+            degree = len(set(consumers.get(m.tag_id, ())) | set(producers.get(m.tag_id, ())))
+            if math.log((n + 1) / (degree + 1)) / top >= threshold:
+                kept.append(m)
+        return kept
 
     def _function_count(self, reader: GraphReader) -> int | None:
         if self._tables is not None:
