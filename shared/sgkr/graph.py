@@ -165,7 +165,10 @@ class KnowledgeGraph:
         """
         attrs = self._g._node
         for node_id, weight in weights.items():
-            old = self.tag(node_id)
+            found = attrs.get(node_id)
+            old = found["record"] if found is not None else None
+            if not isinstance(old, TagNode):  # read directly: updates weigh every tag
+                raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
             if old.weight != weight:
                 # A new dict and record, never a change to the old ones: copies share them.
                 attrs[node_id] = {**attrs[node_id], "record": TagNode(

@@ -231,6 +231,8 @@ class TagFrequency:
         self._bags: dict[str, frozenset[str]] = {}
         self._count: Counter[str] = Counter()
         self._runs: dict[str, tuple[str, ...]] = {}  # each tag id's runs of words, made once
+        self._changed: set[str] = set()  # runs whose counts changed since the last weigh
+        self._weighed = -1  # the number of functions at the last weigh
 
     def update(self, graph: KnowledgeGraph, nodes: Iterable[str]) -> None:
         """Count again the bags of ``nodes`` (function ids; those gone from ``graph`` drop)."""
@@ -240,6 +242,7 @@ class TagFrequency:
             old = bags.pop(node, None)
             if old:
                 count.subtract(old)
+                self._changed.update(old)
             record = graph.get(node)
             if not isinstance(record, FunctionNode):
                 continue
@@ -253,12 +256,23 @@ class TagFrequency:
                         bag.update(found)
             bags[node] = frozenset(bag)
             count.update(bag)
+            self._changed.update(bag)
 
     def weigh(self, graph: KnowledgeGraph) -> None:
-        """Give every tag of ``graph`` its weight (see :func:`tag_weights`)."""
-        graph.set_tag_weights(tag_weights(
-            (t.id for t in graph.records() if isinstance(t, TagNode)),
-            self._count, len(self._bags)))
+        """Give every tag of ``graph`` its weight (see :func:`tag_weights`).
+
+        Only the tags whose counts changed since the last call are weighed
+        again, unless the number of functions changed (then every weight may).
+        """
+        functions = len(self._bags)
+        if functions != self._weighed:
+            tags = [t.id for t in graph.records() if isinstance(t, TagNode)]
+        else:  # a tag's label is one of its runs: its count changed if its links did
+            tags = [t for t in ("tag:" + key for key in self._changed)
+                    if isinstance(graph.get(t), TagNode)]
+        graph.set_tag_weights(tag_weights(tags, self._count, functions))
+        self._changed.clear()
+        self._weighed = functions
 
 
 def tag_weights(tags: Iterable[str], frequency: Mapping[str, int], functions: int
@@ -277,9 +291,16 @@ def tag_weights(tags: Iterable[str], frequency: Mapping[str, int], functions: in
     if functions < 2:
         return dict.fromkeys(tags, 1.0)
     top = math.log(functions + 1)
-    return {t: round(max(0.0, math.log((functions + 1) / (frequency.get(t[4:], 0) + 1)) / top),
-                     3)
-            for t in tags}
+    by_count: dict[int, float] = {}  # a weight depends on the count only: few distinct ones
+    weights: dict[str, float] = {}
+    for t in tags:
+        count = frequency.get(t[4:], 0)
+        weight = by_count.get(count)
+        if weight is None:
+            weight = by_count[count] = round(
+                max(0.0, math.log((functions + 1) / (count + 1)) / top), 3)
+        weights[t] = weight
+    return weights
 
 
 def _runs(tag: str) -> tuple[str, ...]:
