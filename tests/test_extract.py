@@ -111,3 +111,50 @@ def test_dedent_is_textwrap_dedent() -> None:
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         assert _dedent(text) == textwrap.dedent(text), repr(text)
+
+
+# What a function's names are given, as the resolver reads it: (source of the body of
+# ``def f(p, q):``, the bindings expected in f, in order).
+BINDINGS = [
+    ("a, *b = g, h, k\n    a(); b()",
+     [("a", "name", "g"), ("b", "name", "h"), ("b", "name", "k")]),
+    ("a, b = make()\n    b()", [("b", "call", "make")]),  # a is never used
+    ("a = b = g\n    b()", [("b", "name", "g")]),
+    ("d = {}\n    d[p] = g\n    d[q]()", [("d", "name", "g")]),
+    ("x = d[p]\n    x()", [("x", "name", "d")]),
+    ("for fn in gen():\n        fn()", [("fn", "name", "gen()")]),
+    ("with Ctx() as c:\n        c.go()", [("c", "name", "Ctx()")]),
+    ("try:\n        pass\n    except (E, F) as e:\n        e.info()",
+     [("e", "name", "E()"), ("e", "name", "F()")]),
+    ("yield g", [("return", "name", "g")]),
+    ("return g, h", [("return", "name", "g"), ("return", "name", "h")]),
+    ("it = next(p)\n    it()", [("it", "name", "p")]),
+    ("fs = []\n    fs.append(g)\n    fs[0]()", [("fs", "name", "g"), ("0:fs.append", "arg", "g")]),
+    ("apply(g, key=h, *p)", [("0:apply", "arg", "g"), ("key:apply", "arg", "h")]),
+    ("run([g, h], Parser())",
+     [("0:run", "arg", "g"), ("0:run", "arg", "h"), ("1:run", "arg", "Parser()")]),
+    ("A().call(g)", [("0:A().call", "arg", "g")]),
+    ("print(g)\n    s.join(p)", []),  # builtins and their types' methods tell nothing
+    ("x = 1\n    y = make()", []),  # neither called, passed nor returned
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), BINDINGS, ids=[b for b, _ in BINDINGS])
+def test_bindings_by_statement(body: str, expected: list[tuple[str, str, str]]) -> None:
+    m = extract_module("m.py", f"def f(p, q):\n    {body}\n")
+    (f,) = m.definitions
+    assert [(b.target, b.kind, b.value) for b in f.bindings] == expected
+
+
+def test_decorators_defaults_raise_and_calls_on_results() -> None:
+    m = extract_module("m.py", "class A:\n    @dec\n    def m(self, fn=g):\n        fn()\n"
+                               "@mod.dec\ndef f():\n    raise Bad\n    make()()\n")
+    body, method, function = m.definitions
+    # The decorator is called with the function, where it is written (the module here).
+    assert [(b.target, b.kind, b.value) for b in body.bindings] == [
+        ("0:dec", "arg", "A.m"), ("0:mod.dec", "arg", "f")]
+    assert [(b.target, b.kind, b.value) for b in method.bindings] == [
+        ("@", "name", "dec"), ("fn", "name", "g")]
+    assert [(b.target, b.value) for b in function.bindings] == [("@", "mod.dec")]
+    assert [(c.kind, c.name) for c in function.calls] == [
+        ("plain", "Bad"), ("plain", "make"), ("result", "make")]

@@ -10,16 +10,23 @@ function's return value holds tells it: ``p = Parser(); p.feed()``,
 ``self.tok = Tokenizer()`` in ``__init__`` then ``self.tok.next()`` in another
 method (fields of base classes included), ``h = fee; h()``,
 ``HANDLERS = {"fee": fee}; HANDLERS[k]()``, ``make().run()`` where ``make``
-returns ``Parser()``. Each is read off the assignments and returns the
-extraction kept (:class:`~sgkr.records.Binding`), on demand, a few steps deep;
-a call that may reach more than :data:`FANOUT_LIMIT` definitions gives ``name``
-edges instead (none beyond twice as many). A receiver known to hold an object
-of the sources that has no such method is not guessed by name.
+returns ``Parser()``. A parameter holds what the calls of the sources reaching
+its function pass it (``def apply(fn): fn()`` and ``apply(fee)``), positional,
+keyword, default, ``*args`` or ``**kwargs``; a decorated name holds what its
+decorators return (a wrapper, which calls the function); ``self.m()`` reaches
+the overrides of ``m`` in subclasses too. Each is read off the assignments,
+arguments and returns the extraction kept (:class:`~sgkr.records.Binding`), on
+demand, a few steps deep; a call that may reach more than :data:`FANOUT_LIMIT`
+definitions gives ``name`` edges instead (none beyond twice as many). A receiver
+known to hold an object of the sources that has no such method is not guessed by
+name.
 
 A function used as a value (:class:`~sgkr.records.ValueUse`: passed to a call
 outside the sources, stored or returned) is a reference, resolved only when
-scoping, an import or ``self.``/``cls.`` tells which function it is (``exact``);
-one passed to a function of the sources is left to that function's calls.
+scoping, an import or ``self.``/``cls.`` tells which function it is (``exact``),
+or ``inferred`` for a local name passed to a function known to call it (``map``,
+``sorted``, ``functools.partial``...); one passed to a function of the sources
+is left to that function's calls (its parameter holds it).
 
 Examples
 --------
