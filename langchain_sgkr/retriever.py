@@ -49,7 +49,7 @@ from sgkr import (
     build_graph,
 )
 from sgkr.errors import InvalidArgumentError
-from sgkr.retriever import Fill, Inferred, Partial
+from sgkr.retriever import Extractor, Fill, Inferred, Partial
 from sgkr.sources import SourceInput
 from sgkr.stores import GraphStore
 
@@ -96,8 +96,9 @@ class SGKRRetriever(BaseRetriever):
             ``{"$or": [...]}``; see :mod:`sgkr.filters`), applied before ranking
             so that ``k`` is spent on what passes; per call too
             (``invoke(q, filter={"kind": "function"})``).
-        tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None
-            Finds a question's tags (default: the graph's tag vocabulary).
+        tag_extractor: Callable[[str], Iterable[TagMatch | str]] | str | None
+            Finds a question's tags: ``"weighted"`` (default), ``"keyword"``,
+            ``"embedding"`` or a callable (see :class:`sgkr.Retriever`).
         fallback: Callable[[str, int], Sequence[str]] | None
             Node ids to return when a question has no known tag.
 
@@ -211,8 +212,9 @@ class SGKRRetriever(BaseRetriever):
         description="Only documents whose file, kind, name or matched_tags pass, "
                     "e.g. {'kind': 'function'} (see sgkr.filters); k is spent on them.")
     # sgkr.tags.TagExtractor and sgkr.retriever.Fallback, spelt out for pydantic.
-    tag_extractor: Callable[[str], Iterable[TagMatch | str]] | None = Field(
-        default=None, description="question -> tag matches or labels (default: vocabulary).")
+    tag_extractor: Callable[[str], Iterable[TagMatch | str]] | Extractor | None = Field(
+        default=None, description="weighted (default), keyword, embedding, or question -> "
+                                  "tag matches or labels.")
     fallback: Callable[[str, int], Sequence[str]] | None = Field(
         default=None, description="(question, k) -> node ids, when no tag matches.")
 
@@ -240,9 +242,9 @@ class SGKRRetriever(BaseRetriever):
         return store if store is None or isinstance(store, str) else store.url
 
     @field_serializer("tag_extractor", "fallback", when_used="json")
-    def _callable_to_json(self, function: Callable[..., Any] | None) -> str | None:
-        if function is None:
-            return None
+    def _callable_to_json(self, function: Callable[..., Any] | str | None) -> str | None:
+        if function is None or isinstance(function, str):
+            return function
         name = getattr(function, "__qualname__", type(function).__qualname__)
         return f"{getattr(function, '__module__', None) or '?'}.{name}"
 

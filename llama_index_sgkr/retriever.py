@@ -36,7 +36,7 @@ from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
 from sgkr.options import BuildOptions
 from sgkr.records import RetrievalResult
-from sgkr.retriever import Fallback, Retriever, RetrieverOptions
+from sgkr.retriever import Extractor, Fallback, Retriever, RetrieverOptions
 from sgkr.sources import SourceInput
 from sgkr.stores import GraphStore
 from sgkr.tags import TagExtractor
@@ -110,7 +110,7 @@ class SGKRRetriever(BaseRetriever):
         store: GraphStore | str | None = None,
         sources: Iterable[SourceInput] | None = None,
         build_options: BuildOptions | None = None,
-        tag_extractor: TagExtractor | None = None,
+        tag_extractor: TagExtractor | Extractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
         filters: MetadataFilters | None = None,
@@ -235,7 +235,7 @@ sources; got graph_path and sources
         cls,
         persist_dir: str | os.PathLike[str],
         *,
-        tag_extractor: TagExtractor | None = None,
+        tag_extractor: TagExtractor | Extractor | None = None,
         fallback: Fallback | None = None,
         similarity_top_k: int | None = None,
         filters: MetadataFilters | None = None,

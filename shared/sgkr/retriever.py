@@ -245,11 +245,12 @@ class Retriever:
         self.fallback = fallback
         self._tables = (_Tables(self.store) if isinstance(self.store, MemoryStore)
                         else None)
-        self.tag_extractor: TagExtractor | Extractor = tag_extractor or "weighted"
-        if self.tag_extractor == "embedding":
+        self.tag_extractor = tag_extractor  # as given (adapters compare it)
+        self._extractor: TagExtractor | Extractor = tag_extractor or "weighted"
+        if tag_extractor == "embedding":
             from .tagembed import EmbeddingMatcher
 
-            self.tag_extractor = EmbeddingMatcher(self.store.reader(), embedding_model)
+            self._extractor = EmbeddingMatcher(self.store.reader(), embedding_model)
 
     @property
     def graph(self) -> KnowledgeGraph:
@@ -275,6 +276,7 @@ class Retriever:
         clone = Retriever.__new__(Retriever)
         clone.store, clone.tag_extractor, clone.fallback, clone._tables = (
             self.store, self.tag_extractor, self.fallback, self._tables)
+        clone._extractor = self._extractor
         clone.options = replace(self.options, **options)
         return clone
 
@@ -283,7 +285,7 @@ class Retriever:
         return self._match(question, self.store.reader())
 
     def _match(self, question: str, reader: GraphReader) -> list[TagMatch]:
-        extractor = self.tag_extractor
+        extractor = self._extractor
         if extractor == "weighted":
             return (self._tables.matcher() if self._tables is not None
                     else WeightedMatcher(reader))(question)

@@ -121,7 +121,8 @@ def test_a_question_without_tags(retriever: SGKRRetriever) -> None:
 def test_a_bad_field_is_an_error_naming_it(payments_graph: Any, bad: dict[str, Any]) -> None:
     with pytest.raises(ValidationError) as info:
         SGKRRetriever(graph=payments_graph, **bad)
-    assert info.value.errors()[0]["loc"] == (next(iter(bad)),)
+    # the field first (a union's member may follow it: ("tag_extractor", "callable"))
+    assert info.value.errors()[0]["loc"][0] == next(iter(bad))
 
 
 def test_graph_is_required_and_must_be_a_graph() -> None:
@@ -359,3 +360,15 @@ def test_plain_code_with_no_knowledge_answers_through_the_adapter(tmp_path: Path
     again = SGKRRetriever.from_graph_file(tmp_path / "g.json", k=4)
     assert [d.metadata["name"] for d in again.invoke("Which customers spent the most?")][:1] \
         == ["top_customers"]
+
+
+def test_built_in_tag_extractors_by_name_and_one_core(payments_graph: Any) -> None:
+    default = SGKRRetriever(graph=payments_graph)
+    default.invoke(CASE_STUDY)
+    core = default._core
+    default.invoke("Which helper reads the csv of category codes?")
+    assert default._core is core  # made once, not for every call
+    keyword = SGKRRetriever(graph=payments_graph, tag_extractor="keyword", k=8)
+    expected = Retriever(payments_graph, tag_extractor="keyword", k=8).retrieve(CASE_STUDY)
+    assert [d.id for d in keyword.invoke(CASE_STUDY)] == [d.id for d in expected.documents]
+    assert json.loads(keyword.model_dump_json(exclude={"graph"}))["tag_extractor"] == "keyword"
