@@ -321,6 +321,13 @@ PROGRAMS: list[Program] = [
        "B().setup()\n",
        {("main", "main.B.setup"), ("main.B.setup", "main.A.__init__"),
         ("main.B.setup", "main.A.fire"), ("main.A.fire", "main.B.handler")}),
+    _p("dicts", "def f():\n    pass\ndef g():\n    pass\ndef run():\n    d = {'a': f}\n"
+       "    d.update({'b': g})\n    d['b']()\nrun()\n",
+       {("main", "main.run"), ("main.run", "main.f"), ("main.run", "main.g")}),
+    _p("lists", "def f():\n    pass\ndef g():\n    pass\nREG = []\ndef run(fns):\n"
+       "    REG.extend(fns)\n    for h in REG:\n        h()\nrun([f, g])\n",
+       {("main", "main.run"), ("main", "main.f"), ("main", "main.g"), ("main.run", "main.f"),
+        ("main.run", "main.g")}),
     _p("dicts", "class A:\n    def __init__(self):\n        pass\nkinds = {'a': A}\nkinds['a']()\n",
        {("main", "main.A.__init__")}),
     _p("mro", "class A:\n    def m(self):\n        pass\nclass B(A):\n    def m(self):\n"

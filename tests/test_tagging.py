@@ -116,3 +116,12 @@ def test_plain_code_without_inferred_tags_still_answers(plain: KnowledgeGraph) -
     assert bare.stats()["tags"] == 0
     documents = Retriever(bare).retrieve("What was the revenue of each month?").documents
     assert documents and documents[0].name == "monthly_revenue"
+
+
+def test_a_definition_gets_at_most_24_input_and_24_output_tags() -> None:
+    code = "def fill(row, other):\n" + "".join(
+        f"    row['out_{i}'] = other['in_{i}']\n" for i in range(100)) + "    return row\n"
+    graph = build_graph([("m.py", code)])
+    inputs, outputs = _tags(graph, "fn:m.fill", "consumes"), _tags(graph, "fn:m.fill", "produces")
+    assert len(inputs) == len(outputs) == 24
+    assert {"row", "other"} <= inputs and "fill" in outputs  # parameters and name come first

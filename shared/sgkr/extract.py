@@ -858,7 +858,8 @@ _CONTAINERS = frozenset({"list", "tuple", "set", "dictionary", "expression_list"
 _ITEM_OF = frozenset({"next", "iter", "reversed", "list", "tuple", "set", "frozenset",
                       "sorted", "enumerate"})
 # Methods that add their arguments to the container they are called on.
-_ADDERS = frozenset({"append", "add", "insert", "appendleft", "setdefault", "put"})
+_ADDERS = frozenset({"append", "add", "insert", "appendleft", "setdefault", "put", "extend",
+                     "update"})
 _START_END = itemgetter(0, 1)
 # Methods of builtin types: the calls of them are too many to tell a parameter anything,
 # but for those that add to a container.

@@ -153,7 +153,7 @@ class KnowledgeGraph:
 
     def set_tag_weights(self, weights: Mapping[str, float]) -> None:
         """Give each tag in ``weights`` (ids) its weight; tags whose weight is unchanged are
-        left as they are (builds and updates weigh every tag).
+        left as they are (a build weighs every tag, an update those it may change).
 
         Examples
         --------

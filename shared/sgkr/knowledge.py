@@ -449,11 +449,13 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     outs = [phrase, *(_tag_phrase(n) for n in returned),
             *(_tag_phrase(k) for k in written), _doc_phrase(d.docstring)]
     outputs = tuple(o for o in dict.fromkeys(outs) if _label_ok(o))
-    return inputs[:_MOST_INPUTS], outputs
+    return inputs[:_MOST_TAGS], outputs[:_MOST_TAGS]
 
 
-#: Most input tags inferred for one definition (its first ones, parameters first).
-_MOST_INPUTS = 24
+#: Most input tags, and most output tags, inferred for one definition (the first ones:
+#: parameters first, the name's phrase first), so that a script writing thousands of keys
+#: is not tied to thousands of tags.
+_MOST_TAGS = 24
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # keyword=value in a call or a signature (not ==), the value not a literal: a keyword given
 # a name or an expression passes data along (timeout=timeout); one given a literal is an
