@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from sgkr import forked
+from sgkr.errors import InvalidArgumentError
 from sgkr.extract import extract_module
 from sgkr.forked import MIN_FORKED_MODULES, resolve_all
 from sgkr.records import ModuleExtract
@@ -114,3 +115,11 @@ def test_a_child_that_fails_leaves_the_maps_whole(
     calls, _ = resolve_all(resolver, modules, refs, jobs=2, meanwhile=lambda: None)
     assert len(forks) == 1
     assert (list(calls.items()), list(refs.items()), resolver.depends) == _serial(modules)
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5, "2", True])
+def test_bad_jobs_are_refused(jobs: object) -> None:
+    modules = _modules(2)
+    with pytest.raises(InvalidArgumentError, match="jobs"):
+        resolve_all(CallResolver(modules), modules, {}, jobs=jobs,  # type: ignore[arg-type]
+                    meanwhile=lambda: None)

@@ -5,9 +5,8 @@ of them (:class:`~sgkr.resolve.CallResolver`), in one process. A forked child
 process starts with those tables already in its memory (shared until written),
 so it can resolve the last modules while this process does other work of the
 assembly and resolves the first ones, and hand back its call and reference
-maps as JSON. A definition resolves alike
-whichever definitions were resolved before it
-(:meth:`~sgkr.resolve.CallResolver.resolve_modules`), and modules that share a
+maps as JSON. A definition resolves alike whichever definitions were resolved
+before it (:meth:`~sgkr.resolve.CallResolver.resolve_modules`), and modules that share a
 qualified name stay in this process, in order: the maps are those one process
 makes, entry for entry and in the same order.
 
@@ -37,6 +36,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from .batch import default_jobs
+from .errors import InvalidArgumentError
 from .records import ModuleExtract, Resolution
 from .resolve import CallResolver
 
@@ -76,7 +76,14 @@ def resolve_all(resolver: CallResolver, modules: Sequence[ModuleExtract], refs: 
     calls, result
         The call maps (``resolver.depends`` is filled for every module) and what
         ``meanwhile`` returned.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``jobs`` is not a positive integer or None.
     """
+    if jobs is not None and (type(jobs) is not int or jobs < 1):
+        raise InvalidArgumentError(f"jobs must be a positive integer or None, got {jobs!r}")
     if not _may_fork(jobs, len(modules)):
         result = meanwhile()
         return resolver.resolve_modules(modules, refs), result
