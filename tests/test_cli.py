@@ -203,7 +203,7 @@ def test_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
     for stream in (screen, pipe):
         bar = ProgressBar(stream, delay=0)
         build_graph([tmp_path], jobs=1, progress=bar)
-        assert bar._bar is None  # the last stage done: its bar is gone already
+        bar.close()
     assert "parse" in screen.getvalue() and "/60 " in screen.getvalue()
     assert pipe.getvalue() == ""
 

@@ -42,7 +42,6 @@ from pathlib import Path
 from .affected import ImportIndex, matches, rematched
 from .errors import InvalidArgumentError, SourceError
 from .files import roots_of
-from .forked import resolve_all
 from .graph import KnowledgeGraph, tag_id
 from .knowledge import Example, Sidecar, knowledge_of, load_examples, load_sidecar
 from .merge import merge_groups
@@ -93,8 +92,6 @@ class Plan:
     gitignore: bool = True
     #: Whether the sidecar or the examples give any I/O tag.
     curated_tags: bool = False
-    #: Processes the build may use (``None``: every core).
-    jobs: int | None = None
 
 
 def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
@@ -133,7 +130,7 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
     infer = not curated if options.infer_tags is None else options.infer_tags
     return Plan(inputs, base, sidecar, example_list, options.merge, infer,
                 options.max_file_bytes, tuple(options.exclude), where, options.gitignore,
-                curated, options.jobs)
+                curated)
 
 
 def curated_tags(sidecar: Sidecar | None, examples: Sequence[Example]) -> bool:
@@ -226,10 +223,9 @@ class Assembly:
                                      "infer_tags": plan.infer_tags,
                                      "curated_tags": plan.curated_tags})
         resolver = CallResolver(modules)
+        qual_to_id = _add_functions(graph, modules, plan)
         refs: Calls = {}
-        # The function nodes are added while calls are resolved (in another process too).
-        calls, qual_to_id = resolve_all(resolver, modules, refs, jobs=plan.jobs,
-                                        meanwhile=lambda: _add_functions(graph, modules, plan))
+        calls = resolver.resolve_modules(modules, refs)
         graph.add_edge_rows(_rows(calls, qual_to_id, "calls"))
         graph.add_edge_rows(_rows(refs, qual_to_id, "references"))
         add_sidecar_tags(graph, plan.sidecar, problems)

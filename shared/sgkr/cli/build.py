@@ -121,10 +121,6 @@ class ProgressBar:
             self._bar = tqdm(total=total, desc=stage, unit="file", file=self.stream,
                              delay=self.delay, leave=False, dynamic_ncols=True)
         self._bar.update(done - self._bar.n)
-        if done >= total:
-            # A stage done leaves no bar, nor tqdm's monitor thread, while the build goes
-            # on: a build forks only from a process running one thread (sgkr.forked).
-            self.close()
 
     def close(self) -> None:
         """Take the bar off the screen."""
