@@ -42,7 +42,7 @@ from __future__ import annotations
 import builtins
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
 
 from .records import CallSite, Definition, ModuleExtract, Resolution, ValueUse
@@ -52,6 +52,8 @@ __all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "FAN
 
 CallEdge = tuple[str, str, Resolution]
 _T = TypeVar("_T")
+_K = TypeVar("_K", bound=Hashable)
+_V = TypeVar("_V")
 #: A bare-name call matching more definitions than this is left unresolved.
 NAME_MATCH_LIMIT = 3
 #: An inferred call reaching more definitions than this gives ``name`` edges (at most
@@ -550,20 +552,12 @@ class CallResolver:
     def _overrides(self, cls: str, name: str) -> tuple[list[str], Resolution]:
         """The methods ``name`` of the classes derived from ``cls`` (kept for the build,
         with the modules read to tell)."""
-        key = (cls, name)
-        known = self._overridden.get(key)
-        if known is None:
-            saved, self._reading = self._reading, set()
-            try:
-                found = [f"{sub}.{name}" for sub in self._descendants(cls)
-                         if self._own_method(f"{sub}.{name}")]
-                known = self._overridden[key] = (
-                    _bounded(found) if found else ([], "exact"), frozenset(self._reading))
-            finally:
-                self._reading = saved
-        if self._reading is not None:
-            self._reading |= known[1]
-        return known[0]
+        def overrides() -> tuple[list[str], Resolution]:
+            found = [f"{sub}.{name}" for sub in self._descendants(cls)
+                     if self._own_method(f"{sub}.{name}")]
+            return _bounded(found) if found else ([], "exact")
+
+        return self._kept(self._overridden, (cls, name), overrides)
 
     def _own_method(self, qualname: str) -> bool:
         d = self.defs.get(qualname)
@@ -745,19 +739,8 @@ class CallResolver:
             return frozenset()
         if self._nesting:
             return self._given(d, param, passed, depth) if self._nesting == 1 else frozenset()
-        key = (function, param)
-        known = self._parameters.get(key)
-        if known is None:
-            saved = self._inferred, self._reading
-            self._inferred, self._reading = {}, set()
-            try:
-                known = self._parameters[key] = (self._given(d, param, passed, 0),
-                                                 frozenset(self._reading))
-            finally:
-                self._inferred, self._reading = saved
-        if self._reading is not None:
-            self._reading |= known[1]
-        return known[0]
+        return self._kept(self._parameters, (function, param),
+                          lambda: self._given(d, param, passed, 0))
 
     def _given(self, d: Definition, param: str, passed: list[tuple[str, str, str, str]],
                depth: int) -> frozenset[str]:
@@ -808,16 +791,25 @@ class CallResolver:
                       chain: tuple[str, ...]) -> frozenset[str]:
         """What the call ``site`` of ``caller`` reaches, but through parameters' values
         (kept for the build: read afresh, it is the same for every definition asking)."""
-        key = (caller, f"{site.receiver}.{site.name}")
-        known = self._site_targets.get(key)
+        def reaches() -> frozenset[str]:
+            targets, how = self._resolve(cls, scopes, chain, site)
+            return frozenset() if how == "name" else frozenset(targets)
+
+        return self._kept(self._site_targets, (caller, f"{site.receiver}.{site.name}"),
+                          reaches, nesting=_NO_PARAMETERS)
+
+    def _kept(self, table: dict[_K, tuple[_V, frozenset[str]]], key: _K,
+              compute: Callable[[], _V], nesting: int = 0) -> _V:
+        """``compute()``, read once for the build in a clean context (no inference of
+        the definition asking, ``nesting`` parameter inferences deep) and kept in
+        ``table`` with the modules it read, which count as read by whoever asks: so
+        it is the same for every definition asking, and an update still equals a build."""
+        known = table.get(key)
         if known is None:
             saved = self._inferred, self._nesting, self._reading
-            self._inferred, self._nesting, self._reading = {}, _NO_PARAMETERS, set()
+            self._inferred, self._nesting, self._reading = {}, nesting, set()
             try:
-                targets, how = self._resolve(cls, scopes, chain, site)
-                known = self._site_targets[key] = (
-                    frozenset() if how == "name" else frozenset(targets),
-                    frozenset(self._reading))
+                known = table[key] = (compute(), frozenset(self._reading))
             finally:
                 self._inferred, self._nesting, self._reading = saved
         if self._reading is not None:
