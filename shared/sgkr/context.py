@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from .errors import InvalidArgumentError, NodeNotFoundError
 from .graph import KnowledgeGraph
 from .records import FunctionNode, RetrievalResult, RetrievedFunction
-from .stores import GraphReader, as_store
+from .stores import GraphReader, as_reader
 
 __all__ = [
     "make_documents",
@@ -51,7 +51,7 @@ def make_documents(
     NodeNotFoundError
         If a ranked id is not a function node.
     """
-    reader = as_store(source).reader() if isinstance(source, KnowledgeGraph) else source
+    reader = as_reader(source)
     # One pass over the paths finds the paths through every ranked node, in path order
     # (a test per node and path would cost paths x documents).
     through_of: dict[str, list[tuple[str, ...]]] = {node_id: [] for node_id, _ in ranked}

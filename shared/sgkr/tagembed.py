@@ -37,7 +37,7 @@ from typing import Any
 from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
 from .records import TagMatch
-from .stores import GraphReader, TagInfo, as_store
+from .stores import GraphReader, TagInfo, as_reader, listed_phrases
 from .tagmatch import WeightedMatcher
 from .tags import FUNCTION_WORDS
 from .text import fold
@@ -77,8 +77,7 @@ class EmbeddingMatcher:
             raise InvalidArgumentError(f"threshold must be in (0, 1], got {threshold!r}")
         from .eval.baselines import as_embedding_model, default_embedding_model
 
-        self._reader: GraphReader = (as_store(source).reader()
-                                     if isinstance(source, KnowledgeGraph) else source)
+        self._reader: GraphReader = as_reader(source)
         self.model = default_embedding_model() if model is None else as_embedding_model(model)
         self.threshold = float(threshold)
         self._words = WeightedMatcher(self._reader)
@@ -87,8 +86,7 @@ class EmbeddingMatcher:
 
     def _vocabulary(self) -> tuple[list[list[TagInfo]], list[list[float]]]:
         if self._table is None:
-            phrases = getattr(self._reader, "phrases", None)
-            table = dict(phrases()) if callable(phrases) else {}
+            table = listed_phrases(self._reader) or {}
             keys = sorted(table)
             vectors = [_unit(v) for v in self.model.embed_documents(keys)] if keys else []
             with self._lock:

@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 
 from .graph import KnowledgeGraph
 from .records import TagMatch
-from .stores import GraphReader, TagInfo, as_store
+from .stores import GraphReader, TagInfo, as_reader, listed_phrases
 from .tags import FUNCTION_WORDS, VocabularyMatcher
 from .text import fold
 
@@ -125,18 +125,17 @@ class WeightedMatcher:
     """
 
     def __init__(self, source: KnowledgeGraph | GraphReader) -> None:
-        self._reader: GraphReader = (as_store(source).reader()
-                                     if isinstance(source, KnowledgeGraph) else source)
+        self._reader: GraphReader = as_reader(source)
         self._exact = VocabularyMatcher(self._reader)
         self._vocabulary: _Vocabulary | None = None
         self._lock = threading.Lock()
 
     def _words(self) -> _Vocabulary | None:
         if self._vocabulary is None:
-            phrases = getattr(self._reader, "phrases", None)  # a store may not list them
-            if not callable(phrases):
+            table = listed_phrases(self._reader)
+            if table is None:
                 return None
-            vocabulary = _Vocabulary(phrases())
+            vocabulary = _Vocabulary(table)
             with self._lock:
                 self._vocabulary = vocabulary
         return self._vocabulary

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from .errors import InvalidArgumentError
 from .graph import KnowledgeGraph
 from .records import Role, TagMatch
-from .stores import GraphReader, as_store
+from .stores import GraphReader, as_reader
 from .text import fold
 
 __all__ = ["VocabularyMatcher", "TagExtractor", "tag_role", "resolve_labels", "split_roles",
@@ -69,8 +69,7 @@ class VocabularyMatcher:
     """
 
     def __init__(self, source: KnowledgeGraph | GraphReader) -> None:
-        self._reader: GraphReader = (as_store(source).reader()
-                                     if isinstance(source, KnowledgeGraph) else source)
+        self._reader: GraphReader = as_reader(source)
 
     def lookup(self, phrase: str) -> list[str]:
         """Tag ids whose label or an alias folds to the same words as ``phrase``."""
@@ -126,7 +125,7 @@ def resolve_labels(
     InvalidArgumentError
         If the extractor returned something that is neither a TagMatch nor a string.
     """
-    reader = as_store(source).reader() if isinstance(source, KnowledgeGraph) else source
+    reader = as_reader(source)
     items = list(found)
     for item in items:
         if not isinstance(item, (TagMatch, str)):

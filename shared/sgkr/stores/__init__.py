@@ -22,7 +22,7 @@ from .base import GraphReader, GraphStore, NodeKind, Side, TagInfo
 from .memory import MemoryStore
 
 __all__ = ["GraphStore", "GraphReader", "TagInfo", "NodeKind", "Side", "MemoryStore",
-           "as_store", "open_store", "is_store_url"]
+           "as_store", "as_reader", "listed_phrases", "open_store", "is_store_url"]
 
 _SCHEMES = ("falkordb://",)
 
@@ -39,6 +39,21 @@ def as_store(source: KnowledgeGraph | GraphStore) -> GraphStore:
     if isinstance(source, GraphStore):
         return source
     raise InvalidArgumentError(f"expected a KnowledgeGraph or a GraphStore, got {type(source)}")
+
+
+def as_reader(source: KnowledgeGraph | GraphReader) -> GraphReader:
+    """``source`` as a reader: a graph is read through a :class:`MemoryStore`, a reader kept."""
+    return as_store(source).reader() if isinstance(source, KnowledgeGraph) else source
+
+
+def listed_phrases(reader: GraphReader) -> dict[str, list[TagInfo]] | None:
+    """Every tag phrase of ``reader`` and its tags; ``None`` if the store lists none.
+
+    ``phrases`` is optional in the :class:`GraphReader` protocol: both built-in
+    stores have it, a store of one's own may not.
+    """
+    phrases = getattr(reader, "phrases", None)
+    return phrases() if callable(phrases) else None
 
 
 def open_store(url: str, **options: Any) -> GraphStore:
