@@ -242,9 +242,8 @@ class CallResolver:
         cls = d.enclosing_class
         for b in d.bindings:
             if b.kind == "arg":
-                slot, _, callee = b.target.partition(":")
-                self.passed[callee.rpartition(".")[2]].append(
-                    (d.qualname, callee, slot, b.value))
+                slot, callee, last = _arg_target(b.target)
+                self.passed[last].append((d.qualname, callee, slot, b.value))
                 continue
             table.setdefault(b.target, []).append((b.kind, b.value))
             head, _, attr = b.target.partition(".")
@@ -263,9 +262,8 @@ class CallResolver:
                 self.assigned.pop(d.qualname, None)
                 for passed in d.bindings:
                     if passed.kind == "arg":
-                        slot, _, callee = passed.target.partition(":")
-                        _drop(self.passed, callee.rpartition(".")[2],
-                              (d.qualname, callee, slot, passed.value))
+                        slot, callee, last = _arg_target(passed.target)
+                        _drop(self.passed, last, (d.qualname, callee, slot, passed.value))
                 if d.enclosing_class is not None:
                     self.fields.pop(d.enclosing_class, None)
             self.owner.pop(d.qualname, None)
@@ -289,7 +287,7 @@ class CallResolver:
         the calls it passes names to (``#args:`` and the callee's last name), the bases
         of its classes (``#sub:`` and the base's last name)."""
         keys = {"#sub:" + base.rpartition(".")[2] for c in module.classes for base in c.bases}
-        keys.update("#args:" + b.target.rpartition(":")[2].rpartition(".")[2]
+        keys.update("#args:" + _arg_target(b.target)[2]
                     for d in module.definitions for b in d.bindings if b.kind == "arg")
         return keys
 
@@ -344,7 +342,7 @@ class CallResolver:
         ``called``, nor ``d`` itself)."""
         # Names passed to a call outside the sources known to call them.
         passed = [b for b in d.bindings if b.kind == "arg"
-                  and b.target.rpartition(".")[2].rpartition(":")[2] in _CALLING]
+                  and _arg_target(b.target)[2] in _CALLING]
         if not d.uses and not passed:
             return
         scopes = self._scopes(d, module)
@@ -1141,6 +1139,13 @@ def _slots(d: Definition, param: str = "") -> _Slots:
 def _bare_star_index(d: Definition) -> int:
     before = d.signature.partition("(")[2].split("*,")[0].split("*)")[0]
     return sum(1 for p in d.params if re.search(rf"(?<!\w){re.escape(p)}(?!\w)", before))
+
+
+def _arg_target(target: str) -> tuple[str, str, str]:
+    """An ``arg`` binding's target, ``slot:callee``, as the slot, the callee and the
+    callee's last name (``"0:pkg.apply"`` -> ``("0", "pkg.apply", "apply")``)."""
+    slot, _, callee = target.partition(":")
+    return slot, callee, callee.rpartition(".")[2]
 
 
 def _site(callee: str) -> CallSite:
