@@ -34,8 +34,8 @@ from langchain_core.documents import Document
 from langchain_core.prompts import PromptTemplate
 
 from sgkr import KnowledgeGraph, RetrievedFunction
-from sgkr.context import make_documents
 from sgkr.errors import InvalidArgumentError
+from sgkr.retrieval.context import make_documents
 
 __all__ = ["SGKRDocument", "PER_QUESTION_KEYS", "to_document", "to_documents",
            "graph_documents", "DOCUMENT_PROMPT"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from langchain_core.retrievers import BaseRetriever
 
 from sgkr.errors import InvalidArgumentError
-from sgkr.retriever import Fallback
+from sgkr.retrieval.retriever import Fallback
 
 __all__ = ["retriever_fallback"]
 

@@ -6,7 +6,7 @@ options as pydantic fields and turns its records into LangChain documents.
 Examples
 --------
 >>> from sgkr import build_graph
->>> from sgkr.knowledge import FunctionKnowledge, Sidecar
+>>> from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 >>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
 ...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
 >>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),
@@ -49,8 +49,8 @@ from sgkr import (
     build_graph,
 )
 from sgkr.errors import InvalidArgumentError
-from sgkr.retriever import Extractor, Fill, Inferred, Partial
-from sgkr.sources import SourceInput
+from sgkr.ingest.sources import SourceInput
+from sgkr.retrieval.retriever import Extractor, Fill, Inferred, Partial
 from sgkr.stores import GraphStore
 
 from .documents import to_documents
@@ -93,7 +93,7 @@ class SGKRRetriever(BaseRetriever):
         filter: dict | None
             A metadata filter on ``file``, ``kind``, ``name`` and ``matched_tags``
             in the vector stores' style (``{"file": {"$in": [...]}}``,
-            ``{"$or": [...]}``; see :mod:`sgkr.filters`), applied before ranking
+            ``{"$or": [...]}``; see :mod:`sgkr.retrieval.filters`), applied before ranking
             so that ``k`` is spent on what passes; per call too
             (``invoke(q, filter={"kind": "function"})``).
         tag_extractor: Callable[[str], Iterable[TagMatch | str]] | str | None
@@ -210,8 +210,8 @@ class SGKRRetriever(BaseRetriever):
     filter: dict[str, Any] | None = Field(
         default=None,
         description="Only documents whose file, kind, name or matched_tags pass, "
-                    "e.g. {'kind': 'function'} (see sgkr.filters); k is spent on them.")
-    # sgkr.tags.TagExtractor and sgkr.retriever.Fallback, spelt out for pydantic.
+                    "e.g. {'kind': 'function'} (see sgkr.retrieval.filters); k is spent on them.")
+    # sgkr.retrieval.tags.TagExtractor and sgkr.retrieval.retriever.Fallback, for pydantic.
     tag_extractor: Callable[[str], Iterable[TagMatch | str]] | Extractor | None = Field(
         default=None, description="weighted (default), keyword, embedding, or question -> "
                                   "tag matches or labels.")

@@ -1,4 +1,4 @@
-"""LlamaIndex ``MetadataFilters`` as SGKR's filter option (see :mod:`sgkr.filters`).
+"""LlamaIndex ``MetadataFilters`` as SGKR's filter option (see :mod:`sgkr.retrieval.filters`).
 
 SGKR applies the filter before ranking, so the budget ``similarity_top_k`` is
 spent on the functions that pass. The keys are ``file``, ``kind``, ``name``
@@ -30,7 +30,7 @@ from llama_index.core.vector_stores.types import (
 )
 
 from sgkr.errors import InvalidArgumentError
-from sgkr.filters import compile_filter
+from sgkr.retrieval.filters import compile_filter
 
 __all__ = ["to_sgkr_filter"]
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from sgkr.context import function_document
 from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
 from sgkr.records import FunctionNode, RetrievedFunction
+from sgkr.retrieval.context import function_document
 
 __all__ = [
     "METADATA_KEYS",

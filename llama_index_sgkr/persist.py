@@ -2,7 +2,7 @@
 
 ``graph.json`` is written by :meth:`sgkr.graph.KnowledgeGraph.save` and read
 back with its validation; ``sgkr_retriever.json`` holds the
-:class:`~sgkr.retriever.RetrieverOptions`. Nothing is pickled. Callables (a
+:class:`~sgkr.retrieval.retriever.RetrieverOptions`. Nothing is pickled. Callables (a
 tag extractor, a fallback) are not persisted: pass them again when loading.
 
 Examples
@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from sgkr.errors import GraphFormatError, InvalidArgumentError
-from sgkr.files import parse_json, read_side_file
 from sgkr.graph import KnowledgeGraph
-from sgkr.retriever import Retriever, RetrieverOptions
+from sgkr.ingest.files import parse_json, read_side_file
+from sgkr.retrieval.retriever import Retriever, RetrieverOptions
 
 __all__ = ["GRAPH_FILENAME", "OPTIONS_FILENAME", "OPTIONS_SCHEMA_VERSION",
            "save_retriever", "load_retriever"]

@@ -52,7 +52,7 @@ from llama_index.core.graph_stores.types import (
 
 from sgkr.errors import GraphFormatError, InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
-from sgkr.store import SCHEMA_VERSION
+from sgkr.graph.jsonfile import SCHEMA_VERSION
 
 __all__ = ["FUNCTION_LABEL", "TAG_LABEL", "GRAPH_LABEL", "RELATION_LABELS",
            "to_property_graph_store", "from_property_graph_store"]

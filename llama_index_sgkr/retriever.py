@@ -8,7 +8,7 @@ follows LlamaIndex's conventions: ``from_defaults``, ``persist`` and
 
 Examples
 --------
->>> from sgkr.knowledge import FunctionKnowledge, Sidecar
+>>> from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 >>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
 ...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
 >>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),
@@ -32,14 +32,14 @@ from llama_index.core.utils import print_text
 from llama_index.core.vector_stores.types import MetadataFilters
 
 from sgkr.build import build_graph
+from sgkr.build.options import BuildOptions
 from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
-from sgkr.options import BuildOptions
+from sgkr.ingest.sources import SourceInput
 from sgkr.records import RetrievalResult
-from sgkr.retriever import Extractor, Fallback, Retriever, RetrieverOptions
-from sgkr.sources import SourceInput
+from sgkr.retrieval.retriever import Extractor, Fallback, Retriever, RetrieverOptions
+from sgkr.retrieval.tags import TagExtractor
 from sgkr.stores import GraphStore
-from sgkr.tags import TagExtractor
 
 from .filters import to_sgkr_filter
 from .nodes import to_node_with_score

@@ -9,9 +9,9 @@ import pytest
 
 from sgkr import build_graph
 from sgkr.bench import make_questions, percentile, run_bench
-from sgkr.cache import ExtractCache
 from sgkr.cli import main
 from sgkr.errors import InvalidArgumentError, SourceError
+from sgkr.ingest.cache import ExtractCache
 
 REQUIRED = ("files", "lines", "functions", "call_edges", "parse_only_s", "build_s",
             "build_over_parse", "incremental_s", "cached_rebuild_s", "load_s", "query_p50_ms",

@@ -13,8 +13,9 @@ Examples
 
 from __future__ import annotations
 
-from .build import build_graph
-from .context import DABSTEP_PROMPT, FINQA_PROMPT, format_prompt, render_context
+from .build.builder import build_graph
+from .build.incremental import GraphBuilder, UpdateReport
+from .build.options import BuildOptions
 from .errors import (
     GraphFormatError,
     InvalidArgumentError,
@@ -23,9 +24,7 @@ from .errors import (
     SGKRError,
     SourceError,
 )
-from .graph import KnowledgeGraph, tag_id
-from .incremental import GraphBuilder, UpdateReport
-from .options import BuildOptions
+from .graph.model import KnowledgeGraph, tag_id
 from .records import (
     BuildReport,
     Edge,
@@ -37,7 +36,8 @@ from .records import (
     TagMatch,
     TagNode,
 )
-from .retriever import Retriever, RetrieverOptions
+from .retrieval.context import DABSTEP_PROMPT, FINQA_PROMPT, format_prompt, render_context
+from .retrieval.retriever import Retriever, RetrieverOptions
 from .version import __version__
 
 __all__ = [

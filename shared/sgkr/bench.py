@@ -6,7 +6,7 @@ copied to a temporary folder first, and only the copy is touched):
 - ``parse_only_s``: tree-sitter parsing alone, one process (the reference cost);
 - ``build_s``: a full cold build (all cores, empty cache, inferred tags);
 - ``incremental_s``: the update after one file changed, by the
-  :class:`~sgkr.incremental.GraphBuilder` that made the cold build (what a
+  :class:`~sgkr.build.incremental.GraphBuilder` that made the cold build (what a
   long-running process or a watcher pays);
 - ``cached_rebuild_s``: a new :func:`~sgkr.build.build_graph` after one file
   changed, with the cache of the cold build (what a second ``sgkr build`` pays);
@@ -55,17 +55,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .batch import default_jobs
-from .build import build_graph
-from .cache import ExtractCache
+from .build.batch import default_jobs
+from .build.builder import build_graph
+from .build.incremental import GraphBuilder
+from .build.options import BuildOptions
 from .errors import InvalidArgumentError, SourceError
-from .extract import parse_only
-from .graph import KnowledgeGraph
-from .incremental import GraphBuilder
-from .options import BuildOptions
+from .graph.model import KnowledgeGraph
+from .ingest.cache import ExtractCache
+from .ingest.extract import parse_only
+from .ingest.sources import SourceFile, read_sources
 from .records import RetrievalResult
-from .retriever import Retriever
-from .sources import SourceFile, read_sources
+from .retrieval.retriever import Retriever
 from .stores import is_store_url
 
 __all__ = ["BenchReport", "run_bench", "make_questions", "percentile", "DEFAULT_QUERIES",

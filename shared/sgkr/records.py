@@ -182,10 +182,10 @@ class Definition:
     """A function, method or module body as extracted from one file.
 
     The last three fields are derived from the others where files are
-    extracted for a build (:func:`sgkr.knowledge.annotate`, run by the worker
+    extracted for a build (:func:`sgkr.analysis.knowledge.annotate`, run by the worker
     that parsed the file, and cached with it); ``None`` when not derived, in
-    which case :func:`sgkr.knowledge.knowledge_of` and
-    :func:`sgkr.knowledge.infer_tags` compute them when asked.
+    which case :func:`sgkr.analysis.knowledge.knowledge_of` and
+    :func:`sgkr.analysis.knowledge.infer_tags` compute them when asked.
     """
 
     qualname: str
@@ -254,7 +254,7 @@ class TagNode:
 
     ``weight`` in [0, 1] says how specific the tag is: an inverse document
     frequency over the graph's functions, computed by the build
-    (:func:`sgkr.tagging.tag_weights`); a tag that every function shares
+    (:func:`sgkr.graph.tagging.tag_weights`); a tag that every function shares
     (``data``, ``value``, ``self``) weighs near 0, one that a single function
     handles near 1.
     """
@@ -373,7 +373,7 @@ class TagMatch:
     """A tag found in a question: which tag, which words, its role in the graph, how sure.
 
     ``score`` in (0, 1]: 1 for a label or alias named word for word, less for
-    another form of a word or part of a phrase (see :mod:`sgkr.tagmatch`).
+    another form of a word or part of a phrase (see :mod:`sgkr.retrieval.tagmatch`).
     """
 
     tag_id: str

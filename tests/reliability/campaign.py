@@ -82,7 +82,7 @@ def heavy_files(quick: bool) -> dict[str, dict[str, object]]:
 def broken_code() -> dict[str, object]:
     """Every fragment at every position of the sample, and a bracket opened on every line of
     each payments solution: the other functions must survive."""
-    from sgkr.extract import extract_module
+    from sgkr.ingest.extract import extract_module
 
     from .corpus import broken_variants
 
@@ -119,7 +119,7 @@ def broken_code() -> dict[str, object]:
 
 
 def random_text(count: int) -> dict[str, object]:
-    from sgkr.extract import extract_module
+    from sgkr.ingest.extract import extract_module
 
     from .corpus import BREAKS
 
@@ -173,7 +173,7 @@ def graph_mutations(count: int) -> dict[str, object]:
 
 
 def search_worst_case(quick: bool) -> dict[str, object]:
-    from sgkr.retriever import Retriever
+    from sgkr.retrieval.retriever import Retriever
 
     from .graphs import hub_scc_graph
 

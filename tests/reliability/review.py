@@ -311,8 +311,8 @@ def sparse_graph(root: Path, tally: Tally) -> None:
 
 def race(root: Path, tally: Tally) -> None:
     """Six threads retrieve while one updates, in-process (a crash is an exception)."""
-    from sgkr.incremental import GraphBuilder
-    from sgkr.retriever import Retriever
+    from sgkr.build.incremental import GraphBuilder
+    from sgkr.retrieval.retriever import Retriever
 
     payments = Path(__file__).parents[2] / "examples" / "payments"
     src = root / "src"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sgkr.graph import KnowledgeGraph
-from sgkr.retriever import Retriever
+from sgkr.retrieval.retriever import Retriever
 
 from ..conftest import PAYMENTS
 
@@ -104,7 +104,7 @@ def test_readers_keep_their_version_while_an_update_races(tmp_path: Any) -> None
     import shutil
     import threading
 
-    from sgkr.incremental import GraphBuilder
+    from sgkr.build.incremental import GraphBuilder
 
     src = tmp_path / "src"
     shutil.copytree(PAYMENTS / "solutions", src)

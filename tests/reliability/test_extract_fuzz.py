@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sgkr import build_graph
-from sgkr.extract import _dedent, extract_module
-from sgkr.sources import read_sources
+from sgkr.ingest.extract import _dedent, extract_module
+from sgkr.ingest.sources import read_sources
 
 from .corpus import BREAKS, VALID, broken_variants, oddities
 

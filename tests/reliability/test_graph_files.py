@@ -24,7 +24,7 @@ FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthChe
 
 
 def _graph() -> KnowledgeGraph:
-    from sgkr.knowledge import FunctionKnowledge, Sidecar
+    from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 
     code = ("def fee(rule, amount):\n    return rule['fixed'] + rule['rate'] * amount\n"
             "def avg_fee(rules, amount):\n    return sum(fee(r, amount) for r in rules)\n")
@@ -191,7 +191,7 @@ def test_save_is_atomic_when_the_rename_fails(tmp_path: Path,
     def broken(*args: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("sgkr.store.os.replace", broken)
+    monkeypatch.setattr("sgkr.graph.jsonfile.os.replace", broken)
     with pytest.raises(OSError):
         bigger.save(path)
     assert path.read_bytes() == before
@@ -207,7 +207,7 @@ def test_save_is_atomic_when_interrupted_mid_write(tmp_path: Path,
     def interrupted(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("sgkr.store.os.fsync", interrupted)
+    monkeypatch.setattr("sgkr.graph.jsonfile.os.fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_graph([("other.py", "def other():\n    return 2\n")]).save(path)
     assert path.read_bytes() == before

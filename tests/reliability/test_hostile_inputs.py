@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from sgkr import KnowledgeGraph, build_graph
+from sgkr.analysis.knowledge import load_examples, load_sidecar, mentions_any, mentions_phrase
+from sgkr.build.incremental import GraphBuilder
 from sgkr.cli import build as build_cli
 from sgkr.cli import main
 from sgkr.errors import (
@@ -24,10 +26,8 @@ from sgkr.errors import (
     KnowledgeFormatError,
     SGKRError,
 )
-from sgkr.files import FileRefused, read_file
-from sgkr.incremental import GraphBuilder
-from sgkr.knowledge import load_examples, load_sidecar, mentions_any, mentions_phrase
-from sgkr.sources import read_sources
+from sgkr.ingest.files import FileRefused, read_file
+from sgkr.ingest.sources import read_sources
 
 SECRET = "def leaked():\n    return 'TOP SECRET PASSWORD'\n"
 OK = "def ok(amount):\n    return amount\n"
@@ -366,8 +366,8 @@ def test_9_yaml_aliases_cannot_blow_up(tmp_path: Path) -> None:
 
 
 def test_10_aliases_cost_one_pass_over_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sgkr import tagging as build_module
-    from sgkr.knowledge import Example, Sidecar, TagRef
+    from sgkr.analysis.knowledge import Example, Sidecar, TagRef
+    from sgkr.graph import tagging as build_module
 
     calls = 0
     real = build_module.code_terms

@@ -20,7 +20,7 @@ from sgkr.cli import main
 from sgkr.cli.terminal import printable
 from sgkr.export import render_view
 from sgkr.export.view import View, ViewEdge, ViewNode
-from sgkr.retriever import Retriever
+from sgkr.retrieval.retriever import Retriever
 
 from .hostile import HOSTILE
 

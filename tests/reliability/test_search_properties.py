@@ -1,7 +1,7 @@
 """Property tests of retrieval on random graphs: every document is justified by a
 found path (or is an added callee), results are deterministic, the search bounded.
 
-The exact property (see :mod:`sgkr.retriever`): the paths of a result come from
+The exact property (see :mod:`sgkr.retrieval.retriever`): the paths of a result come from
 the first of three searches that finds any --
 
 1. ``find_paths``: from a matched input tag to a matched output tag, moving along
@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sgkr.graph import KnowledgeGraph
-from sgkr.retriever import Retriever
+from sgkr.retrieval.retriever import Retriever
 
 from .graphs import WORDS, hub_scc_graph, random_graph
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from sgkr import KnowledgeGraph, build_graph
-from sgkr.cache import DATABASE, ExtractCache
 from sgkr.errors import GraphFormatError
-from sgkr.files import CappedReader
-from sgkr.store import remove_orphans
+from sgkr.graph.jsonfile import remove_orphans
+from sgkr.ingest.cache import DATABASE, ExtractCache
+from sgkr.ingest.files import CappedReader
 
 CODE = "def add_one(x):\n    '''Adds one.'''\n    return x + 1\n"
 

@@ -11,13 +11,13 @@ from typing import NoReturn, TextIO
 
 from tqdm import tqdm
 
-from ..build import build_graph
-from ..cache import ExtractCache, default_cache_dir
+from ..analysis.merge import MERGE_POLICIES
+from ..build.builder import build_graph
+from ..build.incremental import GraphBuilder
+from ..build.options import DEFAULT_MERGE, BuildOptions
 from ..errors import InvalidArgumentError, SGKRError
-from ..incremental import GraphBuilder
-from ..merge import MERGE_POLICIES
-from ..options import DEFAULT_MERGE, BuildOptions
-from ..sources import DEFAULT_MAX_FILE_BYTES
+from ..ingest.cache import ExtractCache, default_cache_dir
+from ..ingest.sources import DEFAULT_MAX_FILE_BYTES
 from .terminal import error_line, json_text
 
 __all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch"]

@@ -13,9 +13,9 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from ..build import build_graph
+from ..build.builder import build_graph
 from ..errors import SourceError
-from ..retriever import Retriever
+from ..retrieval.retriever import Retriever
 from .query import add_retrieval_options, print_result, retrieval_options
 
 __all__ = ["register", "run", "payments_example", "DEMO_QUESTIONS"]

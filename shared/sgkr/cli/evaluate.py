@@ -158,7 +158,7 @@ def _end_to_end(datasets: list[Any], results: list[Any], args: argparse.Namespac
                 ) -> dict[str, Any]:
     from ..eval.baselines import BM25Retriever
     from ..eval.llm import run_end_to_end
-    from ..retriever import Retriever
+    from ..retrieval.retriever import Retriever
 
     model = _import(args.llm)
     summary: dict[str, Any] = {}

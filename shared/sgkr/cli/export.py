@@ -16,8 +16,8 @@ import sys
 
 from ..errors import InvalidArgumentError
 from ..export import FORMATS, format_for, render_view, subgraph
-from ..graph import KnowledgeGraph
-from ..retriever import Retriever
+from ..graph.model import KnowledgeGraph
+from ..retrieval.retriever import Retriever
 from .query import add_retrieval_options, retrieval_options
 
 __all__ = ["register", "run"]

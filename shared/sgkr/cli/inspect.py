@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..graph import KnowledgeGraph
-from ..tags import tag_role
+from ..graph.model import KnowledgeGraph
+from ..retrieval.tags import tag_role
 from .terminal import json_text
 
 __all__ = ["register", "run"]

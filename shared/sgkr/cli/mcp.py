@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..graph import KnowledgeGraph
+from ..graph.model import KnowledgeGraph
 from .query import add_retrieval_options, retrieval_options
 
 __all__ = ["register", "run"]
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the graph, then serve it until the client disconnects."""
-    from ..mcp_server import serve
+    from ..agents.server import serve
 
     serve(KnowledgeGraph.load(args.graph), **retrieval_options(args))
     return 0

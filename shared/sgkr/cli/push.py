@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..errors import InvalidArgumentError
-from ..graph import KnowledgeGraph
+from ..graph.model import KnowledgeGraph
 from ..stores import is_store_url
 from .build import positive_int
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..agent import where
+from ..agents.answer import where
 from ..errors import InvalidArgumentError
-from ..graph import KnowledgeGraph
+from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
-from ..retriever import DEFAULT_K, Retriever
+from ..retrieval.retriever import DEFAULT_K, Retriever
 from ..stores import is_store_url
 from .terminal import json_text
 

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ..errors import InvalidArgumentError, SGKRError
-from ..graph import KnowledgeGraph
+from ..graph.model import KnowledgeGraph
 from ..text import fold
 
 __all__ = [

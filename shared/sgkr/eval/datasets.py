@@ -16,7 +16,7 @@ own solution (not its module body) that exist in that graph, by bare name.
 
 Examples
 --------
->>> from sgkr.knowledge import Example
+>>> from sgkr.analysis.knowledge import Example
 >>> ex = [Example(str(i), f"q{i}", f"s{i}.py", f"def f{i}():\\n    return h()\\n"
 ...               "def h():\\n    return 1\\n", (), ()) for i in range(3)]
 >>> ds = Dataset("toy", examples=tuple(ex))
@@ -36,13 +36,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..build import build_graph
+from ..analysis.knowledge import Example, Sidecar, load_examples, load_sidecar
+from ..build.builder import build_graph
 from ..errors import InvalidArgumentError, KnowledgeFormatError, SourceError
-from ..extract import extract_module
-from ..files import parse_json, read_side_file, read_side_text
-from ..graph import KnowledgeGraph
-from ..knowledge import Example, Sidecar, load_examples, load_sidecar
-from ..sources import SourceInput
+from ..graph.model import KnowledgeGraph
+from ..ingest.extract import extract_module
+from ..ingest.files import parse_json, read_side_file, read_side_text
+from ..ingest.sources import SourceInput
 
 __all__ = ["Question", "Dataset", "load_dataset", "load_questions", "write_dataset",
            "solution_functions", "gold_in_graph"]
@@ -119,7 +119,7 @@ class Dataset:
               infer_tags: bool | None = None) -> KnowledgeGraph:
         """The graph of the knowledge base (or of ``examples`` only, with no sources).
 
-        ``infer_tags``: as :class:`~sgkr.options.BuildOptions` (``None``: infer tags
+        ``infer_tags``: as :class:`~sgkr.build.options.BuildOptions` (``None``: infer tags
         when none are curated).
         """
         chosen = list(self.examples if examples is None else examples)
@@ -158,7 +158,7 @@ class Dataset:
 
         Examples
         --------
-        >>> from sgkr.knowledge import Example, TagRef
+        >>> from sgkr.analysis.knowledge import Example, TagRef
         >>> ds = Dataset("toy", examples=(Example("1", "q", "s.py", "x = 1", (TagRef("a"),), ()),))
         >>> b = ds.bare()
         >>> b.name, b.examples[0].inputs, b.knowledge

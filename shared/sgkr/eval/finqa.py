@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..analysis.knowledge import Example, Sidecar, TagRef
 from ..errors import InvalidArgumentError, KnowledgeFormatError, SourceError
-from ..knowledge import Example, Sidecar, TagRef
 from ..text import fold
 from .datasets import Dataset, Question
 

@@ -26,10 +26,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..context import FINQA_PROMPT, format_prompt, make_documents
 from ..errors import InvalidArgumentError, SGKRError
-from ..graph import KnowledgeGraph
+from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
+from ..retrieval.context import FINQA_PROMPT, format_prompt, make_documents
 from .datasets import Dataset, Question
 from .finqa import close_enough, execute, parse_tokens
 

@@ -6,7 +6,7 @@ nodes on the dataset, rounded (at least 1), as in the paper.
 
 Examples
 --------
->>> from sgkr.knowledge import Example, TagRef
+>>> from sgkr.analysis.knowledge import Example, TagRef
 >>> code = "def fee(amount):\\n    return rate() * amount\\ndef rate():\\n    return 0.1\\n"
 >>> ex = tuple(Example(str(i), "What is the fee for an amount?", f"s{i}.py", code,
 ...                    (TagRef("amount", ("fee",)),), (TagRef("fee", ("fee",)),))
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from ..errors import InvalidArgumentError
-from ..graph import KnowledgeGraph
-from ..retriever import Retriever, RetrieverOptions
+from ..graph.model import KnowledgeGraph
+from ..retrieval.retriever import Retriever, RetrieverOptions
 from .baselines import (
     BM25Retriever,
     DenseRetriever,
@@ -60,7 +60,7 @@ class RetrieverSpec:
         ``sgkr`` or one of the budgeted kinds ``fixed``, ``bm25``, ``dense``,
         ``graphsage``, ``random``.
     options
-        :class:`~sgkr.retriever.RetrieverOptions` fields (``sgkr`` only).
+        :class:`~sgkr.retrieval.retriever.RetrieverOptions` fields (``sgkr`` only).
     merge
         The merge policy the graph is built with.
     infer_tags

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..errors import InvalidArgumentError
-from ..graph import KnowledgeGraph
+from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
 from .dot import to_dot
 from .graphml import to_graphml

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import InvalidArgumentError, NodeNotFoundError
-from ..graph import KnowledgeGraph, tag_id
+from ..graph.model import KnowledgeGraph, tag_id
 from ..records import FunctionNode, RetrievalResult, SourceSpan
 
 __all__ = ["View", "ViewNode", "ViewEdge", "NodeRole", "EdgeRole", "subgraph"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidArgumentError
-from ..graph import KnowledgeGraph
+from ..graph.model import KnowledgeGraph
 from .base import GraphReader, GraphStore, NodeKind, Side, TagInfo
 from .memory import MemoryStore
 

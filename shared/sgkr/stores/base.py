@@ -92,12 +92,12 @@ class GraphReader(Protocol):
 
     def find_paths(self, inputs: Sequence[str], outputs: Sequence[str], *, max_depth: int,
                    max_paths: int, reverse_calls: bool) -> list[Path]:
-        """:func:`sgkr.search.find_paths` on this graph."""
+        """:func:`sgkr.algorithms.paths.find_paths` on this graph."""
         ...
 
     def connect_paths(self, nodes: Sequence[str], *, max_depth: int,
                       max_paths: int) -> list[Path]:
-        """:func:`sgkr.search.connect_paths` on this graph."""
+        """:func:`sgkr.algorithms.paths.connect_paths` on this graph."""
         ...
 
 

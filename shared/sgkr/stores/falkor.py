@@ -3,7 +3,7 @@
 ``falkordb://[:password@]host:port/name[?timeout=seconds]`` names a graph on a
 FalkorDB server (its Python client: ``pip install 'sgkr[falkordb]'``).
 :func:`push_graph` (``sgkr push``) writes a graph there; :class:`FalkorDBStore`
-reads it for a :class:`~sgkr.retriever.Retriever`, a question costing a few
+reads it for a :class:`~sgkr.retrieval.retriever.Retriever`, a question costing a few
 batched openCypher queries: one for the tags of its phrases, one per round of
 the path search, a few for the records it returns.
 
@@ -37,11 +37,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from ..algorithms.lexical import LexicalIndex, add_up, best_hits, question_words
+from ..algorithms.paths import Fetch, connect_pairs, path_pairs, search_pairs
 from ..errors import InvalidArgumentError, StoreError
-from ..graph import KnowledgeGraph
-from ..lexical import LexicalIndex, add_up, best_hits, question_words
+from ..graph.model import KnowledgeGraph
 from ..records import EdgeType, FunctionKind, FunctionNode, Role, SourceSpan
-from ..search import Fetch, connect_pairs, path_pairs, search_pairs
 from .base import NodeKind, Path, Side, TagInfo
 from .memory import MemoryStore
 
@@ -59,7 +59,7 @@ _REL = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
 _EDGES = "CALLS|REFERENCES|CONSUMES|PRODUCES"
 # Edges between functions, which the search may walk against their direction.
 _CALLING = "CALLS|REFERENCES"
-# The next nodes of the path search (sgkr.search) from the nodes ``n`` with ids in
+# The next nodes of the path search (sgkr.algorithms.paths) from the nodes ``n`` with ids in
 # ``$ids``, for (direction, reverse_calls): as two patterns, twice as fast in FalkorDB
 # as one undirected pattern filtered on startNode(r).
 _MOVES = {
@@ -326,7 +326,7 @@ class FalkorDBReader:
         return {i: int(c) for i, c, _ in rows}, {i: int(z) for i, _, z in rows}
 
     def lexical_search(self, question: str, k: int) -> list[tuple[str, float]]:
-        """:meth:`sgkr.lexical.LexicalIndex.search` over the postings pushed with the graph."""
+        """:meth:`~sgkr.algorithms.lexical.LexicalIndex.search` over the pushed postings."""
         words = question_words(question)
         rows = self._rows("MATCH (t:Token) WHERE t.key IN $words RETURN t.key, t.postings",
                           words=words) if words else []
@@ -383,14 +383,14 @@ class FalkorDBReader:
 
     def find_paths(self, inputs: Sequence[str], outputs: Sequence[str], *, max_depth: int,
                    max_paths: int, reverse_calls: bool) -> list[Path]:
-        """The search of :func:`sgkr.search.find_paths`, a query per round."""
+        """The search of :func:`sgkr.algorithms.paths.find_paths`, a query per round."""
         return search_pairs(self._fetch("forward", "backward", reverse_calls),
                             path_pairs(inputs, outputs), max_depth=max_depth,
                             max_paths=max_paths)
 
     def connect_paths(self, nodes: Sequence[str], *, max_depth: int,
                       max_paths: int) -> list[Path]:
-        """The search of :func:`sgkr.search.connect_paths`, a query per round."""
+        """The search of :func:`sgkr.algorithms.paths.connect_paths`, a query per round."""
         return search_pairs(self._fetch("any", "any", False), connect_pairs(nodes),
                             symmetric=True, max_depth=max_depth, max_paths=max_paths)
 

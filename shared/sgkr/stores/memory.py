@@ -15,10 +15,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Sequence
 
+from ..algorithms.paths import SearchIndex, connect_paths, find_paths
 from ..errors import InvalidArgumentError
-from ..graph import KnowledgeGraph
+from ..graph.model import KnowledgeGraph
 from ..records import EdgeType, FunctionNode, Role, TagNode
-from ..search import SearchIndex, connect_paths, find_paths
 from ..text import fold
 from .base import NodeKind, Path, Side, TagInfo
 
@@ -122,13 +122,13 @@ class MemoryStore:
 
     def find_paths(self, inputs: Sequence[str], outputs: Sequence[str], *, max_depth: int,
                    max_paths: int, reverse_calls: bool) -> list[Path]:
-        """:func:`sgkr.search.find_paths` with this store's shared index."""
+        """:func:`sgkr.algorithms.paths.find_paths` with this store's shared index."""
         return find_paths(self.graph, inputs, outputs, max_depth=max_depth,
                           max_paths=max_paths, reverse_calls=reverse_calls, index=self.index)
 
     def connect_paths(self, nodes: Sequence[str], *, max_depth: int,
                       max_paths: int) -> list[Path]:
-        """:func:`sgkr.search.connect_paths` with this store's shared index."""
+        """:func:`sgkr.algorithms.paths.connect_paths` with this store's shared index."""
         return connect_paths(self.graph, nodes, max_depth=max_depth, max_paths=max_paths,
                              index=self.index)
 

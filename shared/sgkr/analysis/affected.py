@@ -1,0 +1,125 @@
+"""Which modules' calls may resolve differently after some modules changed.
+
+An update resolves calls again only in the changed modules, in modules
+importing from them (directly or through re-exports), and in modules calling
+a bare name whose matches changed. :class:`ImportIndex` keeps the inverted
+import tables that answer this without looking at every module.
+
+Examples
+--------
+>>> from sgkr.ingest.extract import extract_module
+>>> from sgkr.analysis.resolve import CallResolver
+>>> a = extract_module("a.py", "def f():\\n    return 1\\n")
+>>> b = extract_module("b.py", "from a import f\\ndef g():\\n    return f()\\n")
+>>> c = extract_module("c.py", "def h():\\n    return 2\\n")
+>>> index = ImportIndex([a, b, c])
+>>> sorted(index.to_resolve(CallResolver([a, b, c]), [a], [a], set()))
+['a', 'b']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain
+from operator import attrgetter
+
+from ..records import ModuleExtract
+from .resolve import NAME_MATCH_LIMIT, CallResolver
+
+__all__ = ["ImportIndex", "Matches", "matches", "rematched"]
+
+_NAME = attrgetter("name")
+_CALLS = attrgetter("calls")
+#: The functions, and the callables, that a bare name matches (see :mod:`sgkr.analysis.resolve`).
+Matches = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+def matches(resolver: CallResolver, name: str) -> Matches:
+    """What a bare-name call of ``name`` may resolve to."""
+    return (tuple(sorted(resolver.functions_by_name.get(name, ()))),
+            tuple(sorted(resolver.callables_by_name.get(name, ()))))
+
+
+def rematched(old: Matches, new: Matches) -> bool:
+    """Whether a bare-name call of this name may now resolve differently."""
+    return any(a != b and (len(a) <= NAME_MATCH_LIMIT or len(b) <= NAME_MATCH_LIMIT)
+               for a, b in zip(old, new, strict=True))
+
+
+class ImportIndex:
+    """Inverted import tables, each from a dotted name to the modules whose imports...
+
+    - ``imports_within``: name it or something within it (any scope);
+    - ``imports_module``: name it exactly (any scope);
+    - ``passes_member``: pass on its members (module level: a name's parent,
+      a wildcard's module);
+    - ``passes_module``: name it exactly (module level).
+    """
+
+    def __init__(self, modules: Sequence[ModuleExtract]) -> None:
+        self.imports_within: dict[str, set[str]] = {}
+        self.imports_module: dict[str, set[str]] = {}
+        self.passes_member: dict[str, set[str]] = {}
+        self.passes_module: dict[str, set[str]] = {}
+        self.replace([], modules)
+
+    def replace(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract]) -> None:
+        """Take the imports of ``old`` out of the tables and put those of ``new`` in."""
+        for module in old:
+            for table, keys in self._keys(module):
+                for key in keys:
+                    table[key].discard(module.module)
+        for module in new:
+            for table, keys in self._keys(module):
+                for key in keys:
+                    table.setdefault(key, set()).add(module.module)
+
+    def to_resolve(self, resolver: CallResolver, old: Sequence[ModuleExtract],
+                   new: Sequence[ModuleExtract], rematched: set[str]) -> set[str]:
+        """Modules whose calls may resolve differently after ``old`` became ``new``.
+
+        ``rematched``: bare names whose matches changed.
+        """
+        changed = {m.module for m in (*old, *new)}
+        # A module that appeared or went changes what a name bound to it is.
+        appeared = {m.module for m in old} ^ {m.module for m in new}
+        # Modules whose module-level imports pass names of changed modules on
+        # (re-exports): a look-up follows a binding into the module it names a
+        # member of, and stops at a module bound as a whole.
+        exporters = set(changed)
+        frontier = [*changed, *(m for a in appeared for m in self.passes_module.get(a, ()))]
+        while frontier:
+            name = frontier.pop()
+            exporters.add(name)
+            frontier += [m for m in self.passes_member.get(name, ()) if m not in exporters]
+        redo = {m.module for m in new}
+        for name in exporters:
+            redo.update(self.imports_within.get(name, ()))
+        for name in _prefixes(exporters):
+            redo.update(self.imports_module.get(name, ()))
+        if rematched:
+            # Every call of the build is looked at: iterated in C, not by a generator.
+            redo.update(name for name, module in resolver.by_module.items()
+                        if name not in redo and not rematched.isdisjoint(map(
+                            _NAME, chain.from_iterable(map(_CALLS, module.definitions)))))
+        return {n for n in redo if n in resolver.by_module}
+
+    def _keys(self, module: ModuleExtract) -> list[tuple[dict[str, set[str]], set[str]]]:
+        """The keys ``module`` has in each table."""
+        targets = {b.target for b in module.imports}
+        top = [b for b in module.imports if b.scope == module.module]
+        top_targets = {b.target for b in top}
+        return [(self.imports_within, _prefixes(targets) | targets),
+                (self.imports_module, targets),
+                (self.passes_member,
+                 _prefixes(top_targets) | {b.target for b in top if b.alias == "*"}),
+                (self.passes_module, top_targets)]
+
+
+def _prefixes(names: set[str]) -> set[str]:
+    """Proper dotted prefixes of ``names`` (``a`` and ``a.b`` for ``a.b.c``)."""
+    found: set[str] = set()
+    for name in names:
+        parts = name.split(".")
+        found.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return found

@@ -1,0 +1,150 @@
+"""The options of a build, shared by :func:`~sgkr.build.build_graph`, ``GraphBuilder`` and the CLI.
+
+Examples
+--------
+>>> options = BuildOptions(merge="name", infer_tags=True, exclude="tests")
+>>> options.exclude
+('tests',)
+>>> BuildOptions.from_kwargs(infer=True)
+Traceback (most recent call last):
+    ...
+sgkr.errors.InvalidArgumentError: unknown build option(s): ['infer'] (did you mean 'infer_tags'?)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from ..ingest.cache import ExtractCache
+from ..errors import InvalidArgumentError
+from ..analysis.knowledge import Example, Sidecar
+from ..analysis.merge import MERGE_POLICIES
+from ..ingest.sources import DEFAULT_MAX_FILE_BYTES
+
+__all__ = ["BuildOptions", "DEFAULT_MERGE"]
+
+DEFAULT_MERGE = "auto"
+_PATH = (str, os.PathLike)
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How a graph is built: everything but the sources and progress reporting.
+
+    Attributes
+    ----------
+    knowledge
+        A sidecar file (JSON or YAML) or a parsed :class:`~sgkr.analysis.knowledge.Sidecar`.
+    examples
+        An examples JSONL file, or parsed examples; their solution code is
+        parsed like any source and their I/O tags attached to it.
+    merge
+        ``auto`` (default), ``name``, ``qualname`` or ``none`` (see :mod:`sgkr.analysis.merge`).
+    infer_tags
+        Infer I/O tags from code (parameters, keys and columns read, names
+        of returned values, function names, docstrings) for the functions
+        that get none from the sidecar or the examples. ``None`` (default):
+        infer when the build has no curated tag at all (no tags in the
+        sidecar, none in the examples), as for plain code; ``False``: never;
+        ``True``: also beside curated tags, which always win.
+    root
+        Folder that file paths and qualnames are relative to (default: the
+        deepest folder holding all sources and the examples file).
+    max_file_bytes
+        Larger files are skipped and reported.
+    exclude
+        Glob patterns of files and folders to leave out (see
+        :func:`sgkr.ingest.sources.read_sources`); one string is one pattern.
+    jobs
+        Processes that parse files, this one included; ``None`` (default)
+        uses every core for large builds and parses small ones in-process;
+        ``1`` never starts a process. The graph does not depend on it.
+    cache
+        A folder of per-file extraction results keyed by content hash
+        (see :mod:`sgkr.ingest.cache`): unchanged files are not parsed again.
+        ``None`` (default): no cache.
+    gitignore
+        Leave out what the ``.gitignore`` files inside the source folders
+        ignore (default); a path given by name is read all the same.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An option has a wrong type or value; the message names it.
+    """
+
+    knowledge: str | os.PathLike[str] | Sidecar | None = None
+    examples: str | os.PathLike[str] | Sequence[Example] | None = None
+    merge: str = DEFAULT_MERGE
+    infer_tags: bool | None = None
+    root: str | os.PathLike[str] | None = None
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    exclude: Sequence[str] = ()
+    jobs: int | None = None
+    cache: str | os.PathLike[str] | ExtractCache | None = None
+    gitignore: bool = True
+
+    def __post_init__(self) -> None:
+        if self.knowledge is not None and not isinstance(self.knowledge, (*_PATH, Sidecar)):
+            raise InvalidArgumentError(
+                f"knowledge must be a path or a Sidecar, got {self.knowledge!r}")
+        if self.examples is not None and not isinstance(self.examples, _PATH):
+            if not isinstance(self.examples, Sequence) or not all(
+                    isinstance(e, Example) for e in self.examples):
+                raise InvalidArgumentError(
+                    f"examples must be a path or a list of Example, got {self.examples!r}")
+            object.__setattr__(self, "examples", tuple(self.examples))
+        if self.merge not in MERGE_POLICIES:
+            raise InvalidArgumentError(f"merge={self.merge!r} is not one of {MERGE_POLICIES}")
+        if self.infer_tags is not None and not isinstance(self.infer_tags, bool):
+            raise InvalidArgumentError(
+                f"infer_tags must be True, False or None, got {self.infer_tags!r}")
+        if self.root is not None and not isinstance(self.root, _PATH):
+            raise InvalidArgumentError(f"root must be a path, got {self.root!r}")
+        if not _whole(self.max_file_bytes) or self.max_file_bytes <= 0:
+            raise InvalidArgumentError(
+                f"max_file_bytes must be positive, got {self.max_file_bytes!r}")
+        object.__setattr__(self, "exclude", _patterns(self.exclude))
+        if self.jobs is not None and (not _whole(self.jobs) or self.jobs < 1):
+            raise InvalidArgumentError(
+                f"jobs must be a positive integer or None, got {self.jobs!r}")
+        if not isinstance(self.gitignore, bool):
+            raise InvalidArgumentError(f"gitignore must be True or False, got {self.gitignore!r}")
+        if self.cache is not None and not isinstance(self.cache, (*_PATH, ExtractCache)):
+            raise InvalidArgumentError(
+                f"cache must be a folder or an ExtractCache, got {self.cache!r}")
+
+    @classmethod
+    def from_kwargs(cls, base: BuildOptions | None = None, /, **kwargs: Any) -> BuildOptions:
+        """``base`` (default: the defaults) with the options named in ``kwargs`` changed.
+
+        Unknown names are an error naming them.
+
+        Examples
+        --------
+        >>> BuildOptions.from_kwargs(BuildOptions(merge="name"), jobs=1).merge
+        'name'
+        """
+        unknown = sorted(set(kwargs) - {f.name for f in fields(cls)})
+        if unknown:
+            hint = " (did you mean 'infer_tags'?)" if "infer" in unknown else ""
+            raise InvalidArgumentError(f"unknown build option(s): {unknown}{hint}")
+        if base is not None and not isinstance(base, BuildOptions):
+            raise InvalidArgumentError(f"options must be a BuildOptions, got {base!r}")
+        return replace(base, **kwargs) if base is not None else cls(**kwargs)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _patterns(exclude: object) -> tuple[str, ...]:
+    # A string is one pattern, not a sequence of one-letter patterns.
+    if isinstance(exclude, str):
+        return (exclude,)
+    if not isinstance(exclude, Sequence) or not all(isinstance(p, str) for p in exclude):
+        raise InvalidArgumentError(f"exclude must be glob patterns (strings), got {exclude!r}")
+    return tuple(exclude)

@@ -1,0 +1,538 @@
+"""The knowledge–code graph: function nodes, tag nodes, and calls/references/consumes/produces
+edges.
+
+A thin, typed wrapper over a :class:`networkx.DiGraph`. Each node carries
+its record (:class:`~sgkr.records.FunctionNode` or
+:class:`~sgkr.records.TagNode`) under the attribute ``record``; each edge its
+``type`` and, for calls and references, its ``resolution`` (``exact``,
+``inferred`` or ``name``): plain edge attributes.
+
+Examples
+--------
+>>> from sgkr.records import FunctionNode, SourceSpan, TagNode, Edge
+>>> g = KnowledgeGraph()
+>>> g.add_function(FunctionNode("fn:f", "f", ("m.f",), "def f(): ...", "Does f.",
+...                             (SourceSpan("m.py", 1, 1),), "function"))
+>>> g.add_tag(TagNode(tag_id("Fees"), "fees"))
+>>> g.add_edge(Edge("fn:f", "tag:fee", "produces"))
+>>> g.stats()["functions"], [t.label for t in g.tags()]
+(1, ['fees'])
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from ..errors import InvalidArgumentError, NodeNotFoundError
+from ..gcpause import paused_gc
+from ..records import BuildReport, Edge, EdgeRow, FunctionNode, TagNode
+from ..text import fold
+from . import jsonfile
+
+__all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
+
+_by_id = attrgetter("id")
+# Of two edges between the same nodes the higher ranked stays: a call over a reference,
+# then exact over inferred over a bare-name guess.
+_RANK: dict[tuple[str, str | None], int] = {
+    ("calls", "exact"): 6, ("calls", "inferred"): 5, ("calls", "name"): 4,
+    ("references", "exact"): 3, ("references", "inferred"): 2, ("references", "name"): 1}
+
+
+def _named(record: FunctionNode, name: str) -> bool:
+    """Whether ``name`` is the function's bare name, a qualname or a qualname's tail."""
+    suffix = "." + name
+    return record.name == name or any(q == name or q.endswith(suffix) for q in record.qualnames)
+
+
+def tag_id(label: str) -> str:
+    """The node id of a tag: ``tag:`` and its folded words.
+
+    Examples
+    --------
+    >>> tag_id("Fee IDs")
+    'tag:fee id'
+    """
+    folded = fold(label)
+    if not folded:
+        raise InvalidArgumentError(f"tag label {label!r} has no words")
+    return "tag:" + " ".join(folded)
+
+
+class KnowledgeGraph:
+    """A knowledge–code dependency graph.
+
+    Parameters
+    ----------
+    graph
+        An existing :class:`networkx.DiGraph` whose nodes carry ``type`` and
+        ``record`` attributes, as this class makes them. Default: empty.
+    meta
+        Free-form build information kept in graph.json (merge policy, root, ...).
+    """
+
+    def __init__(self, graph: nx.DiGraph | None = None, *,
+                 meta: Mapping[str, Any] | None = None) -> None:
+        self._g: nx.DiGraph = graph if graph is not None else nx.DiGraph()
+        self.meta: dict[str, Any] = dict(meta or {})
+        self.report: BuildReport | None = None
+
+    # -- building --------------------------------------------------------------
+
+    def add_function(self, node: FunctionNode) -> None:
+        """Add a function node, replacing one with the same id."""
+        self.add_functions([node])
+
+    def add_functions(self, nodes: Iterable[FunctionNode]) -> None:
+        """Add many function nodes as :meth:`add_function` would, in one batch (builds use it)."""
+        # Written into networkx's dicts directly, as add_edges does.
+        attrs, succ, pred = self._g._node, self._g._succ, self._g._pred
+        for node in nodes:
+            node_id = node.id
+            if node_id in succ:
+                # A new dict, never a change to the old one: copies share them (copy()).
+                attrs[node_id] = {**attrs[node_id], "type": "function", "record": node}
+            else:
+                succ[node_id] = {}
+                pred[node_id] = {}
+                attrs[node_id] = {"type": "function", "record": node}
+        self._changed()
+
+    def add_tag(self, node: TagNode) -> None:
+        """Add a tag node, or merge its aliases into the tag of the same id."""
+        self.add_tags([node])
+
+    def add_tags(self, nodes: Iterable[TagNode]) -> None:
+        """Add many tag nodes as :meth:`add_tag` would one by one, in one batch (builds use it).
+
+        A tag whose id is a function's refuses the whole batch.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tags([TagNode("tag:fee", "fee"), TagNode("tag:fee", "fee", ("charge",))])
+        >>> g.tag("tag:fee").aliases
+        ('charge',)
+        """
+        # Written into networkx's dicts directly, as add_functions does: a build adds
+        # thousands of inferred tags.
+        attrs, succ, pred = self._g._node, self._g._succ, self._g._pred
+        nodes = list(nodes)
+        for node in nodes:
+            if node.id in succ:
+                self.tag(node.id)  # raises for a function's id, before anything is added
+        for node in nodes:
+            node_id = node.id
+            if node_id in succ:
+                old = attrs[node_id]["record"]  # a tag: checked above, or added by this batch
+                aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
+                aliases = tuple(a for a in aliases if a != old.label)
+                attrs[node_id] = {**attrs[node_id], "type": "tag",
+                                  "record": TagNode(old.id, old.label, aliases, old.weight)}
+            else:
+                succ[node_id] = {}
+                pred[node_id] = {}
+                attrs[node_id] = {"type": "tag", "record": node}
+        self._changed()
+
+    def set_tag_label(self, node_id: str, label: str) -> None:
+        """Give the tag ``node_id`` the label ``label``, keeping its other aliases."""
+        old = self.tag(node_id)
+        aliases = tuple(a for a in old.aliases if a != label)
+        attrs = self._g._node
+        attrs[node_id] = {**attrs[node_id],
+                          "record": TagNode(node_id, label, aliases, old.weight)}
+        self._changed()
+
+    def set_tag_weights(self, weights: Mapping[str, float]) -> None:
+        """Give each tag in ``weights`` (ids) its weight; tags whose weight is unchanged are
+        left as they are (a build weighs every tag, an update those it may change).
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> g.set_tag_weights({"tag:fee": 0.25})
+        >>> g.tag("tag:fee").weight
+        0.25
+        """
+        attrs = self._g._node
+        for node_id, weight in weights.items():
+            found = attrs.get(node_id)
+            old = found["record"] if found is not None else None
+            if not isinstance(old, TagNode):  # read directly: updates weigh every tag
+                raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
+            if old.weight != weight:
+                # A new dict and record, never a change to the old ones: copies share them.
+                attrs[node_id] = {**attrs[node_id], "record": TagNode(
+                    node_id, old.label, old.aliases, weight)}
+        self._changed()
+
+    def add_edge(self, edge: Edge) -> None:
+        """Add an edge between existing nodes; a call wins over a reference, then ``exact``
+        over ``inferred`` over ``name``."""
+        self.add_edges([edge])
+
+    def add_edges(self, edges: Iterable[Edge]) -> None:
+        """Add many edges as :meth:`add_edge` would one by one, in one batch."""
+        self.add_edge_rows((e.source, e.target, e.type, e.resolution) for e in edges)
+
+    def add_edge_rows(self, rows: Iterable[EdgeRow]) -> None:
+        """:meth:`add_edges` for ``(source, target, type, resolution)`` tuples.
+
+        Builds use it: they add tens of thousands of edges, and need no
+        :class:`~sgkr.records.Edge` record for each. A row with a missing node
+        refuses the whole batch.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> g.add_function(FunctionNode("fn:f", "f", ("m.f",), "", "", (), "function"))
+        >>> g.add_edge_rows([("fn:f", "tag:fee", "produces", None)])
+        >>> g.producers("tag:fee")
+        ['fn:f']
+        """
+        # networkx's own adjacency dicts are read and written directly: a build adds
+        # tens of thousands of edges, and add_edges_from costs as much as the rest.
+        succ, pred = self._g._succ, self._g._pred
+        batch: list[tuple[str, str, dict[str, str]]] = []
+        for source, target, kind, resolution in rows:
+            if source not in succ or target not in succ:
+                end = source if source not in succ else target
+                raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
+            batch.append((source, target, {"type": kind} if resolution is None
+                          else {"type": kind, "resolution": resolution}))
+        for source, target, attrs in batch:
+            old = succ[source].get(target)
+            if old is None:
+                succ[source][target] = pred[target][source] = attrs
+            elif _RANK.get((attrs["type"], attrs.get("resolution")), 0) > \
+                    _RANK.get((old["type"], old.get("resolution")), 0) \
+                    or old["type"] not in ("calls", "references"):
+                # One new dict both directions share, as networkx keeps them; the old
+                # one is not changed: copies share it (copy()).
+                succ[source][target] = pred[target][source] = attrs
+        self._changed()
+
+    def remove_nodes(self, node_ids: Iterable[str]) -> None:
+        """Remove nodes and their edges; ids not in the graph are ignored (rebuilds use it)."""
+        self._g.remove_nodes_from(list(node_ids))
+
+    def remove_edges(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Remove edges given as ``(source, target)``; missing ones are ignored."""
+        self._g.remove_edges_from(list(pairs))
+
+    def copy(self) -> KnowledgeGraph:
+        """An independent copy (records are immutable and shared): changing one leaves the other.
+
+        Node and edge order are kept, so that the copy retrieves as the original does.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> c = g.copy()
+        >>> c.remove_nodes(["tag:fee"])
+        >>> len(g), len(c)
+        (1, 0)
+        """
+        src = self._g
+        g = nx.DiGraph()
+        g.graph.update(src.graph)
+        # The attribute dicts of nodes and edges are shared: this class replaces them
+        # and never changes one in place, nor does networkx when removing.
+        g._node.update(src._node)
+        g._succ.update((node_id, targets.copy()) for node_id, targets in src._succ.items())
+        g._pred.update((node_id, sources.copy()) for node_id, sources in src._pred.items())
+        copy = KnowledgeGraph(g, meta=self.meta)
+        copy.report = self.report
+        return copy
+
+    def _changed(self) -> None:
+        # The batch methods write networkx's dicts directly, without its checks per
+        # item (a build adds tens of thousands of nodes and edges); networkx's own
+        # mutators then drop what it caches about the graph (converted graphs).
+        nx._clear_cache(self._g)
+
+    @classmethod
+    def from_rows(cls, records: Iterable[FunctionNode | TagNode], rows: Iterable[EdgeRow], *,
+                  meta: Mapping[str, Any] | None = None) -> KnowledgeGraph:
+        """A graph of these nodes and edges, as a graph file holds them (loads use it).
+
+        Node ids must be unique, and each pair of nodes have one edge at most
+        (a later row would replace an earlier one); an edge with a missing
+        node is refused.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph.from_rows([TagNode("tag:fee", "fee")], [])
+        >>> [t.label for t in g.tags()]
+        ['fee']
+        """
+        graph = cls(meta=meta)
+        attrs, succ, pred = graph._g._node, graph._g._succ, graph._g._pred
+        for record in records:
+            kind = "function" if isinstance(record, FunctionNode) else "tag"
+            attrs[record.id] = {"type": kind, "record": record}
+            succ[record.id] = {}
+            pred[record.id] = {}
+        for source, target, kind, resolution in rows:
+            if source not in succ or target not in succ:
+                end = source if source not in succ else target
+                raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
+            # One dict for both directions, as networkx makes it.
+            succ[source][target] = pred[target][source] = (
+                {"type": kind} if resolution is None else {"type": kind, "resolution": resolution})
+        graph._changed()
+        return graph
+
+    # -- reading ---------------------------------------------------------------
+
+    @property
+    def nx(self) -> nx.DiGraph:
+        """The underlying networkx graph, to read (change the graph through this class)."""
+        return self._g
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._g
+
+    def __len__(self) -> int:
+        return int(self._g.number_of_nodes())
+
+    def get(self, node_id: str) -> FunctionNode | TagNode | None:
+        """The record of the node ``node_id``, or None if there is none."""
+        attrs = self._g._node.get(node_id)
+        return None if attrs is None else attrs["record"]
+
+    def node_type(self, node_id: str) -> str:
+        """``function`` or ``tag``."""
+        if node_id not in self._g:
+            raise NodeNotFoundError(f"no node {node_id!r} in the graph")
+        return str(self._g.nodes[node_id]["type"])
+
+    def function(self, node_id: str) -> FunctionNode:
+        """The function node with this id."""
+        record = self._g.nodes[node_id]["record"] if node_id in self._g else None
+        if not isinstance(record, FunctionNode):
+            raise NodeNotFoundError(f"no function node {node_id!r} in the graph")
+        return record
+
+    def tag(self, node_id: str) -> TagNode:
+        """The tag node with this id."""
+        record = self._g.nodes[node_id]["record"] if node_id in self._g else None
+        if not isinstance(record, TagNode):
+            raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
+        return record
+
+    def functions(self) -> Iterator[FunctionNode]:
+        """Function nodes, sorted by id."""
+        for node_id in sorted(self._g):
+            record = self._g.nodes[node_id]["record"]
+            if isinstance(record, FunctionNode):
+                yield record
+
+    def tags(self) -> Iterator[TagNode]:
+        """Tag nodes, sorted by id."""
+        for node_id in sorted(self._g):
+            record = self._g.nodes[node_id]["record"]
+            if isinstance(record, TagNode):
+                yield record
+
+    def edges(self) -> Iterator[Edge]:
+        """Edges, sorted by (source, target)."""
+        for source, target in sorted(self._g.edges()):
+            data = self._g.edges[source, target]
+            yield Edge(source, target, data["type"], data.get("resolution"))
+
+    def records(self) -> Iterator[FunctionNode | TagNode]:
+        """Every node's record, in the order the nodes were added (not sorted: fast)."""
+        for attrs in self._g._node.values():
+            yield attrs["record"]
+
+    def edge_rows(self) -> Iterator[EdgeRow]:
+        """Every edge as a ``(source, target, type, resolution)`` row, sorted."""
+        succ = self._g._succ
+        for source in sorted(succ):
+            targets = succ[source]
+            for target in sorted(targets):
+                data = targets[target]
+                yield source, target, data["type"], data.get("resolution")
+
+    def edges_of(self, nodes: Iterable[str], direction: str = "out") -> list[EdgeRow]:
+        """The edges out of (``out``), into (``in``) or at either end of (``both``) ``nodes``.
+
+        Nodes not in the graph have none.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> g.add_function(FunctionNode("fn:f", "f", ("m.f",), "", "", (), "function"))
+        >>> g.add_edge_rows([("fn:f", "tag:fee", "produces", None)])
+        >>> g.edges_of(["tag:fee"], "in")
+        [('fn:f', 'tag:fee', 'produces', None)]
+        """
+        if direction not in ("out", "in", "both"):
+            raise InvalidArgumentError(f"direction must be out, in or both, got {direction!r}")
+        succ, pred = self._g._succ, self._g._pred
+        rows: list[EdgeRow] = []
+        for node in nodes:
+            if node not in succ:
+                continue
+            if direction != "in":
+                rows += [(node, t, d["type"], d.get("resolution")) for t, d in succ[node].items()]
+            if direction != "out":
+                rows += [(s, node, d["type"], d.get("resolution")) for s, d in pred[node].items()]
+        return rows
+
+    def tags_of(self, nodes: Iterable[str]) -> set[str]:
+        """Ids of the tags that the functions ``nodes`` consume or produce."""
+        found: set[str] = set()
+        for source, target, kind, _ in self.edges_of(nodes, "both"):
+            if kind == "consumes":
+                found.add(source)
+            elif kind == "produces":
+                found.add(target)
+        return found
+
+    def adjacency(self) -> tuple[Mapping[str, Mapping[str, Mapping[str, str]]],
+                                 Mapping[str, Mapping[str, Mapping[str, str]]]]:
+        """Each node's successors and predecessors with their edges' attributes (read only).
+
+        Retrieval makes its look-up tables from these: networkx's views cost
+        more than the search itself.
+        """
+        return self._g._succ, self._g._pred
+
+    def find(self, name: str) -> list[str]:
+        """Ids of function nodes whose id, bare name or a qualname (or its tail) is ``name``."""
+        if name in self._g and self._g.nodes[name]["type"] == "function":
+            return [name]
+        return [f.id for f in self.functions() if _named(f, name)]
+
+    def finds(self, name: str, node_id: str) -> bool:
+        """Whether :meth:`find` of ``name`` includes the function ``node_id`` (one node looked at).
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_function(FunctionNode("fn:m.f", "f", ("m.f",), "", "", (), "function"))
+        >>> g.finds("m.f", "fn:m.f"), g.finds("g", "fn:m.f")
+        (True, False)
+        """
+        if name in self._g and self._g.nodes[name]["type"] == "function":
+            return name == node_id
+        return _named(self.function(node_id), name)
+
+    def _require(self, node_id: str) -> None:
+        if node_id not in self._g:
+            raise NodeNotFoundError(f"no node {node_id!r} in the graph")
+
+    def callees(self, node_id: str) -> list[str]:
+        """Function ids that ``node_id`` calls, sorted."""
+        self._require(node_id)
+        return sorted(t for t in self._g.successors(node_id)
+                      if self._g.edges[node_id, t]["type"] == "calls")
+
+    def callers(self, node_id: str) -> list[str]:
+        """Function ids that call ``node_id``, sorted."""
+        self._require(node_id)
+        return sorted(s for s in self._g.predecessors(node_id)
+                      if self._g.edges[s, node_id]["type"] == "calls")
+
+    def consumers(self, tag: str) -> list[str]:
+        """Function ids that consume the tag ``tag`` (an id)."""
+        return sorted(self._g.successors(tag)) if tag in self._g else []
+
+    def producers(self, tag: str) -> list[str]:
+        """Function ids that produce the tag ``tag`` (an id)."""
+        return sorted(self._g.predecessors(tag)) if tag in self._g else []
+
+    def tagged_functions(self) -> set[str]:
+        """Ids of the function nodes that consume or produce some tag."""
+        succ, pred = self._g._succ, self._g._pred
+        found: set[str] = set()
+        for node_id, attrs in self._g._node.items():
+            if attrs["type"] == "tag":
+                found.update(succ[node_id])
+                found.update(pred[node_id])
+        return found
+
+    def stats(self) -> dict[str, Any]:
+        """Counts of nodes and edges, by kind and by resolution."""
+        # One pass over networkx's plain dicts: this runs after every build.
+        records = [attrs["record"] for attrs in self._g._node.values()]
+        kinds = Counter(r.kind for r in records if isinstance(r, FunctionNode))
+        pairs = Counter((data["type"], data.get("resolution", "exact"))
+                        for targets in self._g._succ.values() for data in targets.values())
+        edge_types: Counter[str] = Counter()
+        resolutions: Counter[str] = Counter()
+        referring: Counter[str] = Counter()
+        for (kind, resolution), count in pairs.items():
+            edge_types[kind] += count
+            if kind == "calls":
+                resolutions[resolution] += count
+            elif kind == "references":
+                referring[resolution] += count
+        return {
+            "functions": sum(kinds.values()),
+            "kinds": dict(sorted(kinds.items())),
+            "tags": sum(1 for r in records if isinstance(r, TagNode)),
+            "edges": dict(sorted(edge_types.items())),
+            "call_edges": dict(sorted(resolutions.items())),
+            "reference_edges": dict(sorted(referring.items())),
+        }
+
+    def most_called(self, n: int = 10) -> list[tuple[str, int]]:
+        """The ``n`` function ids with the most callers, with their caller counts."""
+        counts = [(f.id, len(self.callers(f.id))) for f in self.functions()]
+        counts.sort(key=lambda item: (-item[1], item[0]))
+        return [c for c in counts[:n] if c[1] > 0]
+
+    # -- persistence -------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The graph.json document (see :mod:`sgkr.graph.jsonfile`), nodes and edges sorted."""
+        records = sorted(self.records(), key=_by_id)
+        return jsonfile.to_document(self.meta, records, self.edge_rows())
+
+    @classmethod
+    def from_dict(cls, data: Any, *, where: str = "graph") -> KnowledgeGraph:
+        """Validate a graph.json document and build the graph from it."""
+        meta, records, rows = jsonfile.read_document(data, where=where)
+        return cls.from_rows(records, rows, meta=meta)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write graph.json atomically (a crash never leaves a half-written file)."""
+        jsonfile.write_document(self.to_dict(), path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *,
+             max_bytes: int = jsonfile.MAX_GRAPH_BYTES) -> KnowledgeGraph:
+        """Read and validate graph.json; refuse what is malformed, naming the problem.
+
+        Raises
+        ------
+        GraphFormatError
+            If the file is missing, larger than ``max_bytes``, not JSON or not
+            a valid SGKR graph; the message names the file.
+        InvalidArgumentError
+            If ``path`` is not a path.
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
+        file = Path(path)
+        with paused_gc(long_lived=True):
+            return cls.from_dict(jsonfile.read_json(file, max_bytes=max_bytes), where=str(file))
+
+    def __repr__(self) -> str:
+        s = self.stats()
+        return f"KnowledgeGraph(functions={s['functions']}, tags={s['tags']}, edges={s['edges']})"

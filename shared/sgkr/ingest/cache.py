@@ -1,0 +1,578 @@
+"""A content-hash cache of per-file extraction results, in one SQLite file.
+
+A build looks each source file up by a key made of the cache format, the
+SGKR version, the file's relative path and the exact bytes that are parsed
+(the decoded text, UTF-8 encoded), so an unchanged file is not parsed again,
+and a file that changed while a build was reading it can never be paired
+with the extraction of other bytes.
+
+Entries live in ``extract.sqlite`` in the cache folder, one row a key, and
+are written many in one transaction: a crash mid-write leaves the entries as
+they were before it (SQLite's journal rolls the transaction back), and
+processes sharing a folder wait for each other's writes. One file instead of
+one file per entry also keeps a build's writes cheap on file systems where
+creating a file is slow. An entry that is unreadable or written by another
+version is a miss and is rewritten; a file that is not a database is
+replaced. The file is not synced to disk after each write (that would double a
+build's writes): only an operating system crash or a power cut can damage it,
+and then it is replaced too. Entries are JSON and text (never pickle).
+
+Examples
+--------
+>>> import tempfile
+>>> from sgkr.ingest.extract import extract_module
+>>> text = "def f():\\n    return g()\\n"
+>>> m = extract_module("m.py", text)
+>>> cache = ExtractCache(tempfile.mkdtemp())
+>>> key = cache_key("m.py", text)
+>>> cache.get(key) is None
+True
+>>> cache.put(key, m)
+>>> cache.get(key) == m, len(cache)
+(True, 1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import InvalidArgumentError
+from ..records import (
+    Binding,
+    CallKind,
+    CallSite,
+    ClassInfo,
+    Definition,
+    FunctionKind,
+    ImportBinding,
+    ModuleExtract,
+    Problem,
+    SourceSpan,
+    ValueUse,
+)
+from ..version import __version__
+
+__all__ = [
+    "CACHE_FORMAT",
+    "DATABASE",
+    "ExtractCache",
+    "cache_key",
+    "entry_bytes",
+    "entry_extract",
+    "extract_to_json",
+    "extract_from_json",
+    "default_cache_dir",
+]
+
+#: Bumped whenever the extraction or the entry layout changes meaning.
+CACHE_FORMAT = 13
+# Bytes of the hex SHA-256 that opens an entry.
+_DIGEST = 64
+_KIND = "sgkr-extract"
+# A definition's derived knowledge is most often its docstring or its comment
+# itself: the entry says which instead of repeating the text.
+_SAME_AS_DOCSTRING, _SAME_AS_COMMENT = 0, 1
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+#: The database file in a cache folder.
+DATABASE = "extract.sqlite"
+# Seconds a writer waits for another process's write to end before giving up.
+_BUSY_TIMEOUT = 30.0
+# Keys per SELECT: under SQLite's smallest limit on query parameters (999).
+_CHUNK = 900
+
+
+def cache_key(path: str, text: str, *, module: str | None = None) -> str:
+    """The cache key of a file: a SHA-256 of format, version, path, module and bytes.
+
+    Examples
+    --------
+    >>> cache_key("a.py", "x = 1\\n") == cache_key("a.py", "x = 1\\n")
+    True
+    >>> cache_key("a.py", "x = 1\\n") == cache_key("b.py", "x = 1\\n")
+    False
+    """
+    if not isinstance(path, str) or not isinstance(text, str):
+        raise InvalidArgumentError(f"cache_key needs a str path and text, got {path!r}")
+    digest = hashlib.sha256()
+    head = f"{_KIND}/{CACHE_FORMAT}/{__version__}\0{path}\0{module or ''}\0"
+    digest.update(head.encode("utf-8"))
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def default_cache_dir(output: str | os.PathLike[str]) -> Path:
+    """The cache folder used next to a graph file: ``.sgkr-cache`` in its folder.
+
+    Examples
+    --------
+    >>> default_cache_dir("out/graph.json").as_posix()
+    'out/.sgkr-cache'
+    """
+    return Path(output).parent / ".sgkr-cache"
+
+
+class ExtractCache:
+    """Per-file extraction results in ``extract.sqlite`` under a folder, keyed by content hash.
+
+    Parameters
+    ----------
+    folder
+        Where the database lives (created with the first write).
+
+    Attributes
+    ----------
+    hits, misses, writes
+        Counters of this object's look-ups and writes.
+
+    Notes
+    -----
+    A connection is opened when first needed and kept until :meth:`close`;
+    do not carry an open cache into a forked process.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        if not isinstance(folder, (str, os.PathLike)):
+            raise InvalidArgumentError(f"cache folder must be a path, got {folder!r}")
+        self.folder = Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise InvalidArgumentError(f"cache folder {self.folder} is a file, not a folder")
+        self.path = self.folder / DATABASE
+        self.hits = 0
+        self.misses = 0
+        self.writes = 0
+        #: Why the folder is not used (owned by another user, writable by others), if so.
+        self.refused: str | None = None
+        self._checked = False
+        self._db: sqlite3.Connection | None = None
+
+    def __len__(self) -> int:
+        """Number of entries stored (usable or not)."""
+        try:
+            db = self._existing()
+            if db is None:
+                return 0
+            return int(db.execute("SELECT count(*) FROM entries").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+    def get(self, key: str) -> ModuleExtract | None:
+        """The cached extraction of ``key``, or None when absent or unusable."""
+        return self.get_many([key]).get(key)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, ModuleExtract]:
+        """The usable cached extractions of ``keys``, by key; the others are misses."""
+        wanted = list(dict.fromkeys(keys))
+        raw = self._select(wanted)
+        found: dict[str, ModuleExtract] = {}
+        for key in wanted:
+            data = raw.get(key)
+            module = None if data is None else _decode(data, key)
+            if module is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+                found[key] = module
+        return found
+
+    def put(self, key: str, module: ModuleExtract) -> None:
+        """Store ``module`` under ``key`` (see :meth:`put_many`)."""
+        self.put_many([(key, module)])
+
+    def put_many(self, entries: Iterable[tuple[str, ModuleExtract]]) -> None:
+        """Store many entries in one transaction: all of them, or none after a crash.
+
+        Raises
+        ------
+        sqlite3.Error, OSError
+            When the database cannot be written (for example, another process
+            held it for more than 30 s, or the folder is read-only).
+        """
+        # Encoded before the database is locked: processes writing at the same time
+        # (two builds sharing a cache) then hold the lock in turn only for their inserts.
+        self.put_entries([(key, entry_bytes(key, module)) for key, module in entries])
+
+    def put_entries(self, rows: Iterable[tuple[str, bytes]]) -> None:
+        """:meth:`put_many` for entries already encoded by :func:`entry_bytes`.
+
+        A build encodes the entries as its worker processes hand extractions back.
+
+        Raises
+        ------
+        sqlite3.Error, OSError
+            As :meth:`put_many`.
+        """
+        rows = list(rows)
+        if not rows or not self.usable():
+            return  # nothing to write: no lock taken on a shared cache
+        try:
+            self._insert(rows)
+        except sqlite3.DatabaseError as exc:
+            if type(exc) is not sqlite3.DatabaseError:  # locked, read-only, I/O: not damage
+                raise
+            self._remove_damaged_file()  # not a database, or a damaged one: start afresh
+            self._insert(rows)
+        self.writes += len(rows)
+
+    def close(self) -> None:
+        """Close the connection, if one is open (the cache can still be used afterwards)."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def usable(self) -> bool:
+        """Whether the folder may be used, creating it private (0700) when it is missing.
+
+        A folder owned by another user, or that other users may write to (a
+        shared ``/tmp/.sgkr-cache``), is not used: every look-up is a miss and
+        nothing is written; :attr:`refused` says why.
+        """
+        if not self._checked:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.refused = _not_private(self.folder) or (
+                _not_private(self.path) if self.path.exists() else None)
+            self._checked = True
+        return self.refused is None
+
+    def _open(self) -> sqlite3.Connection:
+        if self._db is None:
+            if not self.usable():
+                raise sqlite3.OperationalError(f"cache folder not used: {self.refused}")
+            # Autocommit mode: transactions are begun and ended explicitly.
+            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
+            # The journal still rolls back a write that a crash cut short; only an
+            # operating system crash or a power cut can damage the file, and a
+            # damaged file is replaced. Syncing to disk would double a build's writes.
+            self._db.execute("PRAGMA synchronous=OFF")
+        return self._db
+
+    def _existing(self) -> sqlite3.Connection | None:
+        """The connection, without creating the database when there is none."""
+        if self._db is None and (not self.path.is_file() or not self.usable()):
+            return None
+        return self._open()
+
+    def _select(self, keys: list[str]) -> dict[str, bytes]:
+        rows: dict[str, bytes] = {}
+        try:
+            db = self._existing()
+            if db is None:
+                return rows
+            for start in range(0, len(keys), _CHUNK):
+                chunk = keys[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                for key, data in db.execute(
+                        f"SELECT key, data FROM entries WHERE key IN ({marks})", chunk):
+                    rows[key] = data
+        except sqlite3.Error:
+            return {}  # no table yet, or not a database: every key is a miss
+        return rows
+
+    def _insert(self, rows: Iterable[tuple[str, bytes]]) -> None:
+        db = self._open()
+        db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany("INSERT OR REPLACE INTO entries (key, data) VALUES (?, ?)", rows)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _remove_damaged_file(self) -> None:
+        self.close()
+        for suffix in ("", "-journal"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+
+def _decode(raw: bytes, key: str) -> ModuleExtract | None:
+    """The extraction in one stored entry; None for a damaged, edited or foreign entry (a miss).
+
+    The entry's SHA-256 must match its content, its kind, format, version and
+    key those of this cache, and every field the type and range extraction gives it.
+    """
+    digest, payload = raw[:_DIGEST], raw[_DIGEST:]
+    if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
+        return None
+    try:
+        data = _entry_json(payload)
+        if (not isinstance(data, dict) or data.get("kind") != _KIND
+                or data.get("format") != CACHE_FORMAT or data.get("version") != __version__
+                or data.get("key") != key):
+            return None
+        _check_extract(data["extract"])
+        return extract_from_json(data["extract"])
+    except (ValueError, KeyError, TypeError, IndexError, RecursionError, OverflowError):
+        return None
+
+
+def entry_bytes(key: str, module: ModuleExtract) -> bytes:
+    """The stored form of the entry of ``module`` under ``key``.
+
+    The SHA-256 of what follows, in hex; ASCII JSON (lone surrogates of the
+    source come back from their escapes),
+    a NUL byte, then the code of the definitions one after another in UTF-8
+    (lone surrogates passed through), the JSON giving the length of each in
+    characters. Code is most of an entry: stored as it is, it is not escaped
+    character by character when written and read. A build's worker processes
+    hand their extractions back in this form (:func:`entry_extract`).
+
+    Examples
+    --------
+    >>> from sgkr.ingest.extract import extract_module
+    >>> m = extract_module("m.py", "def f():\\n    return 1\\n")
+    >>> entry_bytes("k", m).split(b"\\0")[1]
+    b'def f():\\n    return 1'
+    """
+    extract = extract_to_json(module)
+    codes = [raw[_CODE] for raw in extract["defs"]]
+    for raw, code in zip(extract["defs"], codes, strict=True):
+        raw[_CODE] = len(code)  # the definitions with the length of their code in its place
+    head = _ENCODER.encode({"kind": _KIND, "format": CACHE_FORMAT, "version": __version__,
+                            "key": key, "extract": extract})
+    payload = b"".join((head.encode("ascii"), b"\0",
+                        "".join(codes).encode("utf-8", "surrogatepass")))
+    return hashlib.sha256(payload).hexdigest().encode("ascii") + payload
+
+
+def entry_extract(raw: bytes) -> ModuleExtract:
+    """The extraction in an entry :func:`entry_bytes` made, unchecked.
+
+    For entries made in this build (by its worker processes); a stored entry
+    is read by :meth:`ExtractCache.get_many`, which checks it first.
+
+    Raises
+    ------
+    ValueError, KeyError, TypeError, IndexError
+        When ``raw`` is not of that form.
+
+    Examples
+    --------
+    >>> from sgkr.ingest.extract import extract_module
+    >>> m = extract_module("m.py", "def f():\\n    return 1\\n")
+    >>> entry_extract(entry_bytes("k", m)) == m
+    True
+    """
+    return extract_from_json(_entry_json(raw[_DIGEST:])["extract"])
+
+
+def _entry_json(payload: bytes) -> Any:
+    """The JSON of an entry (less its SHA-256), with the code put back in the definitions."""
+    head, separator, body = payload.partition(b"\0")
+    if not separator:
+        raise ValueError("no code after the entry's JSON")
+    data = json.loads(head)
+    _put_code_back(data["extract"]["defs"], body.decode("utf-8", "surrogatepass"))
+    return data
+
+
+def _put_code_back(defs: list[list[Any]], codes: str) -> None:
+    """Replace the code lengths in the definitions of an entry by the code they measure."""
+    start = 0
+    for raw in defs:
+        length = raw[_CODE]
+        if type(length) is not int or length < 0:
+            raise ValueError(f"code length {length!r} is not a count")
+        raw[_CODE] = codes[start : start + length]
+        start += length
+    if start != len(codes):
+        raise ValueError("the code lengths do not add up to the code stored")
+
+
+# -- JSON form of an extraction -------------------------------------------------------
+
+
+def extract_to_json(module: ModuleExtract) -> dict[str, Any]:
+    """The compact JSON form of a :class:`~sgkr.records.ModuleExtract` (lists, not objects)."""
+    return {
+        "path": module.path,
+        "module": module.module,
+        "package": module.is_package,
+        "defs": [_definition_to_json(d) for d in module.definitions],
+        "classes": [[c.qualname, c.name, list(c.bases)] for c in module.classes],
+        "imports": [[b.scope, b.alias, b.target] for b in module.imports],
+        "problems": [[p.file, p.reason, p.kind, p.line] for p in module.problems],
+    }
+
+
+def extract_from_json(data: dict[str, Any]) -> ModuleExtract:
+    """Rebuild a :class:`~sgkr.records.ModuleExtract` from :func:`extract_to_json`'s form.
+
+    The form is taken as :func:`extract_to_json` made it: kinds and knowledge
+    references are checked, the type of each field is not (a stored entry's are
+    checked before it is read).
+
+    Raises
+    ------
+    ValueError, KeyError, TypeError, IndexError
+        When ``data`` is not of that form (a cache treats it as a miss).
+    """
+    path = data["path"]
+    return ModuleExtract(
+        path=path,
+        module=data["module"],
+        is_package=data["package"],
+        definitions=tuple([_definition_from_json(d, path) for d in data["defs"]]),
+        classes=tuple([ClassInfo(q, n, tuple(b)) for q, n, b in data["classes"]]),
+        imports=tuple([ImportBinding(s, a, t) for s, a, t in data["imports"]]),
+        problems=tuple([Problem(f, r, _PROBLEM_KINDS[k], ln) for f, r, k, ln in data["problems"]]),
+    )
+
+
+# Where a definition's code is in its JSON form.
+_CODE = 3
+# The kinds a record may have, each one string however many records hold it (an
+# unpickled or decoded form has a string of its own for each).
+_DEFINITION_KINDS: dict[str, FunctionKind] = {"function": "function", "method": "method",
+                                              "module": "module"}
+_CALL_KINDS: dict[str, CallKind] = {"plain": "plain", "attribute": "attribute",
+                                    "super": "super", "subscript": "subscript",
+                                    "result": "result"}
+_BINDING_KINDS: dict[str, Literal["call", "name", "arg"]] = {"call": "call", "name": "name",
+                                                             "arg": "arg"}
+_PROBLEM_KINDS: dict[str, Literal["skipped", "syntax", "knowledge"]] = {
+    "skipped": "skipped", "syntax": "syntax", "knowledge": "knowledge"}
+
+
+def _definition_to_json(d: Definition) -> list[Any]:
+    knowledge: str | int | None = d.knowledge
+    if knowledge is not None:
+        if knowledge == d.docstring:
+            knowledge = _SAME_AS_DOCSTRING
+        elif knowledge == d.comment:
+            knowledge = _SAME_AS_COMMENT
+    inputs, outputs = d.inferred_inputs, d.inferred_outputs
+    return [d.qualname, d.name, d.kind, d.code, d.span.file, d.span.start_line,
+            d.span.end_line, d.docstring, d.comment, list(d.params), d.signature,
+            [[c.kind, c.name, c.receiver, c.line] for c in d.calls],
+            list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
+            None if inputs is None else list(inputs), None if outputs is None else list(outputs),
+            [_use_to_json(u) for u in d.uses],
+            [[b.target, b.kind, b.value] for b in d.bindings],
+            *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
+
+
+def _use_to_json(use: ValueUse) -> list[Any]:
+    s, c = use.site, use.argument_of
+    return [s.kind, s.name, s.receiver, s.line,
+            None if c is None else [c.kind, c.name, c.receiver, c.line]]
+
+
+def _use_from_json(raw: list[Any]) -> ValueUse:
+    kind, name, receiver, line, callee = raw
+    return ValueUse(CallSite(_CALL_KINDS[kind], name, receiver, line),
+                    None if callee is None else _call_from_json(callee))
+
+
+def _call_from_json(raw: list[Any]) -> CallSite:
+    kind, name, receiver, line = raw
+    return CallSite(_CALL_KINDS[kind], name, receiver, line)
+
+
+def _definition_from_json(raw: list[Any], path: str) -> Definition:
+    (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
+     calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
+     *cells) = raw
+    if type(knowledge) is int:
+        if knowledge not in (_SAME_AS_DOCSTRING, _SAME_AS_COMMENT):
+            raise ValueError(f"unknown knowledge reference {knowledge!r}")
+        knowledge = docstring if knowledge == _SAME_AS_DOCSTRING else comment
+    return Definition(
+        qualname=qualname, name=name, kind=_DEFINITION_KINDS[kind], code=code,
+        span=SourceSpan(path if file == path else file, start, end, *(cells[0] if cells else ())),
+        docstring=docstring, comment=comment, params=tuple(params), signature=signature,
+        calls=tuple([CallSite(_CALL_KINDS[k], n, r, ln) for k, n, r, ln in calls]),
+        subscript_keys=tuple(keys),
+        uses=tuple([_use_from_json(u) for u in uses]),
+        bindings=tuple([Binding(t, _BINDING_KINDS[k], v) for t, k, v in bindings]),
+        enclosing_class=enclosing, is_async=is_async, knowledge=knowledge,
+        inferred_inputs=None if inputs is None else tuple(inputs),
+        inferred_outputs=None if outputs is None else tuple(outputs),
+    )
+
+
+def _check_extract(data: dict[str, Any]) -> None:
+    """Raise TypeError or ValueError unless every field of an extraction's JSON form has
+    the type and range extraction gives it (kinds are checked as the records are made)."""
+    _strings(data["path"], data["module"])
+    _flag(data["package"])
+    for raw in data["defs"]:
+        _check_definition(raw)
+    for qualname, name, bases in data["classes"]:
+        _strings(qualname, name, *bases)
+    for scope, alias, target in data["imports"]:
+        _strings(scope, alias, target)
+    for file, reason, kind, line in data["problems"]:
+        _strings(file, reason, kind)
+        if line is not None:
+            _lines(line)
+
+
+def _check_definition(raw: list[Any]) -> None:
+    (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
+     calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
+     *cells) = raw
+    _strings(qualname, name, kind, code, file, signature, *params, *keys)
+    _texts(docstring, comment, enclosing, None if type(knowledge) is int else knowledge)
+    _lines(start, end, *(cells[0] if cells else ()))
+    _flag(is_async)
+    for tags in (inputs, outputs):
+        if tags is not None:
+            _strings(*tags)
+    for site in calls:
+        _check_site(site)
+    for *site, callee in uses:
+        _check_site(site)
+        if callee is not None:
+            _check_site(callee)
+    for binding in bindings:
+        _strings(*binding)
+
+
+def _check_site(site: list[Any]) -> None:
+    kind, name, receiver, line = site
+    _strings(kind, name)
+    _texts(receiver)
+    _lines(line)
+
+
+def _strings(*values: Any) -> None:
+    for value in values:
+        if type(value) is not str:
+            raise TypeError(f"expected a string, got {type(value).__name__}")
+
+
+def _texts(*values: Any) -> None:
+    _strings(*(v for v in values if v is not None))
+
+
+def _lines(*values: Any) -> None:
+    # Line numbers, cell numbers and counts as extraction makes them: no float, no bool.
+    for value in values:
+        if type(value) is not int or not 0 < value < 1 << 31:
+            raise ValueError(f"expected a line number, got {value!r}")
+
+
+def _flag(value: Any) -> None:
+    if type(value) is not bool:
+        raise TypeError(f"expected true or false, got {value!r}")
+
+
+def _not_private(path: Path) -> str | None:
+    """Why ``path`` may not be trusted as this user's cache, or None."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # no owners to compare (Windows): the folder's ACLs decide
+        return None
+    st = path.stat()
+    if st.st_uid != getuid():
+        return f"{path} is owned by another user (uid {st.st_uid})"
+    if st.st_mode & 0o022:
+        return f"{path} may be written by other users (mode {stat.filemode(st.st_mode)})"
+    return None

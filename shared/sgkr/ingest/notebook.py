@@ -1,0 +1,216 @@
+"""Jupyter notebooks as sources: code cells read as one module, markdown as knowledge.
+
+A notebook's text is its JSON (nbformat 4). Its code cells, in order, are
+read as one module: IPython magics (``%``, ``%%``), shell lines (``!``,
+``x = !ls``) and help lines (``f?``) are left out, and so is the whole of a
+cell whose cell magic runs something other than Python (``%%bash``,
+``%%sql``). Lines of the extraction are mapped back to their cell and line
+(:class:`~sgkr.records.SourceSpan` ``cell``). The markdown cells right above a
+code cell are knowledge of the functions defined in it, before their own
+comment and docstring. A notebook that is not valid JSON or not a notebook
+is reported and skipped; the notebook is never run.
+
+Examples
+--------
+>>> import json
+>>> raw = json.dumps({"nbformat": 4, "cells": [
+...     {"cell_type": "markdown", "source": "Fees are charged in cents."},
+...     {"cell_type": "code", "source": ["%matplotlib inline\\n", "def fee(amount):\\n",
+...                                      "    return 2 * amount\\n"]}]})
+>>> d = extract_source("fees.ipynb", raw).definitions[0]
+>>> d.qualname, d.span.cell, d.span.start_line, d.comment
+('fees.fee', 2, 2, 'Fees are charged in cents.')
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..records import Definition, ModuleExtract, Problem, SourceSpan
+from .extract import extract_module
+from .files import parse_json
+from .sources import module_name
+
+__all__ = ["NOTEBOOK_SUFFIX", "NOTEBOOK_READ_FACTOR", "NotebookCode", "CodeCell", "notebook_code",
+           "without_outputs", "extract_source"]
+
+NOTEBOOK_SUFFIX = ".ipynb"
+#: A notebook is read up to this many times the file size limit; the limit
+#: applies to it without its outputs (:func:`without_outputs`).
+NOTEBOOK_READ_FACTOR = 10
+# Cell magics whose body is Python: the magic line alone is left out.
+_PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+# A magic or shell line, alone or assigned (``files = !ls``, ``t = %timeit -o f()``).
+# A ``%`` not followed by a name is the modulo operator on a continued line.
+_MAGIC = re.compile(r"\s*(?:[\w.]+\s*=\s*)?(?:%%?[A-Za-z_]|!(?!=))")
+# IPython's help: ``pd.read_csv?``, ``??fee``.
+_HELP = re.compile(r"\s*(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*$")
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    """One code cell in a notebook's code: its number and where its lines are."""
+
+    #: The 1-based number of the cell among all cells of the notebook.
+    number: int
+    #: Its first line in the code of the notebook (1-based).
+    first_line: int
+    #: How many lines it has there.
+    lines: int
+    #: The markdown cells right above it, joined; None when there are none.
+    markdown: str | None
+
+
+@dataclass(frozen=True)
+class NotebookCode:
+    """The code of a notebook as one module, and the cells its lines come from."""
+
+    text: str
+    cells: tuple[CodeCell, ...]
+
+    def place(self, line: int) -> tuple[int, int]:
+        """The cell number and the line in that cell of a line of :attr:`text`."""
+        if not self.cells:
+            return 1, line
+        starts = [c.first_line for c in self.cells]
+        cell = self.cells[max(0, bisect.bisect_right(starts, line) - 1)]
+        return cell.number, max(1, min(line - cell.first_line + 1, cell.lines))
+
+    def markdown_at(self, line: int) -> str | None:
+        """The markdown above the cell that a line of :attr:`text` is in."""
+        starts = [c.first_line for c in self.cells]
+        index = bisect.bisect_right(starts, line) - 1
+        return self.cells[index].markdown if index >= 0 else None
+
+
+def notebook_code(raw: str) -> NotebookCode:
+    """The code cells of a notebook's JSON text as one module.
+
+    Raises
+    ------
+    ValueError
+        If ``raw`` is not the JSON of an nbformat 4 notebook; the message says why.
+
+    Examples
+    --------
+    >>> code = notebook_code('{"nbformat": 4, "cells": [{"cell_type": "code", '
+    ...                      '"source": "!pip install x\\\\nx = 1"}]}')
+    >>> code.text, code.place(2)
+    ('\\nx = 1\\n', (1, 2))
+    """
+    # Refuses deep nesting, long integers, NaN and lone surrogates as ValueError.
+    document = parse_json(raw, "JSON text", ValueError)
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        raise ValueError("no list of cells")
+    version = document.get("nbformat")
+    if version != 4:
+        raise ValueError(f"nbformat {version!r} is not supported (only 4)")
+    lines: list[str] = []
+    cells: list[CodeCell] = []
+    markdown: list[str] = []
+    for number, cell in enumerate(document["cells"], start=1):
+        kind, source = _cell(cell, number)
+        if kind == "markdown":
+            if source.strip():
+                markdown.append(source.strip())
+            continue
+        if kind != "code":
+            markdown = []
+            continue
+        code = _python_lines(source)
+        cells.append(CodeCell(number, len(lines) + 1, len(code),
+                              "\n\n".join(markdown) if markdown else None))
+        lines.extend(code)
+        markdown = []
+    return NotebookCode("".join(line + "\n" for line in lines), tuple(cells))
+
+
+def without_outputs(text: str) -> str:
+    """A notebook's JSON text with only what is read of it: the cells' types and sources.
+
+    Outputs (plots, tables) make most of a notebook's bytes; the size limit
+    applies to the rest. Text that is not a notebook is returned unchanged
+    (extraction reports it).
+
+    Examples
+    --------
+    >>> without_outputs('{"nbformat": 4, "metadata": {}, "cells": [{"cell_type": "code", '
+    ...                 '"source": "x = 1", "outputs": [{"data": "..."}]}]}')
+    '{"nbformat": 4, "cells": [{"cell_type": "code", "source": "x = 1"}]}'
+    """
+    try:
+        document = parse_json(text, "notebook", ValueError)
+    except ValueError:
+        return text
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        return text
+    cells = [{k: v for k, v in cell.items() if k in ("cell_type", "source")}
+             if isinstance(cell, dict) else cell for cell in document["cells"]]
+    # ASCII: a lone surrogate stays an escape, which notebook_code refuses.
+    return json.dumps({"nbformat": document.get("nbformat"), "cells": cells})
+
+
+def extract_source(path: str, text: str) -> ModuleExtract:
+    """Extract a Python file, or a notebook (by its ``.ipynb`` suffix) from its JSON text.
+
+    A malformed notebook gives an extraction without definitions and with the
+    problem that skipped it.
+    """
+    if not path.endswith(NOTEBOOK_SUFFIX):
+        return extract_module(path, text)
+    try:
+        code = notebook_code(text)
+    except ValueError as exc:
+        return ModuleExtract(path, module_name(path), False, (), (), (),
+                             (Problem(path, f"not a notebook: {exc}"),))
+    return _mapped(extract_module(path, code.text), code)
+
+
+def _cell(cell: Any, number: int) -> tuple[str, str]:
+    if not isinstance(cell, dict):
+        raise ValueError(f"cell {number} is not an object")
+    kind, source = cell.get("cell_type"), cell.get("source", "")
+    if isinstance(source, list) and all(isinstance(s, str) for s in source):
+        source = "".join(source)
+    if not isinstance(kind, str) or not isinstance(source, str):
+        raise ValueError(f"cell {number} has no cell_type or source text")
+    return kind, source
+
+
+def _python_lines(source: str) -> list[str]:
+    """The lines of a code cell, magic and shell lines blank so that lines keep their place."""
+    lines = source.splitlines()
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if first.startswith("%%"):
+        name = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
+        if name not in _PYTHON_CELL_MAGICS:
+            return [""] * len(lines)
+    return ["" if _MAGIC.match(line) or _HELP.match(line) else line for line in lines]
+
+
+def _mapped(module: ModuleExtract, code: NotebookCode) -> ModuleExtract:
+    """The extraction with lines mapped to cells and the markdown above made knowledge."""
+    definitions = tuple(_definition(d, code) for d in module.definitions)
+    problems = tuple(_problem(p, code) for p in module.problems)
+    return replace(module, definitions=definitions, problems=problems)
+
+
+def _definition(d: Definition, code: NotebookCode) -> Definition:
+    cell, start = code.place(d.span.start_line)
+    end_cell, end = code.place(d.span.end_line)
+    span = SourceSpan(d.span.file, start, end, cell, end_cell)
+    markdown = code.markdown_at(d.span.start_line) if d.kind != "module" else None
+    if markdown is None:
+        return replace(d, span=span)
+    return replace(d, span=span, comment=f"{markdown}\n\n{d.comment}" if d.comment else markdown)
+
+
+def _problem(problem: Problem, code: NotebookCode) -> Problem:
+    if problem.line is None:
+        return problem
+    cell, line = code.place(problem.line)
+    return replace(problem, reason=f"cell {cell}: {problem.reason}", line=line)

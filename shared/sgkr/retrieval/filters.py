@@ -1,0 +1,141 @@
+"""Metadata filters: which functions a retrieval may return, checked before ranking.
+
+A filter is plain JSON data in the style of the vector stores' filters
+(Chroma, PGVector, ...), so it is persisted with the retriever options and
+the adapters only translate their frameworks' filters into it:
+
+- ``{"kind": "function"}``: a field holds a value (``$eq``);
+- ``{"file": {"$in": ["a.py", "b.py"]}}``: with an operator, one of ``$eq``,
+  ``$ne``, ``$in``, ``$nin`` (holds one of / none of the values) and
+  ``$all`` (holds every value);
+- ``{"$and": [...]}``, ``{"$or": [...]}``, ``{"$not": {...}}``; several keys
+  in one object must all hold.
+
+The fields are those of a document's metadata: ``file`` (every file the
+function was found in: a merged function has several), ``kind``
+(``function``, ``method`` or ``module``), ``name`` and ``matched_tags``
+(the labels of the matched tags on the paths through it: callees added
+after the paths have none).
+
+Examples
+--------
+>>> rule = compile_filter({"kind": "function", "file": {"$nin": ["tests/t.py"]}})
+>>> rule({"kind": ("function",), "file": ("fees.py",), "name": ("fee",), "matched_tags": ()})
+True
+>>> compile_filter({"path": "a.py"})
+Traceback (most recent call last):
+...
+sgkr.errors.InvalidArgumentError: filter: unknown field 'path'; filterable: file, kind, name, \
+matched_tags
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any
+
+from ..errors import InvalidArgumentError
+from ..records import FunctionNode
+
+__all__ = ["FILTER_FIELDS", "Values", "Rule", "compile_filter", "filter_values"]
+
+#: The fields a filter may name.
+FILTER_FIELDS = ("file", "kind", "name", "matched_tags")
+#: The values of each field for one function.
+Values = Mapping[str, Collection[str]]
+#: A compiled filter: the values of a function in, whether it may be returned out.
+Rule = Callable[[Values], bool]
+
+_TESTS: dict[str, Callable[[Collection[str], Any], bool]] = {
+    "$eq": lambda held, value: value in held,
+    "$ne": lambda held, value: value not in held,
+    "$in": lambda held, values: any(v in held for v in values),
+    "$nin": lambda held, values: not any(v in held for v in values),
+    "$all": lambda held, values: all(v in held for v in values),
+}
+_LISTS = ("$in", "$nin", "$all")
+
+
+def compile_filter(spec: object) -> Rule:
+    """Check a filter and make it a function of a function's field values.
+
+    Parameters
+    ----------
+    spec
+        A filter in the form of this module's docstring.
+
+    Returns
+    -------
+    Rule
+        ``rule(values) -> bool``, ``values`` mapping each of
+        :data:`FILTER_FIELDS` to the strings it holds (see :func:`filter_values`).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If the filter names an unknown field or operator, or a value is not a
+        string (a list of strings for ``$in``, ``$nin``, ``$all``); the
+        message names it.
+    """
+    return _compile(spec, "filter")
+
+
+def filter_values(function: FunctionNode,
+                  matched_tags: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
+    """The values a filter sees for ``function``, reached through ``matched_tags``.
+
+    Examples
+    --------
+    >>> from sgkr.records import FunctionNode, SourceSpan
+    >>> f = FunctionNode("fn:f", "f", ("a.f",), "", "", (SourceSpan("a.py", 1, 2),), "function")
+    >>> filter_values(f, ["amount"])["file"], filter_values(f)["matched_tags"]
+    (('a.py',), ())
+    """
+    return {"file": tuple(dict.fromkeys(s.file for s in function.sources)),
+            "kind": (function.kind,), "name": (function.name,),
+            "matched_tags": tuple(matched_tags)}
+
+
+def _compile(spec: object, where: str) -> Rule:
+    if not isinstance(spec, Mapping) or not spec:
+        raise InvalidArgumentError(f"{where}: expected a non-empty object, got {spec!r}")
+    rules = [_key_rule(key, value, where) for key, value in spec.items()]
+    return rules[0] if len(rules) == 1 else (lambda values: all(r(values) for r in rules))
+
+
+def _key_rule(key: object, value: object, where: str) -> Rule:
+    if key in ("$and", "$or"):
+        if not isinstance(value, Sequence) or isinstance(value, str) or not value:
+            raise InvalidArgumentError(f"{where}: {key} takes a non-empty list of filters")
+        parts = [_compile(v, f"{where}.{key}[{i}]") for i, v in enumerate(value)]
+        combine = all if key == "$and" else any
+        return lambda values: combine(p(values) for p in parts)
+    if key == "$not":
+        inner = _compile(value, f"{where}.$not")
+        return lambda values: not inner(values)
+    if key not in FILTER_FIELDS:
+        raise InvalidArgumentError(
+            f"{where}: unknown field {key!r}; filterable: {', '.join(FILTER_FIELDS)}")
+    field = str(key)
+    if not isinstance(value, Mapping):
+        value = {"$eq": value}
+    tests = [_test(field, op, operand, f"{where}.{field}") for op, operand in value.items()]
+    if not tests:
+        raise InvalidArgumentError(f"{where}.{field}: no operator given")
+    return lambda values: all(test(values[field], operand) for test, operand in tests)
+
+
+def _test(field: str, op: object, operand: object,
+          where: str) -> tuple[Callable[[Collection[str], Any], bool], Any]:
+    test = _TESTS.get(op) if isinstance(op, str) else None
+    if test is None:
+        raise InvalidArgumentError(
+            f"{where}: unknown operator {op!r}; expected one of {', '.join(_TESTS)}")
+    if op in _LISTS:
+        if (isinstance(operand, str) or not isinstance(operand, Sequence)
+                or not all(isinstance(v, str) for v in operand)):
+            raise InvalidArgumentError(f"{where}: {op} takes a list of strings, got {operand!r}")
+        return test, frozenset(operand)
+    if not isinstance(operand, str):
+        raise InvalidArgumentError(f"{where}: {op} takes a string, got {operand!r}")
+    return test, operand

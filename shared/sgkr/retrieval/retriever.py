@@ -1,0 +1,717 @@
+"""The retriever: question → I/O tags → dependency paths → ranked knowledge and code.
+
+Examples
+--------
+>>> from sgkr import build_graph
+>>> from sgkr.analysis.knowledge import Sidecar, FunctionKnowledge
+>>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
+...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
+>>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),
+...                 "avg_fee": FunctionKnowledge(outputs=("average fee",))}, {})
+>>> r = Retriever(build_graph([("fees.py", code)], knowledge=side))
+>>> [d.name for d in r.retrieve("What is the average fee for an amount of 10?").documents]
+['fee', 'avg_fee']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal, cast, get_args
+
+from ..algorithms.lexical import LexicalIndex
+from ..algorithms.paths import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
+from ..algorithms.walk import call_counts, centrality_prior, personalized_pagerank
+from ..errors import InvalidArgumentError
+from ..export import render
+from ..graph.model import KnowledgeGraph
+from ..records import EdgeType, RetrievalResult, TagMatch
+from ..stores import GraphReader, GraphStore, MemoryStore, Side, open_store
+from .context import make_documents
+from .filters import compile_filter, filter_values
+from .tagmatch import WeightedMatcher, names_tag
+from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
+
+__all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
+
+DEFAULT_K = 8
+#: A fallback retriever: the question and k in, function node ids out, best first.
+Fallback = Callable[[str, int], Sequence[str]]
+Partial = Literal["connect", "nearest", "none"]
+Fill = Literal["ppr", "none"]
+Inferred = Literal["seeds", "paths"]
+#: The built-in tag extractors: scored matching (default), the paper's keywords, embeddings.
+Extractor = Literal["weighted", "keyword", "embedding"]
+_CALLEE_WEIGHT = 0.5
+_FILL_WEIGHT = 0.5
+_LEXICAL_SEEDS = DEFAULT_K  # the walk's lexical seeds (more when k asks for more)
+_WALKED: tuple[EdgeType, ...] = ("calls", "references", "consumes", "produces")
+
+
+@dataclass(frozen=True)
+class RetrieverOptions:
+    """Retrieval options, all JSON-serialisable (adapters persist them).
+
+    Attributes
+    ----------
+    k
+        Most function nodes returned.
+    max_depth, max_paths
+        Bounds of the path search (edges per path; paths in all).
+    reverse_calls
+        Walk call edges from callee to caller too (connects a helper shared
+        by two solutions to either caller).
+    callees
+        Add the callees of retrieved functions up to this many calls deep,
+        ranked after the functions on paths (0: none).
+    partial
+        When no path leads from an input tag to an output tag (only inputs,
+        or only outputs, matched, or nothing joins them): ``connect`` joins
+        the matched tags by the shortest paths through any edges;
+        ``nearest`` takes the functions that consume or produce them;
+        ``none`` retrieves nothing.
+    include_knowledge
+        Put each function's knowledge in its document (off: code only, less
+        the docstring that carried the knowledge; an ablation).
+    scripts
+        Most module-body documents (whole solution scripts) returned. A
+        module body on a path is still walked through (its callees are
+        added) when it is not returned.
+    fill
+        ``ppr`` fills what the paths and their callees leave of the ``k``
+        functions with the functions a personalized PageRank walk from the
+        question's seeds (matched tags, path functions, lexical matches) visits
+        most, then, in memory, the most-called functions, so a question gets
+        ``k`` functions when the graph has them; ``none`` returns what the
+        paths found (the paper), or the lexical matches when no tag matched.
+    lexical
+        Seed the walk with the functions whose names, identifiers and
+        knowledge match the question's words (BM25, :mod:`sgkr.algorithms.lexical`); they
+        answer when no tag matches. A graph store without a lexical index
+        (a server's) has no lexical seeds.
+    centrality
+        Weight of the call graph's centrality as a prior of the fill: a
+        function's walk score is multiplied by ``1 + centrality * p`` where
+        ``p`` grows with its callers (:func:`sgkr.algorithms.walk.centrality_prior`).
+    brevity
+        How much the fill prefers short functions: a function's walk score is
+        divided by its length to this power (1: its score per character; 0:
+        length does not count), so the context a filled slot costs is priced in.
+    inferred
+        On a graph whose ``meta["curated_tags"]`` is false (its tags were all
+        inferred from code: no knowledge file, no example tags): ``seeds``,
+        the matched tags seed the walk beside the lexical matches and no path
+        is searched (inferred tags join too much to
+        trust a path between them); ``paths``, paths first as for curated tags.
+    specificity
+        Matched tags whose inverse document frequency over the functions,
+        scaled to [0, 1], is below this are not used (0: every match is used).
+    filter
+        Only functions whose metadata passes this filter are returned, with
+        the budget ``k`` spent on them (see :mod:`sgkr.retrieval.filters`: ``file``,
+        ``kind``, ``name``, ``matched_tags``); the others still lead to their
+        callees. ``None``: no filter.
+    """
+
+    k: int = DEFAULT_K
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_paths: int = DEFAULT_MAX_PATHS
+    reverse_calls: bool = True
+    callees: int = 2
+    partial: Partial = "connect"
+    include_knowledge: bool = True
+    scripts: int = 0
+    fill: Fill = "ppr"
+    lexical: bool = True
+    centrality: float = 1.0
+    brevity: float = 1.0
+    specificity: float = 0.0
+    inferred: Inferred = "seeds"
+    filter: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("k", "max_depth", "max_paths", "callees", "scripts"):
+            value = getattr(self, name)
+            low = 0 if name in ("callees", "scripts") else 1
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise InvalidArgumentError(
+                    f"{name} must be an integer of at least {low}, got {value!r}")
+        for name in ("reverse_calls", "include_knowledge", "lexical"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidArgumentError(f"{name} must be True or False")
+        if self.partial not in get_args(Partial):
+            raise InvalidArgumentError(
+                f"partial must be one of {get_args(Partial)}, got {self.partial!r}")
+        if self.inferred not in get_args(Inferred):
+            raise InvalidArgumentError(
+                f"inferred must be one of {get_args(Inferred)}, got {self.inferred!r}")
+        if self.fill not in get_args(Fill):
+            raise InvalidArgumentError(
+                f"fill must be one of {get_args(Fill)}, got {self.fill!r}")
+        for name in ("centrality", "brevity", "specificity"):
+            value = getattr(self, name)
+            if (not isinstance(value, (int, float)) or isinstance(value, bool)
+                    or not 0 <= value < float("inf")):
+                raise InvalidArgumentError(f"{name} must be a non-negative number, got {value!r}")
+        if self.filter is not None:
+            compile_filter(self.filter)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RetrieverOptions:
+        """Options from a dict; unknown keys are an error naming them."""
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise InvalidArgumentError(f"unknown retriever option(s): {sorted(unknown)}")
+        return cls(**data)
+
+
+class Retriever:
+    """Structure-grounded retriever over a knowledge–code graph or a graph store.
+
+    Parameters
+    ----------
+    graph
+        The knowledge–code graph, in memory. It is read, never changed, so one
+        retriever can serve many threads.
+    store
+        Instead of ``graph``: a :class:`~sgkr.stores.base.GraphStore`, or the URL
+        of one (``falkordb://host:port/name``, see ``sgkr push``). The graph
+        stays in the store; each question reads one version of it in a few
+        batched queries, with the same answers as from the graph in memory.
+    tag_extractor
+        ``"weighted"`` (default): exact phrases, other forms of words and
+        partial phrases, each match scored (:class:`~sgkr.retrieval.tagmatch.WeightedMatcher`);
+        ``"keyword"``: the paper's folded keyword matching
+        (:class:`~sgkr.retrieval.tags.VocabularyMatcher`); ``"embedding"``: weighted
+        matching and, for the words it leaves, the tags nearest to the
+        question's phrases by ``embedding_model``
+        (:class:`~sgkr.retrieval.tagembed.EmbeddingMatcher`); or a callable
+        ``question -> tag matches or labels``.
+    fallback
+        Called as ``fallback(question, k)`` when the question names no tag
+        (:func:`~sgkr.retrieval.tagmatch.names_tag`); returns function node ids. Without
+        one, such a question is answered by the lexical seeds and the walk
+        (``fill``), or retrieves nothing when both are off.
+    embedding_model
+        For ``tag_extractor="embedding"``: any embedding model
+        :func:`sgkr.eval.baselines.as_embedding_model` accepts (LlamaIndex,
+        LangChain, sentence-transformers, a callable); default: the offline
+        all-MiniLM-L6-v2 of the ``eval`` extra.
+    **options
+        Any field of :class:`RetrieverOptions` (``k``, ``max_depth``, ...).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If neither or both of ``graph`` and ``store`` are given, or an argument
+        has the wrong type.
+    StoreError
+        If the store at a URL cannot be reached.
+    """
+
+    def __init__(self, graph: KnowledgeGraph | None = None, *,
+                 store: GraphStore | str | None = None,
+                 tag_extractor: TagExtractor | Extractor | None = None,
+                 fallback: Fallback | None = None, embedding_model: Any = None,
+                 **options: Any) -> None:
+        if (graph is None) == (store is None):
+            raise InvalidArgumentError("give a graph or a store (exactly one)")
+        if graph is not None and not isinstance(graph, KnowledgeGraph):
+            raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+        if store is not None and not isinstance(store, (str, GraphStore)):
+            raise InvalidArgumentError(
+                f"store must be a GraphStore or a store URL, got {type(store)}")
+        if isinstance(tag_extractor, str) and tag_extractor not in get_args(Extractor):
+            raise InvalidArgumentError(f"tag_extractor must be one of {get_args(Extractor)} "
+                                       f"or a callable, got {tag_extractor!r}")
+        if tag_extractor is not None and not isinstance(tag_extractor, str) \
+                and not callable(tag_extractor):
+            raise InvalidArgumentError("tag_extractor must be callable")
+        if fallback is not None and not callable(fallback):
+            raise InvalidArgumentError("fallback must be callable")
+        self.options = RetrieverOptions.from_dict(options)
+        if isinstance(store, str):
+            store = open_store(store)
+        self.store: GraphStore = (MemoryStore(graph) if graph is not None
+                                  else cast(GraphStore, store))
+        self.fallback = fallback
+        self._tables = (_Tables(self.store) if isinstance(self.store, MemoryStore)
+                        else None)
+        self.tag_extractor = tag_extractor  # as given (adapters compare it)
+        self._extractor: TagExtractor | Extractor = tag_extractor or "weighted"
+        if tag_extractor == "embedding":
+            from .tagembed import EmbeddingMatcher
+
+            self._extractor = EmbeddingMatcher(self.store.reader(), embedding_model)
+
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """The graph in memory (a retriever over a server's store has none).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If the retriever reads a store on a server.
+        """
+        if isinstance(self.store, MemoryStore):
+            return self.store.graph
+        raise InvalidArgumentError(
+            f"this retriever reads the graph store {self.store.url}; it holds no graph")
+
+    @property
+    def k(self) -> int:
+        """The default number of functions returned."""
+        return self.options.k
+
+    def with_options(self, **options: Any) -> Retriever:
+        """A retriever over the same graph or store with some options changed."""
+        clone = Retriever.__new__(Retriever)
+        clone.store, clone.tag_extractor, clone.fallback, clone._tables = (
+            self.store, self.tag_extractor, self.fallback, self._tables)
+        clone._extractor = self._extractor
+        clone.options = replace(self.options, **options)
+        return clone
+
+    def match(self, question: str) -> list[TagMatch]:
+        """The tags of ``question``, from the tag extractor."""
+        return self._match(question, self.store.reader())
+
+    def _match(self, question: str, reader: GraphReader) -> list[TagMatch]:
+        extractor = self._extractor
+        if extractor == "weighted":
+            return (self._tables.matcher() if self._tables is not None
+                    else WeightedMatcher(reader))(question)
+        matcher = VocabularyMatcher(reader)
+        if isinstance(extractor, str):  # "keyword" ("embedding" is a matcher by now)
+            return matcher(question)
+        return resolve_labels(matcher, reader, question, extractor(question))
+
+    def retrieve(self, question: str, k: int | None = None) -> RetrievalResult:
+        """Retrieve the functions on the dependency paths of ``question``.
+
+        Parameters
+        ----------
+        question
+            The natural-language question.
+        k
+            Most functions returned (default: the retriever's ``k``).
+
+        Returns
+        -------
+        RetrievalResult
+            Documents best first (scores in (0, 1]), the matched tags and the paths.
+
+            An empty (or blank) question retrieves nothing, as a vector
+            retriever's does.
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``question`` is not a string, or ``k`` is not positive.
+        StoreError
+            If the graph store fails while answering (no partial answer is returned).
+        """
+        if not isinstance(question, str):
+            raise InvalidArgumentError(
+                f"question must be a string, got {type(question).__name__}")
+        limit = self.options.k if k is None else k
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
+        if not question.strip():
+            return RetrievalResult(question=question, documents=())
+        o = self.options
+        if isinstance(self.store, MemoryStore) and self._tables is not None:
+            # Every table this query might need, so the first use is not in a later query.
+            self.store.prepare(reverse_calls=o.reverse_calls,
+                               connect=o.partial == "connect" or o.fill == "ppr")
+            self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
+        reader = self.store.reader()  # one version of the graph for the whole question
+        matches = self._specific(reader, self._match(question, reader))
+        # Paths join the tags the question names; a tag it names in part only seeds the walk.
+        named = [m for m in matches if names_tag(m)]
+        if not named and (self.fallback is not None or (o.fill == "none" and not o.lexical)):
+            return self._fallback(reader, question, limit)
+        inputs, outputs = split_roles(question, named)
+        paths: list[tuple[str, ...]] = []
+        if named and (o.inferred == "paths" or self._curated(reader)):
+            paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
+                                      max_paths=o.max_paths, reverse_calls=o.reverse_calls)
+            if not paths and o.partial == "connect" and len(named) > 1:
+                paths = reader.connect_paths([m.tag_id for m in named],
+                                             max_depth=o.max_depth, max_paths=o.max_paths)
+            if not paths and o.partial != "none":
+                paths = self._nearest(reader, inputs, outputs)
+        keep = self._filter(reader, paths)
+        ranked = self._rank(reader, paths, limit, keep, {m.tag_id: m.score for m in matches})
+        if len(ranked) < limit and (o.fill == "ppr" or o.lexical):
+            ranked = self._fill(reader, question, matches, ranked, limit, keep)
+        label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
+        return RetrievalResult(
+            question=question,
+            documents=make_documents(reader, ranked, paths,
+                                     include_knowledge=o.include_knowledge),
+            tags=tuple(matches),
+            paths=tuple(paths),
+            inputs=tuple(label[t] for t in inputs),
+            outputs=tuple(label[t] for t in outputs),
+            fallback_used=not paths and bool(ranked),
+        )
+
+    async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
+        """:meth:`retrieve` in a worker thread, for async callers."""
+        return await asyncio.to_thread(self.retrieve, question, k)
+
+    def export(self, question: str | None = None, format: str = "html",
+               **options: Any) -> str:
+        """The picture of the graph, with the retrieval of ``question`` highlighted.
+
+        The one export helper of the core and of both adapters
+        (``retriever.core.export(question)``): it retrieves ``question`` afresh,
+        so it draws exactly what that question gets, whatever ran in between.
+
+        Parameters
+        ----------
+        question
+            The question whose tags, functions and paths are highlighted
+            (``None``: the graph, nothing highlighted).
+        format, **options
+            As for :func:`sgkr.export.render` (``around``, ``depth``, ``focus``).
+
+        Examples
+        --------
+        >>> from sgkr import build_graph
+        >>> r = Retriever(build_graph([("m.py", "def f():\\n    return 1\\n")]))
+        >>> r.export("Which f?", "mermaid").splitlines()[0]
+        'flowchart TD'
+        """
+        result = None if question is None else self.retrieve(question)
+        return render(self.graph, result, format, **options)
+
+    # -- internals -----------------------------------------------------------------
+
+    @staticmethod
+    def _nearest(reader: GraphReader, inputs: Sequence[str],
+                 outputs: Sequence[str]) -> list[tuple[str, ...]]:
+        consumers = reader.neighbours(inputs, "consumes", "out") if inputs else {}
+        producers = reader.neighbours(outputs, "produces", "in") if outputs else {}
+        paths: list[tuple[str, ...]] = [(t, f) for t in inputs for f in consumers.get(t, ())]
+        paths += [(f, t) for t in outputs for f in producers.get(t, ())]
+        return sorted(set(paths))
+
+    def _filter(self, reader: GraphReader,
+                paths: Sequence[tuple[str, ...]]) -> Callable[[list[str]], set[str]] | None:
+        """The ids of a batch of function nodes that pass the filter option, if any."""
+        if self.options.filter is None:
+            return None
+        rule = compile_filter(self.options.filter)
+        ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths else {}
+        tags_of: dict[str, dict[str, None]] = defaultdict(dict)
+        for p in paths:  # as make_documents finds a document's matched tags
+            labels = dict.fromkeys(ends[n].label for n in (p[0], p[-1]) if n in ends)
+            for n in p:
+                tags_of[n].update(labels)
+
+        def passing(nodes: list[str]) -> set[str]:
+            records = reader.functions(nodes)
+            return {n for n, f in records.items() if rule(filter_values(f, tags_of.get(n, ())))}
+
+        return passing
+
+    def _rank(self, reader: GraphReader, paths: Sequence[tuple[str, ...]], limit: int,
+              keep: Callable[[list[str]], set[str]] | None = None,
+              sure: Mapping[str, float] | None = None) -> list[tuple[str, float]]:
+        weight: dict[str, float] = defaultdict(float)
+        first: dict[str, tuple[int, int]] = {}
+        kinds = reader.kinds({node for path in paths for node in path})
+        sure = sure or {}
+        for index, path in enumerate(paths):
+            # A path counts as much as its matched end tags are sure (their mean score).
+            ends = [sure[n] for n in {path[0], path[-1]} if n in sure]
+            share = (sum(ends) / len(ends) if ends else 1.0) / len(path)
+            for position, node in enumerate(path):
+                if kinds[node] != "tag":
+                    weight[node] += share
+                    first.setdefault(node, (index, position))
+        dropped: set[str] = set()
+        scripts_left = self.options.scripts
+        shown: list[str] = []  # what is returned: the admitted nodes that pass the filter
+
+        def admit(nodes: list[str]) -> list[str]:
+            """``nodes`` less the module bodies over the ``scripts`` cap (those go to dropped)."""
+            nonlocal scripts_left
+            passing = None if keep is None else keep(nodes)
+            kept: list[str] = []
+            for node in nodes:
+                visible = passing is None or node in passing
+                if visible and kinds[node] == "module":
+                    if scripts_left == 0:
+                        dropped.add(node)
+                        continue
+                    scripts_left -= 1
+                kept.append(node)
+                if visible:
+                    shown.append(node)
+            return kept
+
+        frontier = sorted(weight, key=lambda n: (-weight[n], first[n], n))
+        admit(frontier)
+        top = max(weight.values(), default=1.0)
+        score = {n: weight[n] / top for n in weight}
+        # A module body left out still leads to the functions it calls.
+        for _ in range(self.options.callees):
+            if len(shown) >= limit or not frontier:
+                break
+            # Each layer of callees scores below the layer that calls it, so scores
+            # fall with rank and a score cut-off keeps what SGKR ranks first.
+            floor = min(score[n] for n in frontier)
+            best: dict[str, float] = {}
+            # Functions used as values (references) are followed as calls are.
+            callees = reader.neighbours(frontier, "calls", "out")
+            used = reader.neighbours(frontier, "references", "out")
+            for node in frontier:
+                for callee in (*callees[node], *used[node]):
+                    if callee not in score and callee not in dropped:
+                        best[callee] = max(best.get(callee, 0.0), score[node])
+            kinds.update(reader.kinds(best))
+            frontier = admit(sorted(best, key=lambda n: (-best[n], n)))
+            most = max((best[n] for n in frontier), default=1.0)
+            score.update({n: floor * _CALLEE_WEIGHT * best[n] / most for n in frontier})
+        return [(n, max(round(score[n], 6), 1e-6)) for n in shown[:limit]]
+
+    def _fill(self, reader: GraphReader, question: str, matches: Sequence[TagMatch],
+              ranked: list[tuple[str, float]], limit: int,
+              keep: Callable[[list[str]], set[str]] | None) -> list[tuple[str, float]]:
+        """``ranked`` and, after it, the walk's functions (the lexical ones with fill off)."""
+        o = self.options
+        taken = {n for n, _ in ranked}
+        kinds: dict[str, str] = dict(reader.kinds(taken))
+        scripts_left = o.scripts - sum(1 for n in taken if kinds.get(n) == "module")
+        hits = self._lexical(reader, question, max(limit, _LEXICAL_SEEDS)) if o.lexical else []
+        if o.fill == "none":
+            if ranked:
+                return ranked
+            scored = dict(hits)
+            kinds.update(reader.kinds(scored))
+        else:
+            seeds: dict[str, float] = defaultdict(float)
+            # Each kind of seed (matched tags, path functions, lexical matches) gets an
+            # equal share of the restart mass, split within it by score (a tag's: how sure
+            # its match is times how specific the tag is): five generic tags do not drown
+            # the one function named like the question, nor the reverse.
+            specific = reader.tags([m.tag_id for m in matches]) if matches else {}
+            tags = [(m.tag_id, m.score * (specific[m.tag_id].weight if m.tag_id in specific
+                                          else 1.0)) for m in matches]
+            kinds_of_seeds = (tags, ranked, hits)
+            for group in kinds_of_seeds:
+                total = sum(score for _, score in group)
+                for node, score in group:
+                    seeds[node] += score / total if total else 0.0
+            walk = personalized_pagerank(self._neighbours(reader), seeds)
+            kinds.update(reader.kinds([n for n in walk if n not in kinds]))
+            found = [n for n in walk if kinds.get(n, "tag") != "tag"]
+            callers, size = self._callers_and_sizes(reader, found)
+            scored = {n: walk[n] * (1.0 + o.centrality * centrality_prior(callers[n]))
+                      / size[n] ** o.brevity for n in found}
+        order = sorted((n for n in scored if n not in taken), key=lambda n: (-scored[n], n))
+        if o.fill == "ppr":  # the most-called functions, when the walk reached too few
+            order += [n for n in self._most_called(reader, 4 * limit + len(taken) + len(scored))
+                      if n not in scored]
+        floor = min((s for _, s in ranked), default=1.0 / _FILL_WEIGHT) * _FILL_WEIGHT
+        top = max((scored[n] for n in order if n in scored), default=1.0) or 1.0
+        out = list(ranked)
+        for start in range(0, len(order), limit):  # read the filter's records in batches
+            batch = [n for n in order[start : start + limit] if n not in taken]
+            passing = set(batch) if keep is None else keep(batch)
+            kinds.update(reader.kinds([n for n in batch if n not in kinds]))
+            for node in batch:
+                if len(out) >= limit:
+                    return out
+                if node not in passing:
+                    continue
+                if kinds.get(node) == "module":
+                    if scripts_left <= 0:
+                        continue
+                    scripts_left -= 1
+                out.append((node, max(round(floor * scored.get(node, 0.0) / top, 6), 1e-6)))
+                taken.add(node)
+            if len(out) >= limit:
+                break
+        return out
+
+    def _curated(self, reader: GraphReader) -> bool:
+        """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
+        if isinstance(self.store, MemoryStore):
+            return bool(self.store.graph.meta.get("curated_tags", True))
+        curated = getattr(reader, "curated_tags", None)  # a store may have it pushed
+        return bool(curated()) if callable(curated) else True
+
+    def _specific(self, reader: GraphReader, matches: list[TagMatch]) -> list[TagMatch]:
+        """``matches`` less the tags too common to say what a question is about.
+
+        A tag's specificity is ``log((n + 1) / (d + 1)) / log(n + 1)`` for ``n``
+        functions and ``d`` functions consuming or producing it (an inverse
+        document frequency, scaled to [0, 1]); tags below the ``specificity``
+        option are dropped (``get``, ``data`` or ``self`` inferred on every
+        function say nothing).
+        """
+        threshold = self.options.specificity
+        if not matches or not threshold:
+            return matches
+        n = self._function_count(reader)
+        if n is None or n < 2:
+            return matches
+        ids = [m.tag_id for m in matches]
+        consumers = reader.neighbours(ids, "consumes", "out")
+        producers = reader.neighbours(ids, "produces", "in")
+        top = math.log(n + 1)
+        kept = []
+        for m in matches:
+            degree = len(set(consumers.get(m.tag_id, ())) | set(producers.get(m.tag_id, ())))
+            if math.log((n + 1) / (degree + 1)) / top >= threshold:
+                kept.append(m)
+        return kept
+
+    def _function_count(self, reader: GraphReader) -> int | None:
+        if self._tables is not None:
+            return len(self._tables.sizes())
+        count = getattr(reader, "function_count", None)  # a store may offer it
+        return int(count()) if callable(count) else None
+
+    def _most_called(self, reader: GraphReader, n: int) -> list[str]:
+        if self._tables is not None:
+            return self._tables.central_order()[:n]
+        most_called = getattr(reader, "most_called", None)  # a store may offer it
+        return list(most_called(n)) if callable(most_called) else []
+
+    def _lexical(self, reader: GraphReader, question: str, k: int) -> list[tuple[str, float]]:
+        if self._tables is not None:
+            return self._tables.lexical().search(question, k)
+        search = getattr(reader, "lexical_search", None)  # a store may offer one
+        return list(search(question, k)) if callable(search) else []
+
+    def _neighbours(self, reader: GraphReader) -> Callable[[list[str]], dict[str, tuple[str, ...]]]:
+        """The walk's moves: every edge, either way (one batch of reads a round)."""
+        if self._tables is not None:
+            moves = self._tables.store.index.moves("any")
+            return lambda ids: {n: moves[n] for n in ids if n in moves}
+        around = getattr(reader, "around", None)  # a store may read them in one query
+        if callable(around):
+            return lambda ids: dict(around(ids))
+
+        def read(ids: list[str]) -> dict[str, tuple[str, ...]]:
+            found: dict[str, set[str]] = defaultdict(set)
+            for edge_type in _WALKED:
+                for side in get_args(Side):
+                    for node, others in reader.neighbours(ids, edge_type, side).items():
+                        found[node].update(others)
+            return {n: tuple(sorted(v)) for n, v in found.items()}
+
+        return read
+
+    def _callers_and_sizes(self, reader: GraphReader, ids: list[str],
+                           ) -> tuple[dict[str, int], dict[str, int]]:
+        """Each function's number of callers and its text's length."""
+        if self._tables is not None:
+            callers, sizes = self._tables.callers(), self._tables.sizes()
+            return ({n: callers[n] for n in ids}, {n: sizes[n] for n in ids})
+        pushed = getattr(reader, "callers_and_sizes", None)  # a store may have them pushed
+        if callable(pushed):
+            found: tuple[dict[str, int], dict[str, int]] = pushed(ids)
+            return found
+        called = reader.neighbours(ids, "calls", "in")
+        records = reader.functions(ids)
+        return ({n: len(called.get(n, ())) for n in ids},
+                {n: max(len(records[n].text), 1) for n in ids})
+
+    def _fallback(self, reader: GraphReader, question: str, limit: int) -> RetrievalResult:
+        if self.fallback is None:
+            return RetrievalResult(question=question, documents=())
+        found = list(self.fallback(question, limit))
+        known = reader.kinds(found)
+        ids = [i for i in found if i in known]
+        keep = self._filter(reader, ())
+        if keep is not None:
+            passing = keep(ids)
+            ids = [i for i in ids if i in passing]
+        ids = ids[:limit]
+        ranked = [(node_id, round(1.0 / (rank + 1), 6)) for rank, node_id in enumerate(ids)]
+        docs = make_documents(reader, ranked, (),
+                              include_knowledge=self.options.include_knowledge)
+        return RetrievalResult(question=question, documents=docs, fallback_used=True)
+
+
+class _Tables:
+    """What the fill reads of a graph in memory, made on first use and shared by clones."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._lexical: LexicalIndex | None = None
+        self._callers: dict[str, int] | None = None
+        self._order: list[str] | None = None
+        self._sizes: dict[str, int] | None = None
+        self._matcher: WeightedMatcher | None = None
+
+    def __getstate__(self) -> dict[str, MemoryStore]:
+        # A copy (pickle, deepcopy) remakes the tables on first use; a lock is not copied.
+        return {"store": self.store}
+
+    def __setstate__(self, state: dict[str, MemoryStore]) -> None:
+        self.__init__(state["store"])  # type: ignore[misc]
+
+    def prepare(self, *, lexical: bool, fill: bool) -> None:
+        """Make now what a query with these options reads."""
+        self.matcher()
+        if lexical:
+            self.lexical()
+        if fill:
+            self.central_order()
+            self.sizes()
+
+    def matcher(self) -> WeightedMatcher:
+        """The default tag extractor over this graph (its vocabulary read once)."""
+        if self._matcher is None:
+            with self._lock:
+                if self._matcher is None:
+                    self._matcher = WeightedMatcher(self.store)
+        return self._matcher
+
+    def lexical(self) -> LexicalIndex:
+        if self._lexical is None:
+            with self._lock:
+                if self._lexical is None:
+                    self._lexical = LexicalIndex(self.store.graph)
+        return self._lexical
+
+    def callers(self) -> dict[str, int]:
+        """Each function node's number of callers."""
+        if self._callers is None:
+            counts = call_counts(self.store.graph)
+            with self._lock:
+                self._callers = counts
+        return self._callers
+
+    def central_order(self) -> list[str]:
+        """Function ids, most-called first (ties by id)."""
+        if self._order is None:
+            callers = self.callers()
+            order = sorted(callers, key=lambda n: (-callers[n], n))
+            with self._lock:
+                self._order = order
+        return self._order
+
+    def sizes(self) -> dict[str, int]:
+        """Each function node's length (its text's characters, at least 1)."""
+        if self._sizes is None:
+            sizes = {f.id: max(len(f.text), 1) for f in self.store.graph.functions()}
+            with self._lock:
+                self._sizes = sizes
+        return self._sizes
