@@ -160,7 +160,8 @@ class SGKRRetriever(BaseRetriever):
     its own fields). ``model_dump_json()`` writes the graph as its graph.json
     document (``model_validate_json`` reads it back) and a tag extractor or
     fallback as its dotted name, which cannot be read back: pass it again. To
-    draw a question's retrieval, call ``retriever.core.export(question)``.
+    draw a question's retrieval, call ``sgkr.export.render(core.graph,
+    core.retrieve(question))`` with ``core = retriever.core``.
 
     Examples
     --------
@@ -260,7 +261,7 @@ class SGKRRetriever(BaseRetriever):
     def core(self) -> Retriever:
         """The :class:`sgkr.Retriever` doing the work (for its full results: tags, paths).
 
-        Its ``export(question)`` draws the graph with a question's retrieval highlighted.
+        :func:`sgkr.export.render` draws its graph with a retrieval highlighted.
         """
         return self._configured({})
 

@@ -62,7 +62,8 @@ class SGKRRetriever(BaseRetriever):
     best first. A question with no known tag retrieves nothing (or what the
     fallback of the SGKR retriever finds); an empty question retrieves nothing.
     The retriever keeps nothing between calls: it pickles and deep-copies, and
-    ``sgkr_retriever.export(question)`` draws a question's retrieval.
+    ``sgkr.export.render(r.graph, r.retrieve(question))`` with
+    ``r = retriever.sgkr_retriever`` draws a question's retrieval.
 
     Parameters
     ----------
@@ -273,7 +274,7 @@ sources; got graph_path and sources
     def sgkr_retriever(self) -> Retriever:
         """The :class:`sgkr.Retriever` doing the work.
 
-        Its ``export(question)`` draws the graph with a question's retrieval highlighted.
+        :func:`sgkr.export.render` draws its graph with a retrieval highlighted.
         """
         return self._sgkr
 

@@ -9,7 +9,8 @@ import pytest
 
 from sgkr import KnowledgeGraph, build_graph
 from sgkr.errors import SourceError
-from sgkr.ingest.notebook import extract_source, notebook_code
+from sgkr.ingest.facts import extract_source
+from sgkr.ingest.notebook import notebook_code
 
 from ..conftest import PAYMENTS
 

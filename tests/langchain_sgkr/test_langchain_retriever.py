@@ -22,6 +22,7 @@ from sgkr import (
     RetrieverOptions,
     build_graph,
 )
+from sgkr.export import render
 from sgkr.text import without_docstring
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -275,7 +276,8 @@ def test_from_sources_refuses_bad_arguments(kwargs: dict[str, Any], match: str) 
 def test_core_exports_a_questions_retrieval(payments_graph: Any) -> None:
     retriever = SGKRRetriever(graph=payments_graph, k=3)
     question = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
-    drawn = [line for line in retriever.core.export(question, "dot").splitlines()
+    core = retriever.core
+    drawn = [line for line in render(core.graph, core.retrieve(question), "dot").splitlines()
              if 'role="retrieved"' in line and "->" not in line]
     assert sorted(line.split('"')[1] for line in drawn) == sorted(
         d.id for d in retriever.invoke(question))

@@ -23,6 +23,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from llama_index_sgkr import GRAPH_FILENAME, OPTIONS_FILENAME, SGKRRetriever
 from sgkr import GraphFormatError, InvalidArgumentError, Retriever
+from sgkr.export import render
 from sgkr.text import without_docstring
 
 PAYMENTS = Path(__file__).resolve().parents[2] / "examples" / "payments"
@@ -356,7 +357,8 @@ def test_verbose_prints_the_tags(payments_graph, case_question, capsys) -> None:
 def test_core_exports_a_questions_retrieval(payments_graph, case_question) -> None:  # type: ignore[no-untyped-def]
     retriever = SGKRRetriever.from_defaults(payments_graph, k=3)
     hits = retriever.retrieve(case_question)
-    drawn = [line for line in retriever.sgkr_retriever.export(case_question, "dot").splitlines()
+    core = retriever.sgkr_retriever
+    drawn = [line for line in render(core.graph, core.retrieve(case_question), "dot").splitlines()
              if 'role="retrieved"' in line and "->" not in line]
     assert sorted(line.split('"')[1] for line in drawn) == sorted(h.node.node_id for h in hits)
     assert not hasattr(retriever, "_last")  # stateless: nothing kept from a call

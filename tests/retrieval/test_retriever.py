@@ -11,6 +11,7 @@ import pytest
 
 from sgkr import KnowledgeGraph, Retriever, RetrieverOptions
 from sgkr.errors import InvalidArgumentError
+from sgkr.export import render
 from sgkr.records import Edge, FunctionNode, SourceSpan
 from sgkr.retrieval.filters import compile_filter, filter_values
 
@@ -177,9 +178,9 @@ def test_pickles_and_deep_copies(payments_graph: KnowledgeGraph, clone: object) 
 
 def test_export_draws_a_questions_retrieval(payments_graph: KnowledgeGraph) -> None:
     r = Retriever(payments_graph, k=3)
-    assert 'role="retrieved"' not in r.export(format="dot")
+    assert 'role="retrieved"' not in render(r.graph, None, "dot")
     question = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
-    drawn = [line for line in r.export(question, "dot").splitlines()
+    drawn = [line for line in render(r.graph, r.retrieve(question), "dot").splitlines()
              if 'role="retrieved"' in line and "->" not in line]
     assert sorted(line.split('"')[1] for line in drawn) == sorted(
         d.id for d in r.retrieve(question).documents)

@@ -28,7 +28,7 @@ from ..ingest.cache import ExtractCache, cache_key, entry_bytes, entry_extract
 from ..errors import InvalidArgumentError
 from ..gcpause import paused_gc
 from ..analysis.knowledge import annotate
-from ..ingest.notebook import extract_source
+from ..ingest.facts import extract_source
 from ..records import ModuleExtract
 
 __all__ = ["extract_files", "ExtractStats", "default_jobs", "uses_processes",

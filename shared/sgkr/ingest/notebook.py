@@ -17,9 +17,9 @@ Examples
 ...     {"cell_type": "markdown", "source": "Fees are charged in cents."},
 ...     {"cell_type": "code", "source": ["%matplotlib inline\\n", "def fee(amount):\\n",
 ...                                      "    return 2 * amount\\n"]}]})
->>> d = extract_source("fees.ipynb", raw).definitions[0]
->>> d.qualname, d.span.cell, d.span.start_line, d.comment
-('fees.fee', 2, 2, 'Fees are charged in cents.')
+>>> code = notebook_code(raw)
+>>> code.text.splitlines()[:2], code.place(2)
+(['', 'def fee(amount):'], (2, 2))
 """
 
 from __future__ import annotations
@@ -27,16 +27,13 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from ..records import Definition, ModuleExtract, Problem, SourceSpan
-from .extract import extract_module
 from .files import parse_json
-from .sources import module_name
 
 __all__ = ["NOTEBOOK_SUFFIX", "NOTEBOOK_READ_FACTOR", "NotebookCode", "CodeCell", "notebook_code",
-           "without_outputs", "extract_source"]
+           "without_outputs"]
 
 NOTEBOOK_SUFFIX = ".ipynb"
 #: A notebook is read up to this many times the file size limit; the limit
@@ -154,22 +151,6 @@ def without_outputs(text: str) -> str:
     return json.dumps({"nbformat": document.get("nbformat"), "cells": cells})
 
 
-def extract_source(path: str, text: str) -> ModuleExtract:
-    """Extract a Python file, or a notebook (by its ``.ipynb`` suffix) from its JSON text.
-
-    A malformed notebook gives an extraction without definitions and with the
-    problem that skipped it.
-    """
-    if not path.endswith(NOTEBOOK_SUFFIX):
-        return extract_module(path, text)
-    try:
-        code = notebook_code(text)
-    except ValueError as exc:
-        return ModuleExtract(path, module_name(path), False, (), (), (),
-                             (Problem(path, f"not a notebook: {exc}"),))
-    return _mapped(extract_module(path, code.text), code)
-
-
 def _cell(cell: Any, number: int) -> tuple[str, str]:
     if not isinstance(cell, dict):
         raise ValueError(f"cell {number} is not an object")
@@ -190,27 +171,3 @@ def _python_lines(source: str) -> list[str]:
         if name not in _PYTHON_CELL_MAGICS:
             return [""] * len(lines)
     return ["" if _MAGIC.match(line) or _HELP.match(line) else line for line in lines]
-
-
-def _mapped(module: ModuleExtract, code: NotebookCode) -> ModuleExtract:
-    """The extraction with lines mapped to cells and the markdown above made knowledge."""
-    definitions = tuple(_definition(d, code) for d in module.definitions)
-    problems = tuple(_problem(p, code) for p in module.problems)
-    return replace(module, definitions=definitions, problems=problems)
-
-
-def _definition(d: Definition, code: NotebookCode) -> Definition:
-    cell, start = code.place(d.span.start_line)
-    end_cell, end = code.place(d.span.end_line)
-    span = SourceSpan(d.span.file, start, end, cell, end_cell)
-    markdown = code.markdown_at(d.span.start_line) if d.kind != "module" else None
-    if markdown is None:
-        return replace(d, span=span)
-    return replace(d, span=span, comment=f"{markdown}\n\n{d.comment}" if d.comment else markdown)
-
-
-def _problem(problem: Problem, code: NotebookCode) -> Problem:
-    if problem.line is None:
-        return problem
-    cell, line = code.place(problem.line)
-    return replace(problem, reason=f"cell {cell}: {problem.reason}", line=line)

@@ -29,6 +29,7 @@ from ..errors import InvalidArgumentError, SourceError
 from ..records import Problem
 from .files import FileRefused, read_file, roots_of
 from .ignore import GITIGNORE_MAX_BYTES, IgnoreRules, left_out_folder, silently_skipped
+from .notebook import NOTEBOOK_READ_FACTOR, without_outputs
 
 __all__ = [
     "SourceFile",
@@ -451,7 +452,7 @@ def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYT
         roots = roots_of([path.parent])
     notebook = rel.endswith(".ipynb")
     try:
-        data = read_file(path, max_file_bytes * (_notebook_factor() if notebook else 1),
+        data = read_file(path, max_file_bytes * (NOTEBOOK_READ_FACTOR if notebook else 1),
                          roots=roots)
     except FileRefused as exc:
         return None, Problem(rel, str(exc))
@@ -463,17 +464,9 @@ def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYT
     return _without_outputs(text, rel, max_file_bytes)
 
 
-def _notebook_factor() -> int:
-    from .notebook import NOTEBOOK_READ_FACTOR  # sgkr.ingest.notebook imports this module
-
-    return NOTEBOOK_READ_FACTOR
-
-
 def _without_outputs(text: str, rel: str,
                      max_file_bytes: int) -> tuple[str | None, Problem | None]:
     """A notebook's text without its outputs, refused when still over the size limit."""
-    from .notebook import without_outputs
-
     slim = without_outputs(text)
     size = len(slim.encode("utf-8", "surrogatepass"))
     if size > max_file_bytes:

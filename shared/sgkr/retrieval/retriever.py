@@ -27,7 +27,6 @@ from ..algorithms.lexical import LexicalIndex
 from ..algorithms.paths import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
 from ..algorithms.walk import call_counts, centrality_prior, personalized_pagerank
 from ..errors import InvalidArgumentError
-from ..export import render
 from ..graph.model import KnowledgeGraph
 from ..records import EdgeType, RetrievalResult, TagMatch
 from ..stores import GraphReader, GraphStore, MemoryStore, Side, open_store
@@ -202,7 +201,7 @@ class Retriever:
         (``fill``), or retrieves nothing when both are off.
     embedding_model
         For ``tag_extractor="embedding"``: any embedding model
-        :func:`sgkr.eval.baselines.as_embedding_model` accepts (LlamaIndex,
+        :func:`sgkr.retrieval.embeddings.as_embedding_model` accepts (LlamaIndex,
         LangChain, sentence-transformers, a callable); default: the offline
         all-MiniLM-L6-v2 of the ``eval`` extra.
     **options
@@ -368,32 +367,6 @@ class Retriever:
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""
         return await asyncio.to_thread(self.retrieve, question, k)
-
-    def export(self, question: str | None = None, format: str = "html",
-               **options: Any) -> str:
-        """The picture of the graph, with the retrieval of ``question`` highlighted.
-
-        The one export helper of the core and of both adapters
-        (``retriever.core.export(question)``): it retrieves ``question`` afresh,
-        so it draws exactly what that question gets, whatever ran in between.
-
-        Parameters
-        ----------
-        question
-            The question whose tags, functions and paths are highlighted
-            (``None``: the graph, nothing highlighted).
-        format, **options
-            As for :func:`sgkr.export.render` (``around``, ``depth``, ``focus``).
-
-        Examples
-        --------
-        >>> from sgkr import build_graph
-        >>> r = Retriever(build_graph([("m.py", "def f():\\n    return 1\\n")]))
-        >>> r.export("Which f?", "mermaid").splitlines()[0]
-        'flowchart TD'
-        """
-        result = None if question is None else self.retrieve(question)
-        return render(self.graph, result, format, **options)
 
     # -- internals -----------------------------------------------------------------
 

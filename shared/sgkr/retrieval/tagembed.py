@@ -7,7 +7,7 @@ when the cosine similarity is at least ``threshold``. Its score is that
 similarity, so a near paraphrase (0.9 and above) anchors paths like a named tag
 and a looser one only seeds the walk.
 
-The model is any embedding model :func:`sgkr.eval.baselines.as_embedding_model`
+The model is any embedding model :func:`sgkr.retrieval.embeddings.as_embedding_model`
 accepts (a LlamaIndex or LangChain embedding model, a sentence-transformers
 model, a callable ``texts -> vectors``); without one, the offline
 all-MiniLM-L6-v2 of the ``eval`` extra. Nothing here imports torch: the model
@@ -39,6 +39,7 @@ from ..graph.model import KnowledgeGraph
 from ..records import TagMatch
 from ..stores import GraphReader, TagInfo, as_reader, listed_phrases
 from ..text import fold
+from .embeddings import as_embedding_model, default_embedding_model
 from .tagmatch import WeightedMatcher
 from .tags import FUNCTION_WORDS
 
@@ -75,8 +76,6 @@ class EmbeddingMatcher:
                  threshold: float = DEFAULT_THRESHOLD) -> None:
         if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
             raise InvalidArgumentError(f"threshold must be in (0, 1], got {threshold!r}")
-        from ..eval.baselines import as_embedding_model, default_embedding_model
-
         self._reader: GraphReader = as_reader(source)
         self.model = default_embedding_model() if model is None else as_embedding_model(model)
         self.threshold = float(threshold)
