@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 from llama_index.core.graph_stores import SimplePropertyGraphStore
 from llama_index.core.graph_stores.types import EntityNode, Relation
 
 from llama_index_sgkr import from_property_graph_store, to_property_graph_store
 from llama_index_sgkr.property_graph import FUNCTION_LABEL, RELATION_LABELS, TAG_LABEL
-from sgkr import GraphFormatError, InvalidArgumentError, Retriever
+from sgkr import GraphFormatError, InvalidArgumentError, KnowledgeGraph, Retriever
+
+from ..graph_strategies import knowledge_graphs
 
 
 def graphrag_data() -> tuple[list[EntityNode], list[Relation]]:
@@ -105,6 +108,31 @@ def test_references_and_their_resolution_survive_the_round_trip() -> None:
     graph = build_graph([("fees.py", "def fee(row):\n    return 1\n"
                           "def fees(df):\n    return df.apply(fee, axis=1)\n")])
     assert graph.stats()["reference_edges"] == {"exact": 1}
+    store = SimplePropertyGraphStore()
+    to_property_graph_store(graph, store)
+    assert from_property_graph_store(store).to_dict() == graph.to_dict()
+
+
+def test_notebook_cells_survive_the_round_trip() -> None:
+    from sgkr import build_graph
+
+    notebook = ('{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Fees"]},'
+                ' {"cell_type": "code", "metadata": {}, "source": ["x = 1"], "outputs": [],'
+                ' "execution_count": null},'
+                ' {"cell_type": "code", "metadata": {}, "source": ["def fee(amount):\\n",'
+                ' "    return amount * 2\\n"], "outputs": [], "execution_count": null}],'
+                ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    graph = build_graph([("fees.ipynb", notebook)])
+    spans = [s for f in graph.functions() for s in f.sources]
+    assert spans and all(s.cell is not None for s in spans)  # a notebook's spans have cells
+    store = SimplePropertyGraphStore()
+    to_property_graph_store(graph, store)
+    assert from_property_graph_store(store).to_dict() == graph.to_dict()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(knowledge_graphs())
+def test_any_graph_survives_the_round_trip(graph: KnowledgeGraph) -> None:
     store = SimplePropertyGraphStore()
     to_property_graph_store(graph, store)
     assert from_property_graph_store(store).to_dict() == graph.to_dict()

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from ..algorithms.paths import DEFAULT_MAX_DEPTH
 from ..errors import InvalidArgumentError, SGKRError
 from ..graph.model import KnowledgeGraph
+from ..masking import mask_secrets
 from ..retrieval.retriever import Retriever
 from .answer import describe_result, explain_path, graph_summary
 
@@ -120,7 +121,7 @@ def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
             chosen = retriever.with_options(**changed) if changed else retriever
             return describe_result(chosen.retrieve(question))
         except SGKRError as exc:  # the agent reads why; other errors stay on the server
-            raise ToolError(str(exc)) from None
+            raise ToolError(mask_secrets(str(exc))) from None
 
     @server.tool()
     def explain_dependency(
@@ -135,7 +136,7 @@ def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
         try:
             return explain_path(graph, source, target, max_depth=max_depth)
         except SGKRError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(mask_secrets(str(exc))) from None
 
     @server.resource(STATS_URI, name="graph stats", mime_type="application/json",
                      description="counts of functions, tags and edges; most-called functions")

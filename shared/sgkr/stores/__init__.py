@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
+from ..masking import mask_url
 from .base import GraphReader, GraphStore, NodeKind, Side, TagInfo
 from .memory import MemoryStore
 
@@ -67,7 +68,8 @@ def open_store(url: str, **options: Any) -> GraphStore:
         If the store cannot be reached.
     """
     if not is_store_url(url):
-        raise InvalidArgumentError(f"store URL {url!r}: expected falkordb://host:port/name")
+        raise InvalidArgumentError(
+            f"store URL {mask_url(url)!r}: expected falkordb://host:port/name")
     from .falkor import FalkorDBStore
 
     return FalkorDBStore(url, **options)

@@ -33,7 +33,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -41,6 +41,7 @@ from ..algorithms.lexical import LexicalIndex, add_up, best_hits, question_words
 from ..algorithms.paths import Fetch, connect_pairs, path_pairs, search_pairs
 from ..errors import InvalidArgumentError, StoreError
 from ..graph.model import KnowledgeGraph
+from ..masking import mask_secrets, mask_url
 from ..records import EdgeType, FunctionKind, FunctionNode, Role, SourceSpan
 from .base import NodeKind, Path, Side, TagInfo
 from .memory import MemoryStore
@@ -82,8 +83,9 @@ class StoreAddress:
     host: str
     port: int
     name: str
-    password: str | None
-    timeout: float
+    password: str | None = field(repr=False)  # never shown
+    timeout: float = DEFAULT_TIMEOUT
+    username: str | None = None
 
     @property
     def url(self) -> str:
@@ -97,7 +99,7 @@ def parse_url(url: str) -> StoreAddress:
     Examples
     --------
     >>> parse_url("falkordb://localhost:6380/stdlib?timeout=2")
-    StoreAddress(host='localhost', port=6380, name='stdlib', password=None, timeout=2.0)
+    StoreAddress(host='localhost', port=6380, name='stdlib', timeout=2.0, username=None)
 
     Raises
     ------
@@ -107,7 +109,7 @@ def parse_url(url: str) -> StoreAddress:
     if not isinstance(url, str):
         raise InvalidArgumentError(f"store URL must be a string, got {type(url)}")
     parts = urlsplit(url)
-    shown = f"falkordb://{parts.hostname or ''}{parts.path}"
+    shown = _shown(url)
     name = parts.path.lstrip("/")
     try:
         port = parts.port or 6379
@@ -131,7 +133,14 @@ def parse_url(url: str) -> StoreAddress:
             raise InvalidArgumentError(
                 f"store URL {shown!r}: timeout must be seconds in (0, 3600]")
     password = unquote(parts.password) if parts.password else None
-    return StoreAddress(parts.hostname, port, name, password, timeout)
+    username = unquote(parts.username) if parts.username else None
+    return StoreAddress(parts.hostname, port, name, password, timeout, username)
+
+
+def _shown(url: str) -> str:
+    """``url`` as an error shows it: its secrets masked, at most 200 characters."""
+    masked = mask_url(url)
+    return masked if len(masked) <= 200 else masked[:200] + "..."
 
 
 class _Server:
@@ -150,7 +159,8 @@ class _Server:
         self.timeout_ms = max(1, int(address.timeout * 1000))
         # No retries: a call that fails fails at once, within its timeout.
         self.db = self.call(lambda: falkordb.FalkorDB(
-            host=address.host, port=address.port, password=address.password,
+            host=address.host, port=address.port, username=address.username,
+            password=address.password,
             socket_timeout=address.timeout, socket_connect_timeout=address.timeout,
             retry=Retry(NoBackoff(), 0)))
         self.call(self.db.connection.ping)
@@ -162,7 +172,7 @@ class _Server:
         except StoreError:
             raise
         except Exception as exc:  # the client raises redis, OS and its own errors
-            reason = " ".join(str(exc).split()) or type(exc).__name__
+            reason = mask_secrets(" ".join(str(exc).split())) or type(exc).__name__
             raise StoreError(f"graph store {self.address.url}: {reason}") from None
 
     def query(self, graph: str, cypher: str, params: Mapping[str, Any] | None = None, *,
