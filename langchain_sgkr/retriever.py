@@ -50,8 +50,8 @@ from sgkr import (
     build_graph,
 )
 from sgkr.errors import InvalidArgumentError
-from sgkr.masking import mask_url
 from sgkr.ingest.sources import SourceInput
+from sgkr.masking import mask_url
 from sgkr.retrieval.retriever import Extractor, Fill, Inferred, Partial
 from sgkr.stores import GraphStore
 

@@ -64,9 +64,9 @@ from .graph.model import KnowledgeGraph
 from .ingest.cache import ExtractCache
 from .ingest.extract import parse_only
 from .ingest.sources import SourceFile, read_sources
+from .masking import mask_url
 from .records import RetrievalResult
 from .retrieval.retriever import Retriever
-from .masking import mask_url
 from .stores import is_store_url
 
 __all__ = ["BenchReport", "run_bench", "make_questions", "percentile", "DEFAULT_QUERIES",

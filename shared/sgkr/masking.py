@@ -31,12 +31,18 @@ __all__ = ["mask_url", "mask_secrets", "MASK"]
 #: What a secret is replaced with.
 MASK = "***"
 # A URL's user part: from its scheme (at the start of a run of scheme characters, so that
-# each run is tried once) to the last "@" before the end of its authority.
-_USERINFO = re.compile(r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)([^\s/?#]*)@")
-_SECRET_NAMES = (r"password|passwd|pwd|pass|secret|client_secret|token|access_token|"
-                 r"refresh_token|id_token|auth|authorization|api_key|apikey|api-key|"
-                 r"access_key|secret_key|private_key|credentials?|sig|signature")
-_PAIR = re.compile(rf"(?<![A-Za-z0-9_\-])((?:{_SECRET_NAMES})=)[^\s&#;,'\"]*", re.IGNORECASE)
+# each run is tried once) to the last "@" before the end of its authority. One slash is
+# enough: a URL taken for a path comes back as "redis:/user:password@host".
+_USERINFO = re.compile(r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*:/+)([^\s/?#]*)@")
+# The same, for a text that is one URL: its user part ends at its last "@".
+_URL_USERINFO = re.compile(r"\A([A-Za-z][A-Za-z0-9+.\-]*:/*)(.*)@(?=[^@]*\Z)", re.DOTALL)
+_SECRET_NAMES = frozenset({
+    "password", "passwd", "pwd", "pass", "secret", "client_secret", "token", "access_token",
+    "refresh_token", "id_token", "auth", "authorization", "api_key", "apikey", "api-key",
+    "access_key", "secret_key", "private_key", "credential", "credentials", "sig",
+    "signature"})
+# A name=value pair; the value is masked when the name is one of _SECRET_NAMES.
+_PAIR = re.compile(r"(?<![A-Za-z0-9_\-])([A-Za-z_\-]{2,20}=)([^\s&#;,'\"]*)")
 
 
 def _user(userinfo: str) -> str:
@@ -45,12 +51,17 @@ def _user(userinfo: str) -> str:
     return f"{user}:{MASK}" if colon else MASK
 
 
+def _pair(match: re.Match[str]) -> str:
+    name = match.group(1)
+    return name + MASK if name[:-1].lower() in _SECRET_NAMES else match.group(0)
+
+
 def mask_url(url: str) -> str:
     """``url`` with its password (everything of its user part after ``:``) and its secret
     query values masked.
 
-    Everything between ``://`` and the last ``@`` of the URL counts as its user part,
-    so that a password holding ``/``, ``?`` or ``@`` unescaped is masked whole.
+    Everything between the scheme and the last ``@`` of the URL counts as its user
+    part, so that a password holding ``/``, ``?`` or ``@`` unescaped is masked whole.
 
     Examples
     --------
@@ -61,11 +72,8 @@ def mask_url(url: str) -> str:
     """
     if not isinstance(url, str):
         return url
-    scheme, found, rest = url.partition("://")
-    if found and "@" in rest:
-        userinfo, _, host = rest.rpartition("@")
-        url = f"{scheme}://{_user(userinfo)}@{host}"
-    return _PAIR.sub(lambda m: m.group(1) + MASK, url)
+    url = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{_user(m.group(2))}@", url, count=1)
+    return _PAIR.sub(_pair, url)
 
 
 def mask_secrets(text: str) -> str:
@@ -81,4 +89,4 @@ def mask_secrets(text: str) -> str:
     if not isinstance(text, str):
         return text
     text = _USERINFO.sub(lambda m: f"{m.group(1)}{_user(m.group(2))}@", text)
-    return _PAIR.sub(lambda m: m.group(1) + MASK, text)
+    return _PAIR.sub(_pair, text)

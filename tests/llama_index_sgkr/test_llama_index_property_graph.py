@@ -10,8 +10,7 @@ from llama_index.core.graph_stores.types import EntityNode, Relation
 from llama_index_sgkr import from_property_graph_store, to_property_graph_store
 from llama_index_sgkr.property_graph import FUNCTION_LABEL, RELATION_LABELS, TAG_LABEL
 from sgkr import GraphFormatError, InvalidArgumentError, KnowledgeGraph, Retriever
-
-from ..graph_strategies import knowledge_graphs
+from tests.graph_strategies import knowledge_graphs
 
 
 def graphrag_data() -> tuple[list[EntityNode], list[Relation]]:
@@ -132,7 +131,32 @@ def test_notebook_cells_survive_the_round_trip() -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(knowledge_graphs())
-def test_any_graph_survives_the_round_trip(graph: KnowledgeGraph) -> None:
+def test_any_graph_survives_the_round_trip_or_is_refused_whole(graph: KnowledgeGraph) -> None:
     store = SimplePropertyGraphStore()
-    to_property_graph_store(graph, store)
+    try:
+        to_property_graph_store(graph, store)
+    except InvalidArgumentError as refused:
+        assert "would be the one" in str(refused)
+        assert store.get() == []  # nothing written
+        return
     assert from_property_graph_store(store).to_dict() == graph.to_dict()
+
+
+@pytest.mark.parametrize("ids, pairs", [
+    (('fn:a"b', "fn:a b"), [(0, 1)]),
+    (("sgkr:graph", "fn:x"), [(0, 1)]),
+    # (a_CALLS_b)_CALLS_(a) and (a)_CALLS_(b_CALLS_a): one key in the in-memory store
+    (("a_CALLS_b", "a", "b_CALLS_a"), [(0, 1), (1, 2)]),
+])
+def test_ids_the_store_would_merge_are_refused(ids: tuple[str, ...],
+                                               pairs: list[tuple[int, int]]) -> None:
+    nodes = [{"id": i, "type": "function", "name": "f", "kind": "function", "qualnames": [],
+              "code": "", "knowledge": "", "sources": []} for i in ids]
+    edges = [{"source": ids[a], "target": ids[b], "type": "calls", "resolution": r}
+             for (a, b), r in zip(pairs, ["exact", "name"], strict=False)]
+    graph = KnowledgeGraph.from_dict({"schema_version": 2, "meta": {}, "nodes": nodes,
+                                      "edges": edges})
+    store = SimplePropertyGraphStore()
+    with pytest.raises(InvalidArgumentError, match="would be the one"):
+        to_property_graph_store(graph, store)
+    assert store.get() == []
