@@ -10,10 +10,10 @@ import pytest
 from sgkr import build_graph
 from sgkr.build import batch
 from sgkr.build.batch import extract_files
-from sgkr.ingest.cache import ExtractCache, cache_key
 from sgkr.errors import InvalidArgumentError
-from sgkr.records import ModuleExtract
+from sgkr.ingest.cache import ExtractCache, cache_key
 from sgkr.ingest.sources import read_sources
+from sgkr.records import ModuleExtract
 
 
 def _project(root: Path, count: int = 12) -> Path:
@@ -108,8 +108,8 @@ def test_any_number_of_workers_gives_the_same_extractions(tmp_path: Path) -> Non
 
 
 def test_extractions_carry_their_derived_knowledge_and_tags(tmp_path: Path) -> None:
-    from sgkr.ingest.extract import extract_module
     from sgkr.analysis.knowledge import infer_tags, knowledge_of
+    from sgkr.ingest.extract import extract_module
 
     pairs = _sized(tmp_path, 8)
     for module in extract_files(pairs, jobs=2)[0]:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from sgkr import build_graph
-from sgkr.errors import InvalidArgumentError, SourceError
 from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
+from sgkr.errors import InvalidArgumentError, SourceError
 
 from ..conftest import FIXTURES
 

@@ -23,6 +23,7 @@ from sgkr import (
     build_graph,
 )
 from sgkr.export import render
+from sgkr.retrieval.options import OPTIONS
 from sgkr.text import without_docstring
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,6 +102,8 @@ def test_every_core_option_is_a_field() -> None:
     for option in dataclasses.fields(RetrieverOptions):
         assert option.name in fields, f"SGKRRetriever lacks the core option {option.name}"
         assert fields[option.name].default == option.default
+        # made from the option's one declaration: its description and bounds too
+        assert fields[option.name].description == OPTIONS[option.name].help
 
 
 def test_a_question_without_tags(retriever: SGKRRetriever) -> None:
@@ -115,7 +118,8 @@ def test_a_question_without_tags(retriever: SGKRRetriever) -> None:
     {"kk": 3},                      # misspelt field
     {"top_k": 3},                   # another framework's name
     {"k": 0}, {"k": "3"}, {"k": True}, {"k": 2.5},
-    {"max_depth": 0}, {"callees": -1}, {"scripts": -1},
+    {"max_depth": 0}, {"callees": -1}, {"scripts": -1}, {"specificity": 1.5},
+    {"centrality": -1.0}, {"inferred": "all"},
     {"partial": "all"}, {"reverse_calls": "yes"}, {"include_knowledge": 1},
     {"tag_extractor": "mcc"}, {"fallback": 3},
 ])

@@ -40,12 +40,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.affected import ImportIndex, matches, rematched
-from ..errors import InvalidArgumentError, SourceError
-from ..ingest.files import roots_of
-from ..graph.model import KnowledgeGraph, tag_id
 from ..analysis.knowledge import Example, Sidecar, knowledge_of, load_examples, load_sidecar
 from ..analysis.merge import merge_groups
-from .options import BuildOptions
+from ..analysis.resolve import CallResolver, flatten
+from ..errors import InvalidArgumentError, SourceError
+from ..graph.model import KnowledgeGraph, tag_id
+from ..graph.tagging import (
+    TagFrequency,
+    add_sidecar_tags,
+    attach_example,
+    bound_outputs,
+    inferred_rows,
+    link_entry,
+    missing_function,
+)
+from ..ingest.files import roots_of
+from ..ingest.sources import SourceInput, common_root
 from ..records import (
     BuildReport,
     Definition,
@@ -56,18 +66,8 @@ from ..records import (
     Problem,
     Resolution,
 )
-from ..analysis.resolve import CallResolver, flatten
-from ..ingest.sources import SourceInput, common_root
-from ..graph.tagging import (
-    TagFrequency,
-    add_sidecar_tags,
-    attach_example,
-    bound_outputs,
-    inferred_rows,
-    link_entry,
-    missing_function,
-)
 from ..version import __version__
+from .options import BuildOptions
 
 __all__ = ["Plan", "make_plan", "curated_tags", "Assembly"]
 

@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from ..ingest.cache import ExtractCache, cache_key, entry_bytes, entry_extract
+from ..analysis.knowledge import annotate
 from ..errors import InvalidArgumentError
 from ..gcpause import paused_gc
-from ..analysis.knowledge import annotate
+from ..ingest.cache import ExtractCache, cache_key, entry_bytes, entry_extract
 from ..ingest.facts import extract_source
 from ..records import ModuleExtract
 

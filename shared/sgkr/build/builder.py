@@ -20,13 +20,13 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .assembly import Assembly, make_plan
-from .batch import extract_files
 from ..errors import SourceError
 from ..gcpause import paused_gc
 from ..graph.model import KnowledgeGraph
-from .options import DEFAULT_MERGE, BuildOptions
 from ..ingest.sources import SourceInput, read_sources
+from .assembly import Assembly, make_plan
+from .batch import extract_files
+from .options import DEFAULT_MERGE, BuildOptions
 
 __all__ = ["build_graph", "BuildOptions", "DEFAULT_MERGE"]
 

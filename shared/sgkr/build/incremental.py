@@ -40,15 +40,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .assembly import Assembly, make_plan, report
-from .batch import extract_files
 from ..errors import InvalidArgumentError, SourceError
-from ..ingest.files import roots_of
 from ..gcpause import paused_gc
 from ..graph.model import KnowledgeGraph
-from .options import BuildOptions
-from ..records import Problem
+from ..ingest.files import roots_of
 from ..ingest.sources import SourceInput, list_sources, memory_files, read_source, split_sources
+from ..records import Problem
+from .assembly import Assembly, make_plan, report
+from .batch import extract_files
+from .options import BuildOptions
 
 __all__ = ["GraphBuilder", "UpdateReport"]
 

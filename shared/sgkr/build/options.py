@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from ..ingest.cache import ExtractCache
-from ..errors import InvalidArgumentError
 from ..analysis.knowledge import Example, Sidecar
 from ..analysis.merge import MERGE_POLICIES
+from ..errors import InvalidArgumentError
+from ..ingest.cache import ExtractCache
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["BuildOptions", "DEFAULT_MERGE"]

@@ -16,7 +16,8 @@ from pathlib import Path
 from ..build.builder import build_graph
 from ..errors import SourceError
 from ..retrieval.retriever import Retriever
-from .query import add_retrieval_options, print_result, retrieval_options
+from .options import add_retrieval_options, retrieval_options
+from .query import print_result
 
 __all__ = ["register", "run", "payments_example", "DEMO_QUESTIONS"]
 

@@ -18,7 +18,7 @@ from ..errors import InvalidArgumentError
 from ..export import FORMATS, format_for, render_view, subgraph
 from ..graph.model import KnowledgeGraph
 from ..retrieval.retriever import Retriever
-from .query import add_retrieval_options, retrieval_options
+from .options import add_retrieval_options, retrieval_options
 
 __all__ = ["register", "run"]
 

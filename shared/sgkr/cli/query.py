@@ -3,37 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..agents.answer import where
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
-from ..retrieval.retriever import DEFAULT_K, Retriever
+from ..retrieval.retriever import Retriever
 from ..stores import is_store_url
+from .options import add_retrieval_options, retrieval_options
 from .terminal import json_text
 
-__all__ = ["register", "run", "add_retrieval_options", "retrieval_options", "print_result"]
-
-
-def add_retrieval_options(p: argparse.ArgumentParser) -> None:
-    """The retrieval options shared by ``query``, ``demo`` and ``export``."""
-    p.add_argument("--k", type=int, default=DEFAULT_K, help="most functions returned")
-    p.add_argument("--max-depth", type=int, default=None, help="longest path, in edges")
-    p.add_argument("--no-reverse-calls", action="store_true",
-                   help="walk call edges only from caller to callee")
-    p.add_argument("--callees", type=int, default=None, metavar="DEPTH",
-                   help="add callees of retrieved functions, this many calls deep")
-
-
-def retrieval_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Retriever keyword arguments from parsed options."""
-    options: dict[str, Any] = {"k": args.k, "reverse_calls": not args.no_reverse_calls}
-    if args.max_depth is not None:
-        options["max_depth"] = args.max_depth
-    if args.callees is not None:
-        options["callees"] = args.callees
-    return options
+__all__ = ["register", "run", "print_result"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
