@@ -17,7 +17,7 @@ def test_every_retriever_option_with_its_type() -> None:
     assert set(properties) == {"question", "cursor", *(f.name for f in fields(RetrieverOptions))}
     assert properties["k"]["type"] == "integer" and properties["k"]["minimum"] == 1
     assert properties["partial"]["enum"] == ["connect", "nearest", "none"]
-    assert properties["filter"]["type"] == "object"
+    assert properties["filter"]["type"] == ["object", "null"]
     assert properties["brevity"]["type"] == "number"
 
 
@@ -36,7 +36,7 @@ def test_schemas_are_compact_and_closed() -> None:
     ({"question": "q", "k": 0}, "k: 0 is less than the minimum of 1"),
     ({"question": "q", "k": True}, "k: True is not of type 'integer'"),
     ({"question": "q", "partial": "some"}, "partial: 'some' is not one of"),
-    ({"question": "q", "filter": "kind"}, "filter: 'kind' is not of type 'object'"),
+    ({"question": "q", "filter": "kind"}, "filter: 'kind' is not of type 'object', 'null'"),
     ({"question": "q" * 20_000}, "question: 'qqqq"),
     (["q"], "takes a JSON object"),
 ])

@@ -11,7 +11,8 @@ Examples
 --------
 >>> from sgkr import build_graph
 >>> g = build_graph([("a.py", "def run():\\n    return 1\\n"),
-...                  ("b.py", "def run():\\n    return 2\\ndef fee():\\n    return run()\\n")])
+...                  ("b.py", "def run():\\n    return 2\\ndef fee():\\n    return run()\\n")],
+...                 infer_tags=False)
 >>> names = NameTable.of(g)
 >>> names.resolve("run"), names.resolve("b:run")
 (['fn:a.run', 'fn:b.run'], ['fn:b.run'])
@@ -139,7 +140,7 @@ class NameTable:
     def suggest(self, name: str, limit: int = _SUGGESTIONS) -> list[str]:
         """The labels of the nodes whose names are nearest to ``name``, best first."""
         if self._choices is None:
-            spelled = {suffix: ids for suffix, ids in self._by_suffix.items()}
+            spelled = {suffix: list(ids) for suffix, ids in self._by_suffix.items()}
             for phrase, ids in self._tags.items():
                 for node_id in ids:
                     for text in (self._nodes[node_id].label, *self._nodes[node_id].aliases):

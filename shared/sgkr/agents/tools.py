@@ -3,9 +3,9 @@
 Each :class:`ToolSpec` says what a tool is for and the JSON schema of its arguments,
 written for a model's context: one line per parameter, no titles, every bound declared
 (``minimum``, ``maximum``, ``enum``) and no other argument allowed. The retrieval options
-are those of :class:`~sgkr.retrieval.retriever.RetrieverOptions`, with their types read
-from it. :func:`check_arguments` refuses what the schema does not allow, naming the valid
-arguments, before a tool runs. Nothing here imports the ``mcp`` SDK.
+are declared once in :mod:`sgkr.retrieval.options`, which makes their schemas.
+:func:`check_arguments` refuses what the schema does not allow, naming the valid arguments,
+before a tool runs. Nothing here imports the ``mcp`` SDK.
 
 Examples
 --------
@@ -21,17 +21,14 @@ include_knowledge, scripts, fill, lexical, centrality, brevity, specificity, inf
 
 from __future__ import annotations
 
-import types
-import typing
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz import fuzz, process
 
 from ..algorithms.paths import DEFAULT_MAX_DEPTH
 from ..errors import InvalidArgumentError
-from ..retrieval.retriever import RetrieverOptions
+from ..retrieval.options import OPTIONS
 from .answer import DEFAULT_SHOWN_PATHS, MAX_ANSWER_CHARS
 from .names import MAX_NAME_CHARS
 
@@ -40,25 +37,6 @@ __all__ = ["ToolSpec", "RETRIEVE", "EXPLAIN", "TOOLS", "check_arguments", "schem
 #: Longest question a tool takes (a question is a sentence or a paragraph, not a file).
 MAX_QUESTION_CHARS = 10_000
 MAX_CURSOR_CHARS = 200
-# Retrieval options as agents see them: a short description, and bounds beyond the type.
-_OPTION_TEXT: dict[str, tuple[str, dict[str, Any]]] = {
-    "k": ("most functions, over all pages", {"minimum": 1}),
-    "max_depth": ("longest path, in edges", {"minimum": 1}),
-    "max_paths": ("most paths searched", {"minimum": 1}),
-    "reverse_calls": ("walk calls backwards too", {}),
-    "callees": ("add callees this many calls deep", {"minimum": 0}),
-    "partial": ("if no path joins the tags", {}),
-    "include_knowledge": ("knowledge before code", {}),
-    "scripts": ("most whole scripts", {"minimum": 0}),
-    "fill": ("fill k by a graph walk, or not", {}),
-    "lexical": ("seed the walk by words", {}),
-    "centrality": ("weight of being called often", {"minimum": 0}),
-    "brevity": ("preference for short functions", {"minimum": 0}),
-    "specificity": ("least specificity of a tag used", {"minimum": 0, "maximum": 1}),
-    "inferred": ("inferred tags: seed walk or paths", {}),
-    "filter": ('on file, kind, name, matched_tags: {"kind": "method"}, '
-               '{"file": {"$in": [...]}}; $eq $ne $in $nin $all $and $or $not', {}),
-}
 _READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
               "openWorldHint": False}
 
@@ -74,27 +52,9 @@ class ToolSpec:
     annotations: dict[str, Any]
 
 
-def _json_type(hint: Any) -> dict[str, Any]:
-    """The JSON schema of an option's Python type (optional types as their inner type)."""
-    args = [a for a in typing.get_args(hint) if a is not type(None)]
-    origin = typing.get_origin(hint)
-    if origin is typing.Literal:
-        return {"enum": list(args)}
-    if origin in (typing.Union, types.UnionType):
-        return _json_type(args[0])
-    for python, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string")):
-        if hint is python:
-            return {"type": name}
-    return {"type": "object"}
-
-
 def _option_schemas() -> dict[str, dict[str, Any]]:
-    hints = typing.get_type_hints(RetrieverOptions)
-    found = {}
-    for f in fields(RetrieverOptions):
-        text, bounds = _OPTION_TEXT.get(f.name, (f.name.replace("_", " "), {}))
-        found[f.name] = {**_json_type(hints[f.name]), **bounds, "description": text}
-    return found
+    """Each retrieval option's schema, as declared (the server's defaults may differ)."""
+    return {name: spec.json_schema(default=False) for name, spec in OPTIONS.items()}
 
 
 def _object(properties: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:
@@ -122,7 +82,7 @@ RETRIEVE = ToolSpec(
 )
 
 _NAME = {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS,
-         "description": "a function (bare or qualified name, or node id) or a tag"}
+         "description": "a function (bare or qualified name) or a tag"}
 EXPLAIN = ToolSpec(
     name="explain_dependency",
     title="Explain a dependency",
