@@ -17,9 +17,13 @@ def test_a_snapshot_makes_every_table_before_the_first_request(
 
     import sgkr.algorithms.paths
     import sgkr.retrieval.retriever
+    import sgkr.retrieval.tagmatch
 
     monkeypatch.setattr(sgkr.retrieval.retriever, "LexicalIndex", refuse)
     monkeypatch.setattr(sgkr.algorithms.paths, "_table", refuse)
+    monkeypatch.setattr(sgkr.retrieval.tagmatch, "_Vocabulary", refuse)
+    # Words of no tag phrase, read by the partial matcher; then a question of tags.
+    assert snapshot.retriever.retrieve("How are card schemes and merchant accounts priced?")
     result = snapshot.retriever.retrieve("What is the fee of a transaction for a merchant?")
     assert result.documents
     assert snapshot.names.suggest("calculate_fe")

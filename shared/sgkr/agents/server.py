@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidArgumentError, SGKRError
 from ..graph.model import KnowledgeGraph
 from ..version import __version__
+from . import tools as _tools
 from .answer import MAX_ANSWER_CHARS, describe_page, explain_path
 from .paging import decode_cursor, encode_cursor, page_key
 from .serving import Library, Snapshot
@@ -114,6 +115,7 @@ def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
     except ImportError as exc:
         raise SGKRError(
             f"the MCP server needs the mcp package ({exc}): pip install \"sgkr[mcp]\"") from None
+    _tools.prepare()
     if isinstance(graph, KnowledgeGraph):
         library = Library(Snapshot.of(graph, **options))
     elif isinstance(graph, Library):

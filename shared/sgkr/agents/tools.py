@@ -21,6 +21,7 @@ include_knowledge, scripts, fill, lexical, centrality, brevity, specificity, inf
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,8 @@ from ..retrieval.options import OPTIONS
 from .answer import DEFAULT_SHOWN_PATHS, MAX_ANSWER_CHARS
 from .names import MAX_NAME_CHARS
 
-__all__ = ["ToolSpec", "RETRIEVE", "EXPLAIN", "TOOLS", "check_arguments", "schema_chars"]
+__all__ = ["ToolSpec", "RETRIEVE", "EXPLAIN", "TOOLS", "check_arguments", "schema_chars",
+           "prepare"]
 
 #: Longest question a tool takes (a question is a sentence or a paragraph, not a file).
 MAX_QUESTION_CHARS = 10_000
@@ -41,7 +43,7 @@ _READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": 
               "openWorldHint": False}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ToolSpec:
     """One tool: its name, title, description, argument schema and behaviour hints."""
 
@@ -123,13 +125,26 @@ def check_arguments(tool: ToolSpec, arguments: Any) -> dict[str, Any]:
         raise InvalidArgumentError(
             f"{tool.name} has no argument{'s' if len(unknown) > 1 else ''} "
             f"{', '.join(map(repr, unknown))}{near}; valid arguments: {', '.join(valid)}")
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(tool.input_schema).iter_errors(arguments))
+    error = jsonschema.exceptions.best_match(_validator(tool).iter_errors(arguments))
     if error is not None:
         where = ".".join(map(str, error.absolute_path))
         raise InvalidArgumentError(f"{tool.name}: {where + ': ' if where else ''}"
                                    f"{error.message}")
     return dict(arguments)
+
+
+@functools.cache
+def _validator(tool: ToolSpec) -> Any:
+    """The JSON Schema validator of ``tool``'s arguments, made once."""
+    import jsonschema  # comes with the mcp SDK
+
+    return jsonschema.Draft202012Validator(tool.input_schema)
+
+
+def prepare() -> None:
+    """Make the validators of every tool now (a server, before its first request)."""
+    for tool in TOOLS:
+        _validator(tool)
 
 
 def schema_chars(tools: tuple[ToolSpec, ...] = TOOLS) -> int:

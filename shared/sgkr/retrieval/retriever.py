@@ -526,7 +526,7 @@ class _Tables:
 
     def prepare(self, *, lexical: bool, fill: bool) -> None:
         """Make now what a query with these options reads."""
-        self.matcher()
+        self.matcher().prepare()
         if lexical:
             self.lexical()
         if fill:
