@@ -57,7 +57,7 @@ class Retriever:
         retriever can serve many threads.
     store
         Instead of ``graph``: a :class:`~sgkr.stores.base.GraphStore`, or the URL
-        of one (``falkordb://host:port/name``, see ``sgkr push``). The graph
+        of one (``falkor://host:port/name``, see ``sgkr push``). The graph
         stays in the store; each question reads one version of it in a few
         batched queries, with the same answers as from the graph in memory.
     tag_extractor
