@@ -96,7 +96,7 @@ class SGKRRetriever(_WithOptions):
             The knowledge–code graph (``sgkr build`` or ``sgkr.build_graph``).
         store: sgkr.stores.GraphStore | str
             Instead of ``graph``: a graph store or its URL
-            (``falkordb://host:port/name``, where ``sgkr push`` wrote the graph).
+            (``falkor://host:port/name``, where ``sgkr push`` wrote the graph).
         k: int
             Most documents returned (default 8, as :class:`sgkr.Retriever`);
             ``invoke(q, k=3)`` per call.

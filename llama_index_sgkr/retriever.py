@@ -129,7 +129,7 @@ class SGKRRetriever(BaseRetriever):
         graph_path
             A ``graph.json`` written by ``sgkr build`` or ``KnowledgeGraph.save``.
         store
-            A graph store, or its URL (``falkordb://host:port/name``, where
+            A graph store, or its URL (``falkor://host:port/name``, where
             ``sgkr push`` wrote the graph): the graph is read there, never loaded.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("query", help="retrieve the functions a question needs",
                        description="Retrieve knowledge and code for a question.")
     p.add_argument("graph", help="graph.json made by sgkr build, or the URL of a graph store "
-                                 "it was pushed to (falkordb://host:port/name)")
+                                 "it was pushed to (falkor://host:port/name)")
     p.add_argument("question", help="the question, in quotes")
     add_retrieval_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
