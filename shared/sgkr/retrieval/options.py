@@ -201,15 +201,15 @@ class RetrieverOptions:
         DEFAULT_MAX_PATHS, "most paths searched",
         """Bound of the path search: most paths in all.""", minimum=1)
     reverse_calls: bool = option(
-        True, "walk call edges from callee to caller too",
+        True, "walk calls from callee to caller too",
         """Walk call edges from callee to caller too (connects a helper shared by two
         solutions to either caller).""")
     callees: int = option(
-        2, "add callees of retrieved functions, this many calls deep",
+        2, "add callees this many calls deep",
         """Add the callees of retrieved functions up to this many calls deep, ranked
         after the functions on paths (0: none).""", minimum=0, metavar="DEPTH")
     partial: Partial = option(
-        "connect", "what to do when no input-to-output path exists",
+        "connect", "when no path joins input and output tags",
         """When no path leads from an input tag to an output tag (only inputs, or only
         outputs, matched, or nothing joins them): ``connect`` joins the matched tags by
         the shortest paths through any edges; ``nearest`` takes the functions that
@@ -219,13 +219,12 @@ class RetrieverOptions:
         """Put each function's knowledge in its document (off: code only, less the
         docstring that carried the knowledge; an ablation).""")
     scripts: int = option(
-        0, "most whole solution scripts (module bodies) returned",
+        0, "most whole scripts (module bodies)",
         """Most module-body documents (whole solution scripts) returned. A module body
         on a path is still walked through (its callees are added) when it is not
         returned.""", minimum=0)
     fill: Fill = option(
-        "ppr", "ppr: fill k by a walk from the question's tags, paths and words; "
-               "none: only what the paths found",
+        "ppr", "ppr: fill k by a walk from the question; none: paths only",
         """``ppr`` fills what the paths and their callees leave of the ``k`` functions
         with the functions a personalized PageRank walk from the question's seeds
         (matched tags, path functions, lexical matches) visits most, then, in memory,
@@ -233,13 +232,13 @@ class RetrieverOptions:
         has them; ``none`` returns what the paths found (the paper), or the lexical
         matches when no tag matched.""")
     lexical: bool = option(
-        True, "seed the walk with the functions whose words match the question",
+        True, "seed the walk by the question's words",
         """Seed the walk with the functions whose names, identifiers and knowledge
         match the question's words (BM25, :mod:`sgkr.algorithms.lexical`); they
         answer when no tag matches. A graph store without a lexical index (a
         server's) has no lexical seeds.""")
     centrality: float = option(
-        1.0, "weight of how often a function is called, in the fill",
+        1.0, "weight of being called often, in the fill",
         """Weight of the call graph's centrality as a prior of the fill: a function's
         walk score is multiplied by ``1 + centrality * p`` where ``p`` grows with its
         callers (:func:`sgkr.algorithms.walk.centrality_prior`).""", minimum=0)
@@ -250,21 +249,20 @@ class RetrieverOptions:
         does not count), so the context a filled slot costs is priced in.""",
         minimum=0)
     specificity: float = option(
-        0.0, "least specificity (IDF, 0-1) of a matched tag that is used",
+        0.0, "least specificity (IDF, 0-1) of a tag used",
         """Matched tags whose inverse document frequency over the functions, scaled to
         [0, 1], is below this are not used (0: every match is used).""",
         minimum=0, maximum=1)
     inferred: Inferred = option(
-        "seeds", "on a graph of inferred tags only: seed the walk with them, or "
-                 "search paths",
+        "seeds", "inferred tags: seed the walk, or search paths",
         """On a graph whose ``meta["curated_tags"]`` is false (its tags were all
         inferred from code: no knowledge file, no example tags): ``seeds``, the
         matched tags seed the walk beside the lexical matches and no path is searched
         (inferred tags join too much to trust a path between them); ``paths``, paths
         first as for curated tags.""")
     filter: Mapping[str, Any] | None = option(
-        None, "only functions whose metadata passes, e.g. {\"kind\": \"function\"} or "
-              "{\"file\": {\"$in\": [\"fees.py\"]}}; fields " + ", ".join(FILTER_FIELDS),
+        None, "metadata filter: {\"kind\": \"function\"}, {\"file\": {\"$in\": [\"a.py\"]}}; "
+              "fields " + ", ".join(FILTER_FIELDS),
         """Only functions whose metadata passes this filter are returned, with the
         budget ``k`` spent on them (see :mod:`sgkr.retrieval.filters`: ``file``,
         ``kind``, ``name``, ``matched_tags``, ``start_line``, ``end_line``; ``$eq``,

@@ -202,11 +202,7 @@ class Retriever:
         if not question.strip():
             return RetrievalResult(question=question, documents=())
         o = self.options
-        if isinstance(self.store, MemoryStore) and self._tables is not None:
-            # Every table this query might need, so the first use is not in a later query.
-            self.store.prepare(reverse_calls=o.reverse_calls,
-                               connect=o.partial == "connect" or o.fill == "ppr")
-            self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
+        self.prepare()
         reader = self.store.reader()  # one version of the graph for the whole question
         matches = self._specific(reader, self._match(question, reader))
         # Paths join the tags the question names; a tag it names in part only seeds the walk.
@@ -238,6 +234,19 @@ class Retriever:
             outputs=tuple(label[t] for t in outputs),
             fallback_used=not paths and bool(ranked),
         )
+
+    def prepare(self) -> None:
+        """Make now every table a question with these options reads (a graph in memory).
+
+        A retriever makes them on its first question otherwise; a server calls
+        this before it accepts questions, so that the first one is as fast as
+        the next. Clones made by :meth:`with_options` share the tables.
+        """
+        o = self.options
+        if isinstance(self.store, MemoryStore) and self._tables is not None:
+            self.store.prepare(reverse_calls=o.reverse_calls,
+                               connect=o.partial == "connect" or o.fill == "ppr")
+            self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""
@@ -517,7 +526,7 @@ class _Tables:
 
     def prepare(self, *, lexical: bool, fill: bool) -> None:
         """Make now what a query with these options reads."""
-        self.matcher()
+        self.matcher().prepare()
         if lexical:
             self.lexical()
         if fill:
