@@ -16,7 +16,6 @@ KNOWN = {
     "shared/sgkr/ingest/extract.py:_Extractor",
     "shared/sgkr/ingest/extract.py:_extract",
     "shared/sgkr/retrieval/retriever.py:Retriever",
-    "shared/sgkr/stores/falkor.py:push_graph",
 }
 
 
