@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -34,6 +34,7 @@ from pydantic import (
     Field,
     InstanceOf,
     PrivateAttr,
+    create_model,
     field_serializer,
     field_validator,
     model_validator,
@@ -44,26 +45,39 @@ from sgkr import (
     GraphFormatError,
     KnowledgeGraph,
     Retriever,
-    RetrieverOptions,
     TagMatch,
     build_graph,
 )
 from sgkr.errors import InvalidArgumentError
 from sgkr.ingest.sources import SourceInput
-from sgkr.retrieval.retriever import Extractor, Fill, Inferred, Partial
+from sgkr.retrieval.options import OPTIONS
+from sgkr.retrieval.retriever import Extractor
 from sgkr.stores import GraphStore
 
 from .documents import to_documents
 
 __all__ = ["SGKRRetriever"]
 
-_DEFAULTS = RetrieverOptions()
-_OPTIONS = tuple(f.name for f in fields(RetrieverOptions))
 # LangChain reads these from invoke()'s keyword arguments and passes them on to us too.
 _LANGCHAIN_CALL_ARGS = frozenset({"verbose"})
 
 
-class SGKRRetriever(BaseRetriever):
+def _option_fields() -> dict[str, Any]:
+    """A pydantic field for every retrieval option, from its declaration."""
+    return {spec.name: (spec.annotation(),
+                        Field(default=spec.default, description=spec.help,
+                              strict=True if spec.kind in ("integer", "boolean") else None,
+                              ge=spec.minimum, le=spec.maximum))
+            for spec in OPTIONS.values()}
+
+
+if TYPE_CHECKING:
+    _WithOptions = BaseRetriever
+else:  # the retrieval options' fields, made from sgkr.retrieval.options
+    _WithOptions = create_model("_WithOptions", __base__=BaseRetriever, **_option_fields())
+
+
+class SGKRRetriever(_WithOptions):
     """Structure-grounded knowledge retrieval over a knowledge–code graph.
 
     For a question, finds the tags of what it gives and what it asks for, and
@@ -82,14 +96,14 @@ class SGKRRetriever(BaseRetriever):
             The knowledge–code graph (``sgkr build`` or ``sgkr.build_graph``).
         store: sgkr.stores.GraphStore | str
             Instead of ``graph``: a graph store or its URL
-            (``falkordb://host:port/name``, where ``sgkr push`` wrote the graph).
+            (``falkor://host:port/name``, where ``sgkr push`` wrote the graph).
         k: int
             Most documents returned (default 8, as :class:`sgkr.Retriever`);
             ``invoke(q, k=3)`` per call.
-        max_depth, max_paths, reverse_calls, callees, partial, include_knowledge, scripts,
-        fill, lexical, centrality, brevity, specificity, inferred
-            The options of :class:`sgkr.RetrieverOptions`, same defaults; any
-            of them can also be given per call.
+        max_depth, callees, partial, fill, lexical, inferred, ...
+            Every option of :class:`sgkr.RetrieverOptions` is a field, with
+            its type, bounds, default and description (``docs/options.md``
+            lists them); any of them can also be given per call.
         filter: dict | None
             A metadata filter on ``file``, ``kind``, ``name`` and ``matched_tags``
             in the vector stores' style (``{"file": {"$in": [...]}}``,
@@ -181,37 +195,6 @@ class SGKRRetriever(BaseRetriever):
     graph: KnowledgeGraph | None = Field(default=None, description="The knowledge–code graph.")
     store: InstanceOf[GraphStore] | str | None = Field(
         default=None, description="Instead of graph: a graph store, or its URL.")
-    k: int = Field(default=_DEFAULTS.k, ge=1, strict=True, description="Most documents returned.")
-    max_depth: int = Field(default=_DEFAULTS.max_depth, ge=1, strict=True,
-                           description="Most edges on one dependency path.")
-    max_paths: int = Field(default=_DEFAULTS.max_paths, ge=1, strict=True,
-                           description="Most paths searched in all.")
-    reverse_calls: bool = Field(default=_DEFAULTS.reverse_calls, strict=True,
-                                description="Also walk call edges from callee to caller.")
-    callees: int = Field(default=_DEFAULTS.callees, ge=0, strict=True,
-                         description="Add callees of retrieved functions this many calls deep.")
-    partial: Partial = Field(default=_DEFAULTS.partial,
-                             description="What to do when no path joins inputs to outputs.")
-    include_knowledge: bool = Field(default=_DEFAULTS.include_knowledge, strict=True,
-                                    description="Put each function's knowledge before its code.")
-    scripts: int = Field(default=_DEFAULTS.scripts, ge=0, strict=True,
-                         description="Most module-body documents (whole scripts) returned.")
-    fill: Fill = Field(default=_DEFAULTS.fill,
-                       description="ppr: fill the budget by a walk from the question's seeds.")
-    lexical: bool = Field(default=_DEFAULTS.lexical, strict=True,
-                          description="Seed the walk with the functions matching words.")
-    centrality: float = Field(default=_DEFAULTS.centrality, ge=0,
-                              description="Weight of the call graph's centrality in the fill.")
-    brevity: float = Field(default=_DEFAULTS.brevity, ge=0,
-                           description="How much the fill prefers short functions.")
-    specificity: float = Field(default=_DEFAULTS.specificity, ge=0,
-                               description="Least IDF (0-1) of a matched tag that is used.")
-    inferred: Inferred = Field(default=_DEFAULTS.inferred,
-                               description="seeds or paths: what tags inferred from code do.")
-    filter: dict[str, Any] | None = Field(
-        default=None,
-        description="Only documents whose file, kind, name or matched_tags pass, "
-                    "e.g. {'kind': 'function'} (see sgkr.retrieval.filters); k is spent on them.")
     # sgkr.retrieval.tags.TagExtractor and sgkr.retrieval.retriever.Fallback, for pydantic.
     tag_extractor: Callable[[str], Iterable[TagMatch | str]] | Extractor | None = Field(
         default=None, description="weighted (default), keyword, embedding, or question -> "
@@ -354,17 +337,16 @@ class SGKRRetriever(BaseRetriever):
         return to_documents((await self._configured(kwargs).aretrieve(query)).documents)
 
     def _options(self) -> dict[str, Any]:
-        # A core option without a field keeps its default (a test flags it).
-        return {n: getattr(self, n) for n in _OPTIONS if n in type(self).model_fields}
+        return {n: getattr(self, n) for n in OPTIONS}
 
     def _configured(self, kwargs: dict[str, Any]) -> Retriever:
         """The core retriever with the fields' options and a call's ``kwargs`` over them."""
         options = {n: v for n, v in kwargs.items() if n not in _LANGCHAIN_CALL_ARGS}
-        unknown = sorted(set(options) - set(_OPTIONS))
+        unknown = sorted(set(options) - set(OPTIONS))
         if unknown:
             raise InvalidArgumentError(
                 f"unknown argument(s) {unknown} for SGKRRetriever.invoke: "
-                f"expected any of {list(_OPTIONS)}")
+                f"expected any of {list(OPTIONS)}")
         core = self._core
         # Made once and shared by every call; made again if a field it holds changed.
         if (core is None or self._made_of != (self.graph, self.store)

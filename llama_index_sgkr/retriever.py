@@ -37,6 +37,7 @@ from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
 from sgkr.ingest.sources import SourceInput
 from sgkr.records import RetrievalResult
+from sgkr.retrieval.options import OPTIONS
 from sgkr.retrieval.retriever import Extractor, Fallback, Retriever, RetrieverOptions
 from sgkr.retrieval.tags import TagExtractor
 from sgkr.stores import GraphStore
@@ -48,7 +49,7 @@ from .persist import load_retriever, save_retriever
 __all__ = ["SGKRRetriever"]
 
 _BUILD_NAMES = tuple(f.name for f in fields(BuildOptions))
-_RETRIEVER_NAMES = tuple(f.name for f in fields(RetrieverOptions))
+_RETRIEVER_NAMES = tuple(OPTIONS)
 
 
 class SGKRRetriever(BaseRetriever):
@@ -128,7 +129,7 @@ class SGKRRetriever(BaseRetriever):
         graph_path
             A ``graph.json`` written by ``sgkr build`` or ``KnowledgeGraph.save``.
         store
-            A graph store, or its URL (``falkordb://host:port/name``, where
+            A graph store, or its URL (``falkor://host:port/name``, where
             ``sgkr push`` wrote the graph): the graph is read there, never loaded.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph

@@ -49,3 +49,20 @@ def test_all_is_what_users_run_without_dev_or_torch(project: dict[str, Any]) -> 
     assert named <= set(extras) - {"all"}
     assert not any(r.startswith("torch") for extra in named for r in extras[extra])
     assert any(r.startswith("mcp") for r in extras["dev"])  # CI installs dev: it tests the server
+
+
+def test_no_requirement_is_pinned_exactly(project: dict[str, Any]) -> None:
+    # An exact pin (torch==...) breaks the environments sgkr is installed into.
+    lists = {"dependencies": project["project"]["dependencies"],
+             **project["project"]["optional-dependencies"]}
+    pinned = [(where, r) for where, reqs in lists.items() for r in reqs
+              if re.search(r"===?\s*[\w.]+\s*(;|$)", r)]
+    assert not pinned, pinned
+    assert any(r.startswith("torch>=") for r in lists["eval"])
+
+
+def test_every_error_is_a_top_level_name() -> None:
+    import sgkr.errors
+
+    assert set(sgkr.errors.__all__) <= set(sgkr.__all__)
+    assert sgkr.StoreError is sgkr.errors.StoreError

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -54,3 +55,28 @@ def test_the_readme_mentions_every_command() -> None:
         name = command.__name__.rsplit(".", 1)[-1]
         name = {"evaluate": "eval"}.get(name, name)
         assert f"sgkr {name}" in README, name
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether ``a.b.C.d`` names a module, or an attribute reached from the longest module."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            if not hasattr(found, part):
+                return False
+            found = getattr(found, part)
+        return True
+    return False
+
+
+def test_the_docs_name_only_what_exists() -> None:
+    named = {(page.name, m.group(1))
+             for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+             for m in re.finditer(r"`((?:sgkr|llama_index_sgkr|langchain_sgkr)(?:\.\w+)+)",
+                                  page.read_text(encoding="utf-8"))}
+    missing = sorted((page, name) for page, name in named if not _resolves(name))
+    assert not missing, f"named in the docs but not importable: {missing}"

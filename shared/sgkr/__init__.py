@@ -23,6 +23,7 @@ from .errors import (
     NodeNotFoundError,
     SGKRError,
     SourceError,
+    StoreError,
 )
 from .graph.model import KnowledgeGraph, tag_id
 from .records import (
@@ -60,6 +61,7 @@ __all__ = [
     "KnowledgeFormatError",
     "GraphFormatError",
     "NodeNotFoundError",
+    "StoreError",
     "BuildReport",
     "Edge",
     "FunctionNode",

@@ -16,7 +16,7 @@ copied to a temporary folder first, and only the copy is touched):
   ranking included);
 - ``peak_rss_mb``: the largest resident memory of this process or a worker.
 
-With ``store`` (``sgkr bench --store falkordb://host:port/name``), the graph is
+With ``store`` (``sgkr bench --store falkor://host:port/name``), the graph is
 also pushed to that graph store (``push_s``) and the same questions are asked
 through it (``store_query_p50_ms``, ``store_query_p99_ms``); each answer is
 compared with the answer from the graph in memory, and ``store_mismatches``
@@ -204,7 +204,7 @@ def run_bench(
         median of each is reported.
     store
         The URL of a graph store to push the graph to and query through
-        (``falkordb://host:port/name``; its graph there is replaced).
+        (``falkor://host:port/name``; its graph there is replaced).
     log
         Called with a line as each stage starts.
 
@@ -260,7 +260,7 @@ def _check_bench_args(queries: object, max_files: object, repeat: object,
     if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
         raise InvalidArgumentError(f"repeat must be a positive integer, got {repeat!r}")
     if store is not None and not (isinstance(store, str) and is_store_url(store)):
-        raise InvalidArgumentError(f"store must be a store URL (falkordb://...), got {store!r}")
+        raise InvalidArgumentError(f"store must be a store URL (falkor://...), got {store!r}")
 
 
 def _bench_files(source: Path, base: Path, exclude: Sequence[str],

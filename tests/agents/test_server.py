@@ -6,18 +6,22 @@ import json
 import os
 import re
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import sgkr
 from sgkr import KnowledgeGraph, Retriever
-from sgkr.agents.answer import explain_path, resolve_node
-from sgkr.errors import NodeNotFoundError
+from sgkr.agents.answer import MAX_ANSWER_CHARS
 from sgkr.retrieval.retriever import RetrieverOptions
 
 from ..conftest import PAYMENTS, ROOT
+
+REQUESTS = ROOT / "examples" / "requests"
 
 mcp = pytest.importorskip("mcp")
 
@@ -43,11 +47,29 @@ def graph_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _server(graph_path: Path, *options: str) -> StdioServerParameters:
+def _server(graph_path: Path | str, *options: str) -> StdioServerParameters:
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
                                           if p)}
     return StdioServerParameters(command=sys.executable,
                                  args=["-m", "sgkr", "mcp", str(graph_path), *options], env=env)
+
+
+@pytest.fixture(scope="module")
+def requests_graph(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled requests example (no knowledge file: tags inferred from the code)."""
+    from sgkr import build_graph
+
+    path = tmp_path_factory.mktemp("mcp") / "requests.json"
+    build_graph([REQUESTS / "src"], root=REQUESTS / "src").save(path)
+    return path
+
+
+@asynccontextmanager
+async def _session(target: Path | str, *options: str) -> AsyncIterator[ClientSession]:
+    async with stdio_client(_server(target, *options)) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
 
 
 def _text(result: Any) -> str:
@@ -64,7 +86,7 @@ async def test_the_case_study_through_a_stdio_client_session(graph_path: Path) -
             assert set(tools) == {"retrieve_knowledge", "explain_dependency"}
             # Every retriever option, so that an option added to the retriever reaches agents.
             assert set(tools["retrieve_knowledge"].input_schema["properties"]) == {
-                "question", *(f.name for f in fields(RetrieverOptions))}
+                "question", "cursor", *(f.name for f in fields(RetrieverOptions))}
 
             answer = await session.call_tool("retrieve_knowledge", {"question": case["question"]})
             assert not answer.is_error
@@ -75,7 +97,7 @@ async def test_the_case_study_through_a_stdio_client_session(graph_path: Path) -
                 str(case["question"]))
             assert names == [d.name for d in expected.documents] and len(names) == 6
             assert len(set(names) & set(case["gold"])) >= 2  # type: ignore[call-overload]
-            assert "def calculate_fee(" in text and "Matched tags:" in text
+            assert "def calculate_fee(" in text and "Tags matched: '" in text
             fewer = await session.call_tool("retrieve_knowledge",
                                             {"question": case["question"], "k": 2})
             assert len(re.findall(r"^## \d+\. ", _text(fewer), flags=re.M)) == 2
@@ -89,8 +111,8 @@ async def test_the_case_study_through_a_stdio_client_session(graph_path: Path) -
                                            {"source": "filter_fee_rules",
                                             "target": "matches_field"})
             assert not path.is_error
-            assert "filter_fee_rules -calls-> fee_rule_matches -calls-> matches_field" in \
-                _text(path)
+            assert "filter_fee_rules -calls[exact]-> fee_rule_matches -calls[exact]-> " \
+                "matches_field" in _text(path)
 
             resources = (await session.list_resources()).resources
             assert [str(r.uri) for r in resources] == ["sgkr://graph/stats"]
@@ -117,18 +139,89 @@ async def test_bad_calls_are_tool_errors_and_the_server_goes_on(graph_path: Path
             assert not fine.is_error
 
 
-def test_explain_path_walks_either_way_and_names_tags(payments_graph: KnowledgeGraph) -> None:
-    callee_first = explain_path(payments_graph, "matches_field", "filter_fee_rules")
-    assert callee_first.startswith("filter_fee_rules depends on matches_field")
-    tag = next(t for t in payments_graph.tags() if payments_graph.consumers(t.id))
-    consumer = payments_graph.function(payments_graph.consumers(tag.id)[0]).name
-    text = explain_path(payments_graph, tag.label, consumer)
-    assert f"tag {tag.label!r} -input of-> {consumer}" in text
-    with pytest.raises(NodeNotFoundError, match="nowhere"):
-        resolve_node(payments_graph, "nowhere")
-    aliased = next(t for t in payments_graph.tags() if t.aliases)
-    assert resolve_node(payments_graph, aliased.aliases[0].upper()) == [aliased.id]
-    assert resolve_node(payments_graph, aliased.label.title()) == [aliased.id]
+async def test_any_k_is_paged_under_the_cap_without_overlap_or_gap(requests_graph: Path) -> None:
+    question = "How do I send a POST request with a JSON body?"
+    expected = [d.name for d in Retriever(KnowledgeGraph.load(requests_graph)).retrieve(
+        question, k=10**9).documents]
+    seen: list[str] = []
+    async with _session(requests_graph) as session:
+        arguments: dict[str, Any] = {"question": question, "k": 10**9}
+        pages = 0
+        while True:
+            page = await session.call_tool("retrieve_knowledge", arguments)
+            text = _text(page)
+            assert not page.is_error and len(text) <= MAX_ANSWER_CHARS
+            seen += re.findall(r"^## \d+\. (\w+)", text, flags=re.M)
+            pages += 1
+            cursor = re.search(r'cursor "([^"]+)"', text)
+            if cursor is None:
+                break
+            arguments = {"question": question, "k": 10**9, "cursor": cursor.group(1)}
+        assert pages > 2 and seen == expected  # every function once, in the ranking's order
+        other = await session.call_tool("retrieve_knowledge", {**arguments, "k": 5})
+        assert other.is_error and "cursor" in _text(other)
+        forged = await session.call_tool("retrieve_knowledge",
+                                         {"question": question, "cursor": "bm90IGEgY3Vyc29y"})
+        assert forged.is_error and "without it" in _text(forged)
+
+
+async def test_unknown_arguments_are_refused_with_the_valid_ones(requests_graph: Path) -> None:
+    async with _session(requests_graph) as session:
+        wrong = await session.call_tool("retrieve_knowledge", {"question": "fees", "kk": 3})
+        assert wrong.is_error
+        assert "'kk'" in _text(wrong) and "did you mean 'k'" in _text(wrong)
+        assert "valid arguments: question, cursor, k, max_depth" in _text(wrong)
+        other = await session.call_tool("explain_dependency",
+                                        {"source": "get", "target": "request", "depth": 2})
+        assert other.is_error and "source, target, max_depth, max_paths" in _text(other)
+        typed = await session.call_tool("retrieve_knowledge", {"question": "x", "k": "many"})
+        assert typed.is_error and "k" in _text(typed) and "integer" in _text(typed)
+
+
+async def test_tools_say_what_they_are_in_compact_schemas(requests_graph: Path) -> None:
+    async with stdio_client(_server(requests_graph)) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.version == sgkr.__version__
+            tools = (await session.list_tools()).tools
+    for tool in tools:
+        assert tool.title and tool.annotations is not None and tool.annotations.title
+        hints = tool.annotations
+        assert hints.read_only_hint and hints.idempotent_hint
+        assert hints.destructive_hint is False and hints.open_world_hint is False
+        assert tool.input_schema["additionalProperties"] is False
+        assert all("title" not in p for p in tool.input_schema["properties"].values())
+    assert sum(len(json.dumps(t.input_schema, separators=(",", ":"))) for t in tools) <= 2_400
+
+
+async def test_the_answer_text_never_contradicts_itself(requests_graph: Path) -> None:
+    questions = [json.loads(line)["question"] for line in
+                 (REQUESTS / "questions.jsonl").read_text(encoding="utf-8").splitlines()[:12]]
+    async with _session(requests_graph) as session:
+        for question in [*questions, "zzzz qqqq"]:
+            text = _text(await session.call_tool("retrieve_knowledge", {"question": question}))
+            [tags] = [line for line in text.splitlines() if line.startswith("Tags matched:")]
+            assert "no tag" not in text.lower() or tags == "Tags matched: none."
+            assert ("Dependency paths between them" in text) != ("No dependency path" in text)
+
+
+async def test_explain_takes_qualified_names_and_labels_resolution(requests_graph: Path) -> None:
+    async with _session(requests_graph) as session:
+        exact = _text(await session.call_tool("explain_dependency", {
+            "source": "requests.sessions:Session.request",
+            "target": "requests.sessions.Session.send"}))
+        assert "1. Session.request -calls[exact]-> Session.send" in exact
+        guessed = _text(await session.call_tool("explain_dependency", {
+            "source": "SessionRedirectMixin.rebuild_auth",
+            "target": "PreparedRequest.prepare_auth"}))
+        assert "rebuild_auth -calls[name]-> prepare_auth" in guessed
+        assert "name = a guess by bare name" in guessed
+        inferred = _text(await session.call_tool("explain_dependency", {
+            "source": "api.request", "target": "Session.send"}))
+        assert "api.request -calls[inferred]-> Session.request" in inferred
+        misspelt = await session.call_tool("explain_dependency", {
+            "source": "get_enviroment_proxies", "target": "Session.send"})
+        assert misspelt.is_error and "did you mean get_environ_proxies" in _text(misspelt)
 
 
 def test_a_missing_graph_file_fails_before_serving(tmp_path: Path) -> None:

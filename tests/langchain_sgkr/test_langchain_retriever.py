@@ -23,6 +23,7 @@ from sgkr import (
     build_graph,
 )
 from sgkr.export import render
+from sgkr.retrieval.options import OPTIONS
 from sgkr.text import without_docstring
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,6 +102,8 @@ def test_every_core_option_is_a_field() -> None:
     for option in dataclasses.fields(RetrieverOptions):
         assert option.name in fields, f"SGKRRetriever lacks the core option {option.name}"
         assert fields[option.name].default == option.default
+        # made from the option's one declaration: its description and bounds too
+        assert fields[option.name].description == OPTIONS[option.name].help
 
 
 def test_a_question_without_tags(retriever: SGKRRetriever) -> None:
@@ -115,7 +118,8 @@ def test_a_question_without_tags(retriever: SGKRRetriever) -> None:
     {"kk": 3},                      # misspelt field
     {"top_k": 3},                   # another framework's name
     {"k": 0}, {"k": "3"}, {"k": True}, {"k": 2.5},
-    {"max_depth": 0}, {"callees": -1}, {"scripts": -1},
+    {"max_depth": 0}, {"callees": -1}, {"scripts": -1}, {"specificity": 1.5},
+    {"centrality": -1.0}, {"inferred": "all"},
     {"partial": "all"}, {"reverse_calls": "yes"}, {"include_knowledge": 1},
     {"tag_extractor": "mcc"}, {"fallback": 3},
 ])
@@ -348,7 +352,7 @@ def test_filter_field_and_per_call(payments_graph: Any) -> None:
     with pytest.raises(ValidationError, match="unknown field 'path'"):
         SGKRRetriever(graph=payments_graph, filter={"path": "x"})
     with pytest.raises(InvalidArgumentError, match="unknown operator"):
-        retriever.invoke(CASE_STUDY, filter={"kind": {"$gt": "a"}})
+        retriever.invoke(CASE_STUDY, filter={"kind": {"$like": "a"}})
 
 
 def test_plain_code_with_no_knowledge_answers_through_the_adapter(tmp_path: Path) -> None:
@@ -374,3 +378,12 @@ def test_built_in_tag_extractors_by_name_and_one_core(payments_graph: Any) -> No
     expected = Retriever(payments_graph, tag_extractor="keyword", k=8).retrieve(CASE_STUDY)
     assert [d.id for d in keyword.invoke(CASE_STUDY)] == [d.id for d in expected.documents]
     assert json.loads(keyword.model_dump_json(exclude={"graph"}))["tag_extractor"] == "keyword"
+
+
+def test_the_filter_takes_ranges_and_text_matches(retriever: SGKRRetriever) -> None:
+    late = {"start_line": {"$gt": 10}, "name": {"$text_match_insensitive": "FEE"}}
+    docs = retriever.invoke(CASE_STUDY, filter=late, k=3)
+    assert docs and all("fee" in d.metadata["name"] and d.metadata["start_line"] > 10
+                        for d in docs)
+    with pytest.raises(InvalidArgumentError, match=r"\$gt takes a number"):
+        retriever.invoke(CASE_STUDY, filter={"start_line": {"$gt": "10"}})

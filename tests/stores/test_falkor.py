@@ -163,7 +163,7 @@ def test_push_is_idempotent_and_replaces_atomically(falkordb: Server,
 
 def test_store_urls_and_missing_graphs(falkordb: Server) -> None:
     assert parse_url("falkordb://:s3cret@db.example:7000/g?timeout=0.5").password == "s3cret"
-    for bad, why in [("falkordb://h/", "expected falkordb"), ("redis://h:1/g", "expected"),
+    for bad, why in [("falkordb://h/", "expected falkor://"), ("redis://h:1/g", "expected"),
                      ("falkordb://h:x/g", "port"), ("falkordb://h:1/g?retries=2", "retries"),
                      ("falkordb://h:1/g?timeout=0", "timeout"), ("falkordb://h:1/a b", "name")]:
         with pytest.raises(InvalidArgumentError, match=why):

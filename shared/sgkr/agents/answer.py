@@ -1,8 +1,9 @@
 """What SGKR tells a coding agent: retrieved knowledge and code, dependency paths, stats.
 
-Plain text (Markdown) answers, made from the graph alone; the Model Context
-Protocol server (:mod:`sgkr.agents.server`) hands them to agents. Nothing here
-imports the ``mcp`` SDK.
+Plain text (Markdown) answers, each at most :data:`MAX_ANSWER_CHARS` characters: a
+retrieval answer is shown a page at a time (:func:`describe_page`), a long dependency
+explanation is cut. The Model Context Protocol server (:mod:`sgkr.agents.server`) hands
+them to agents. Nothing here imports the ``mcp`` SDK.
 
 Examples
 --------
@@ -12,25 +13,43 @@ Examples
 >>> print(explain_path(g, "fee", "rate"))
 fee depends on rate (1 path, shortest first):
 <BLANKLINE>
-1. fee -calls-> rate
+1. fee -calls[exact]-> rate
 <BLANKLINE>
 - fee (fees.py:1): fee(amount): fee from amount.
 - rate (fees.py:3): rate(): rate.
+<BLANKLINE>
+Edges: exact = found from the syntax alone (same module, import, self.).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from ..algorithms.paths import DEFAULT_MAX_DEPTH, connect_paths, find_paths
-from ..errors import InvalidArgumentError, NodeNotFoundError
-from ..graph.model import KnowledgeGraph, tag_id
-from ..records import FunctionNode, RetrievalResult, SourceSpan
-from ..text import fold
+from ..algorithms.paths import DEFAULT_MAX_DEPTH
+from ..graph.model import KnowledgeGraph
+from ..records import FunctionNode, RetrievalResult, RetrievedFunction, SourceSpan
+from ..stores import GraphReader, MemoryStore, as_reader
+from .names import NameTable
 
-__all__ = ["describe_result", "explain_path", "graph_summary", "resolve_node", "where"]
+__all__ = ["describe_page", "explain_path", "graph_summary", "where", "Page",
+           "MAX_ANSWER_CHARS", "DEFAULT_SHOWN_PATHS"]
 
+#: Most characters of one answer: what an agent's context can spare for one call.
+MAX_ANSWER_CHARS = 60_000
+#: Paths an explanation shows unless asked for more.
+DEFAULT_SHOWN_PATHS = 5
+_HEAD_CHARS = 6_000  # what the question, tags and paths may take of a page
+_LINE_CHARS = 1_000
+_COUNT_CHARS = 80  # the line that says which functions a page shows
 _MAX_PATHS_SHOWN = 5
+_EDGE_TEXT = {"calls": "calls", "references": "uses", "consumes": "input of",
+              "produces": "produces"}
+_RESOLUTIONS = {
+    "exact": "found from the syntax alone (same module, import, self.)",
+    "inferred": "inferred from what a variable, attribute or return value holds",
+    "name": "a guess by bare name: the callee may be another function of that name",
+}
 
 
 def where(span: SourceSpan) -> str:
@@ -46,113 +65,215 @@ def where(span: SourceSpan) -> str:
     return f"{span.file}:{span.start_line}"
 
 
-def describe_result(result: RetrievalResult) -> str:
-    """A retrieval result as Markdown: matched tags, paths, then each function's knowledge and code.
+@dataclass(frozen=True)
+class Page:
+    """One page of a retrieval answer: its text and where the next page starts.
+
+    Attributes
+    ----------
+    text
+        The page, as Markdown.
+    start, stop
+        The documents shown, ``documents[start:stop]``.
+    next
+        The first document of the next page, or None on the last page.
+    """
+
+    text: str
+    start: int
+    stop: int
+    next: int | None
+
+
+def describe_page(result: RetrievalResult, start: int = 0, *,
+                  budget: int = MAX_ANSWER_CHARS) -> Page:
+    """The documents of ``result`` from ``start`` on, as many as fit ``budget`` characters.
+
+    A page says what the question matched and how the functions were found,
+    then each function's knowledge and code, best first. At least one function
+    is shown when any is left (its code cut to fit if it alone is too long).
 
     Examples
     --------
-    >>> print(describe_result(RetrievalResult("What is x?", ())))
+    >>> page = describe_page(RetrievalResult("What is x?", ()))
+    >>> print(page.text)
     Question: What is x?
-    No tag of the graph matched the question; nothing retrieved.
+    Tags matched: none.
+    Nothing retrieved.
+    >>> page.next is None
+    True
     """
-    lines = [f"Question: {result.question}"]
-    if result.tags:
-        lines.append("Matched tags: " + ", ".join(
-            f"{m.label!r} ({m.role}, from {m.text!r})" for m in result.tags))
-    elif not result.documents:
-        lines.append("No tag of the graph matched the question; nothing retrieved.")
-    if result.fallback_used:
-        lines.append("No tag matched: the documents come from the fallback retriever.")
-    for path in result.paths[:_MAX_PATHS_SHOWN]:
-        lines.append("Path: " + " -> ".join(path))
-    if len(result.paths) > _MAX_PATHS_SHOWN:
-        lines.append(f"... and {len(result.paths) - _MAX_PATHS_SHOWN} more paths")
-    for number, d in enumerate(result.documents, start=1):
-        place = f" ({where(d.sources[0])})" if d.sources else ""
-        lines += ["", f"## {number}. {d.name}{place}, score {d.score:.3f}"]
-        if d.knowledge.strip():
-            lines += ["", d.knowledge.strip()]
-        lines += ["", "```python", d.code.strip(), "```"]
-    return "\n".join(lines)
+    docs = result.documents
+    lines = _head(result, start)
+    room = budget - sum(len(line) + 1 for line in lines) - _COUNT_CHARS
+    stop = start
+    while stop < len(docs):
+        text = _document(docs[stop], stop + 1, room if stop == start else None)
+        if len(text) + 1 > room:
+            break
+        lines.append(text)
+        room -= len(text) + 1
+        stop += 1
+    if docs:
+        count = (f"Functions {start + 1} to {stop} of {len(docs)}, best first." if stop > start
+                 else f"No more functions: all {len(docs)} were shown.")
+        lines.insert(len(lines) - (stop - start), count)
+    return Page("\n".join(lines), start, stop, stop if stop < len(docs) else None)
 
 
-def resolve_node(graph: KnowledgeGraph, name: str) -> list[str]:
-    """Node ids a name stands for: a node id, a function's name or qualname, or a tag.
-
-    Raises
-    ------
-    InvalidArgumentError
-        If ``name`` is empty.
-    NodeNotFoundError
-        If nothing in the graph has that name.
-
-    Examples
-    --------
-    >>> from sgkr import build_graph
-    >>> resolve_node(build_graph([("m.py", "def f():\\n    return 1\\n")]), "m.f")
-    ['fn:m.f']
-
-    A tag is found by its label or an alias, case and plural folded.
-    """
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidArgumentError("a function or tag name is needed, got an empty one")
-    name = name.strip()
-    if name in graph:
-        return [name]
-    found = graph.find(name)
-    if found:
-        return found
-    try:
-        tag = tag_id(name)
-    except InvalidArgumentError:
-        raise NodeNotFoundError(f"no function or tag named {name!r} in the graph") from None
-    if tag in graph:
-        return [tag]
-    aliased = [t.id for t in graph.tags() if any(tag_id(a) == tag for a in t.aliases if fold(a))]
-    if aliased:
-        return aliased
-    raise NodeNotFoundError(f"no function or tag named {name!r} in the graph")
+def _head(result: RetrievalResult, start: int) -> list[str]:
+    """What a page says before its functions: question, tags, how they were found."""
+    lines = [_clip(f"Question: {result.question}", _LINE_CHARS)]
+    tags = ", ".join(f"{m.label!r} ({m.role}, from {m.text!r})" for m in result.tags)
+    lines.append(_clip(f"Tags matched: {tags or 'none'}.", _HEAD_CHARS // 3))
+    docs = result.documents
+    if not docs:
+        lines.append("Nothing retrieved.")
+        return lines
+    if result.paths:
+        lines.append(f"Dependency paths between them: {len(result.paths)}, shortest first; "
+                     "the functions on them come first.")
+        shown = [_clip("Path: " + " -> ".join(p), _LINE_CHARS)
+                 for p in result.paths[:_MAX_PATHS_SHOWN]]
+        lines += shown if start == 0 else []
+    else:
+        found = "the tags and the question's words" if result.tags else "the question's words"
+        lines.append(f"No dependency path used: the functions are ranked by {found}, "
+                     "and the code they call.")
+    return lines
 
 
-def explain_path(graph: KnowledgeGraph, source: str, target: str, *,
-                 max_depth: int = DEFAULT_MAX_DEPTH, max_paths: int = _MAX_PATHS_SHOWN) -> str:
+def _document(d: RetrievedFunction, number: int, room: int | None) -> str:
+    """One function: heading, knowledge, code; cut to ``room`` characters if given."""
+    place = f" ({where(d.sources[0])})" if d.sources else ""
+    head = f"\n## {number}. {d.name}{place}, score {d.score:.3f}\n"
+    knowledge = f"\n{d.knowledge.strip()}\n" if d.knowledge.strip() else ""
+    code = d.code.strip()
+    text = f"{head}{knowledge}\n```python\n{code}\n```"
+    if room is None or len(text) + 1 <= room:
+        return text
+    note = f"\n... ({{left}} more characters; read the rest at {place.strip(' ()')})"
+    keep = max(room - len(head) - len(knowledge) - len(note) - 40, 0)
+    if keep == 0:  # even the knowledge does not fit: the code alone, cut
+        knowledge = ""
+        keep = max(room - len(head) - len(note) - 40, 0)
+    cut = code[:keep]
+    return (f"{head}{knowledge}\n```python\n{cut}"
+            + note.format(left=len(code) - len(cut)) + "\n```")
+
+
+def explain_path(graph: KnowledgeGraph | GraphReader, source: str, target: str, *,
+                 max_depth: int = DEFAULT_MAX_DEPTH, max_paths: int = DEFAULT_SHOWN_PATHS,
+                 names: NameTable | None = None) -> str:
     """How ``source`` depends on ``target`` (functions or tags), as Markdown.
 
     Dependency paths are walked first from ``source`` to ``target`` (calls,
     tag consumed, tag produced), then the other way; failing both, the
-    shortest paths through any edges are shown, said to be undirected.
+    shortest paths through any edges are shown, said to be undirected. Each
+    edge between functions says how it was resolved: ``exact``, ``inferred``
+    or ``name`` (a guess). Names may be bare, qualified or node ids
+    (:class:`~sgkr.agents.names.NameTable`); ``names`` is the table of a graph
+    store (made from ``graph`` when it is one).
 
     Raises
     ------
     NodeNotFoundError
-        If either name is not in the graph.
+        If either name is not in the graph (the nearest names are offered).
     InvalidArgumentError
         If a name is empty or ``max_depth`` / ``max_paths`` is not positive.
     """
-    sources, targets = resolve_node(graph, source), resolve_node(graph, target)
-    label = f"{_label(graph, sources[0])} depends on {_label(graph, targets[0])}"
-    paths = find_paths(graph, sources, targets, max_depth=max_depth, max_paths=max_paths,
-                       reverse_calls=False)
-    if not paths:
-        paths = find_paths(graph, targets, sources, max_depth=max_depth, max_paths=max_paths,
-                           reverse_calls=False)
-        label = f"{_label(graph, targets[0])} depends on {_label(graph, sources[0])}"
-    if not paths:
-        paths = connect_paths(graph, [*sources, *targets], max_depth=max_depth,
-                              max_paths=max_paths)
-        paths = [p for p in paths if p[0] in sources + targets and p[-1] in sources + targets
-                 and (p[0] in sources) != (p[-1] in sources)]
-        label = (f"{_label(graph, sources[0])} and {_label(graph, targets[0])} are joined "
-                 f"only through shared neighbours (edges walked either way)")
-    if not paths:
-        return (f"No path of at most {max_depth} edges joins {_label(graph, sources[0])} "
-                f"and {_label(graph, targets[0])}.")
-    lines = [f"{label} ({len(paths)} path{'s' if len(paths) > 1 else ''}, shortest first):", ""]
-    lines += [f"{n}. {_path_text(graph, p)}" for n, p in enumerate(paths, start=1)]
-    functions = dict.fromkeys(n for p in paths for n in p if graph.node_type(n) == "function")
-    lines.append("")
-    lines += [_function_line(graph.function(f)) for f in functions]
-    return "\n".join(lines)
+    if names is None:
+        if not isinstance(graph, KnowledgeGraph):
+            raise TypeError("explain_path over a graph store needs its NameTable")
+        names = NameTable.of(graph)
+    reader = as_reader(graph)
+    sources, targets = names.resolve(source), names.resolve(target)
+    lines = [*_ambiguous(names, source, sources), *_ambiguous(names, target, targets)]
+    found = _search(reader, sources, targets, max_depth, max_paths)
+    if found is None:
+        return "\n".join([*lines, f"No path of at most {max_depth} edges joins "
+                                  f"{names.label(sources[0])} and {names.label(targets[0])}."])
+    ahead, behind, paths = found
+    edges = _edges(reader, paths)
+    lines.append(_heading(names, ahead, behind, paths))
+    lines += ["", *(f"{n}. {_path_text(names, p, edges)}" for n, p in enumerate(paths, 1)), ""]
+    ids = list(dict.fromkeys(n for p in paths for n in p if not names.is_tag(n)))
+    records = reader.functions(ids)
+    lines += [_function_line(names, records[i]) for i in ids if i in records]
+    used = dict.fromkeys(r for _, r in edges.values() if r is not None)
+    if used:
+        lines += ["", "Edges: " + "; ".join(f"{r} = {_RESOLUTIONS[r]}" for r in used) + "."]
+    return _fit("\n".join(lines), MAX_ANSWER_CHARS)
+
+
+def _ambiguous(names: NameTable, given: str, ids: list[str]) -> list[str]:
+    if len(ids) == 1:
+        return []
+    shown = ", ".join(names.label(i) for i in ids[:10]) + (", ..." if len(ids) > 10 else "")
+    return [f"{given!r} names {len(ids)} nodes ({shown}): paths from or to any of them.", ""]
+
+
+def _search(reader: GraphReader, sources: list[str], targets: list[str], max_depth: int,
+            max_paths: int) -> tuple[list[str], list[str] | None, list[tuple[str, ...]]] | None:
+    """Paths ``sources`` → ``targets``, else back, else undirected (``behind`` None)."""
+    for ahead, behind in ((sources, targets), (targets, sources)):
+        paths = reader.find_paths(ahead, behind, max_depth=max_depth, max_paths=max_paths,
+                                  reverse_calls=False)
+        if paths:
+            return ahead, behind, paths
+    ends = {*sources, *targets}
+    paths = [p for p in reader.connect_paths([*sources, *targets], max_depth=max_depth,
+                                             max_paths=max_paths)
+             if p[0] in ends and p[-1] in ends and (p[0] in sources) != (p[-1] in sources)]
+    return (sources, None, paths) if paths else None
+
+
+def _heading(names: NameTable, ahead: list[str], behind: list[str] | None,
+             paths: Sequence[tuple[str, ...]]) -> str:
+    count = f"{len(paths)} path{'s' if len(paths) > 1 else ''}, shortest first"
+    first = names.label(paths[0][0])
+    if behind is None:
+        return (f"{first} and {names.label(paths[0][-1])} are joined only through shared "
+                f"neighbours, edges walked either way ({count}):")
+    return f"{first} depends on {names.label(paths[0][-1])} ({count}):"
+
+
+#: How an edge between two nodes of a path was found: its type, resolution, direction.
+_EdgeInfo = tuple[str, str | None]
+
+
+def _edges(reader: GraphReader, paths: Sequence[tuple[str, ...]]
+           ) -> dict[tuple[str, str], _EdgeInfo]:
+    """The edge of each step of ``paths`` (keyed in its own direction)."""
+    if not isinstance(reader, MemoryStore):
+        raise TypeError("edge resolutions are read from a graph in memory")
+    succ, _ = reader.graph.adjacency()
+    found: dict[tuple[str, str], _EdgeInfo] = {}
+    for path in paths:
+        for a, b in zip(path, path[1:], strict=False):
+            for x, y in ((a, b), (b, a)):
+                data = succ.get(x, {}).get(y)
+                if data is not None:
+                    found[(x, y)] = (data["type"], data.get("resolution"))
+                    break
+    return found
+
+
+def _path_text(names: NameTable, path: Sequence[str],
+               edges: Mapping[tuple[str, str], _EdgeInfo]) -> str:
+    parts = [names.label(path[0])]
+    for a, b in zip(path, path[1:], strict=False):
+        forward = (a, b) in edges
+        kind, resolution = edges.get((a, b)) or edges.get((b, a)) or ("", None)
+        text = _EDGE_TEXT.get(kind, "linked to") + (f"[{resolution}]" if resolution else "")
+        parts.append((f"-{text}-> " if forward else f"<-{text}- ") + names.label(b))
+    return " ".join(parts)
+
+
+def _function_line(names: NameTable, f: FunctionNode) -> str:
+    first = f.knowledge.strip().splitlines()[0] if f.knowledge.strip() else ""
+    place = f" ({where(f.sources[0])})" if f.sources else ""
+    return _clip(f"- {names.label(f.id)}{place}: {first}", _LINE_CHARS)
 
 
 def graph_summary(graph: KnowledgeGraph, *, top: int = 10) -> dict[str, object]:
@@ -172,37 +293,13 @@ def graph_summary(graph: KnowledgeGraph, *, top: int = 10) -> dict[str, object]:
     }
 
 
-def _label(graph: KnowledgeGraph, node_id: str) -> str:
-    if graph.node_type(node_id) == "function":
-        return graph.function(node_id).name
-    return f"tag {graph.tag(node_id).label!r}"
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 4] + " ..."
 
 
-def _path_text(graph: KnowledgeGraph, path: Sequence[str]) -> str:
-    parts = [_label(graph, path[0])]
-    for a, b in zip(path, path[1:], strict=False):
-        forward = _edge_type(graph, a, b)
-        kind = forward or _edge_type(graph, b, a) or ""
-        text = _EDGE_TEXT.get(kind, "linked to")
-        parts.append(f"-{text}-> " if forward else f"<-{text}- ")
-        parts[-1] += _label(graph, b)
-    return " ".join(parts)
-
-
-_EDGE_TEXT = {"calls": "calls", "references": "uses", "consumes": "input of",
-              "produces": "produces"}
-
-
-def _edge_type(graph: KnowledgeGraph, source: str, target: str) -> str | None:
-    """The type of the edge ``source -> target``, or None when there is none."""
-    if graph.node_type(source) == "tag":
-        return "consumes" if target in graph.consumers(source) else None
-    if graph.node_type(target) == "tag":
-        return "produces" if source in graph.producers(target) else None
-    return next((kind for _, end, kind, _ in graph.edges_of([source]) if end == target), None)
-
-
-def _function_line(f: FunctionNode) -> str:
-    first = f.knowledge.strip().splitlines()[0] if f.knowledge.strip() else ""
-    place = f" ({where(f.sources[0])})" if f.sources else ""
-    return f"- {f.name}{place}: {first}"
+def _fit(text: str, limit: int) -> str:
+    """``text`` cut at a line end to ``limit`` characters, saying so."""
+    if len(text) <= limit:
+        return text
+    note = "\n... (cut here: ask for fewer paths or a shorter max_depth)"
+    return text[: text.rfind("\n", 0, limit - len(note))] + note

@@ -4,49 +4,101 @@ Built with the official ``mcp`` SDK (``pip install "sgkr[mcp]"``), served over
 stdio. It offers:
 
 - tool ``retrieve_knowledge``: the knowledge and code of the functions a
-  question needs, with the retriever's options (``k``, ``max_depth``, ...);
+  question needs, with the retriever's options (``k``, ``max_depth``, ...), a
+  page of at most 60,000 characters at a time (a ``cursor`` gives the next);
 - tool ``explain_dependency``: how one function or tag depends on another,
-  path by path;
+  path by path, each call labelled with how it was resolved;
 - resource ``sgkr://graph/stats``: the graph's counts, build metadata,
   most-called functions and tag labels (JSON).
 
-The graph is loaded once, before the server starts; nothing is written to
-standard output but the protocol.
+Both tools only read (their annotations say so), refuse arguments they do not
+have, and report bad input as a tool error the agent reads. The graph is loaded
+and made ready before the server starts; nothing is written to standard output
+but the protocol.
 
 Examples
 --------
 >>> from sgkr import build_graph
 >>> server = make_server(build_graph([("m.py", "def f():\\n    return 1\\n")]))
->>> server.name
-'sgkr'
+>>> server.name, server.version == __version__
+('sgkr', True)
 """
 
-# No ``from __future__ import annotations``: the SDK reads the tools' annotations, which
-# name pydantic's Field imported where the server is made.
-import json
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from __future__ import annotations
 
-from ..algorithms.paths import DEFAULT_MAX_DEPTH
+import functools
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from ..errors import InvalidArgumentError, SGKRError
 from ..graph.model import KnowledgeGraph
-from ..retrieval.retriever import Retriever
-from .answer import describe_result, explain_path, graph_summary
+from ..version import __version__
+from . import tools as _tools
+from .answer import MAX_ANSWER_CHARS, describe_page, explain_path
+from .paging import decode_cursor, encode_cursor, page_key
+from .serving import Library, Snapshot
+from .tools import EXPLAIN, RETRIEVE, TOOLS, ToolSpec, check_arguments
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    from mcp.server.lowlevel import Server
 
-__all__ = ["make_server", "serve", "STATS_URI"]
+__all__ = ["make_server", "serve", "answer", "STATS_URI"]
 
 STATS_URI = "sgkr://graph/stats"
 _INSTRUCTIONS = (
     "SGKR retrieves the example functions (their domain knowledge and code) that a question "
     "about this code base depends on, following the code's call graph between what the "
-    "question gives and what it asks for. Call retrieve_knowledge before writing analysis "
-    "code in this domain; call explain_dependency to see why one function needs another.")
+    "question gives and what it asks for. Call retrieve_knowledge before writing code in "
+    "this domain; call explain_dependency to see why one function needs another.")
+_MORE = ("\n\nMore functions are left: call retrieve_knowledge again with the same arguments "
+         'and cursor "{cursor}".')
 
 
-def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
-    """The MCP server over ``graph``; ``options`` are the retriever's defaults.
+def _retrieve(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
+    options = dict(arguments)
+    question, cursor = options.pop("question"), options.pop("cursor", None)
+    if not question.strip():
+        raise InvalidArgumentError("the question is empty")
+    key = page_key(snapshot.version, question, options)
+    start = 0 if cursor is None else decode_cursor(cursor, key)
+    retriever = snapshot.retriever.with_options(**options) if options else snapshot.retriever
+    budget = MAX_ANSWER_CHARS - len(_MORE) - 2 * len(encode_cursor(start, key)) - 20
+    page = describe_page(retriever.retrieve(question), start, budget=budget)
+    if page.next is None:
+        return page.text
+    return page.text + _MORE.format(cursor=encode_cursor(page.next, key))
+
+
+def _explain(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
+    options = {k: v for k, v in arguments.items() if k in ("max_depth", "max_paths")}
+    return explain_path(snapshot.reader, arguments["source"], arguments["target"],
+                        names=snapshot.names, **options)
+
+
+_WORK: dict[str, tuple[ToolSpec, Callable[[Snapshot, dict[str, Any]], str]]] = {
+    RETRIEVE.name: (RETRIEVE, _retrieve), EXPLAIN.name: (EXPLAIN, _explain)}
+
+
+def answer(library: Library, tool: str, arguments: Any) -> str:
+    """What ``tool`` answers to ``arguments``, from the library's current snapshot.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If the tool is unknown or the arguments are not the tool's.
+    SGKRError
+        If the tool cannot answer (a name not in the graph, a store that fails).
+    """
+    if tool not in _WORK:
+        raise InvalidArgumentError(f"no tool {tool!r}; tools: {', '.join(_WORK)}")
+    spec, work = _WORK[tool]
+    return work(library.current, check_arguments(spec, arguments))
+
+
+def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
+    """The MCP server over ``graph`` (or a library of its versions); ``options`` are the
+    retriever's defaults.
 
     Raises
     ------
@@ -56,96 +108,60 @@ def make_server(graph: KnowledgeGraph, **options: Any) -> "MCPServer":
         If an option is not one of :class:`~sgkr.retrieval.retriever.RetrieverOptions`.
     """
     try:
-        from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.exceptions import ToolError
-        from pydantic import Field
+        import anyio
+        import mcp.types as types
+        from mcp.server.lowlevel import Server
+        from mcp.shared.exceptions import MCPError
     except ImportError as exc:
         raise SGKRError(
             f"the MCP server needs the mcp package ({exc}): pip install \"sgkr[mcp]\"") from None
-    retriever = Retriever(graph, **options)
-    server = MCPServer("sgkr", instructions=_INSTRUCTIONS)
+    _tools.prepare()
+    if isinstance(graph, KnowledgeGraph):
+        library = Library(Snapshot.of(graph, **options))
+    elif isinstance(graph, Library):
+        library = graph
+    else:
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+    tools = [types.Tool(name=t.name, title=t.title, description=t.description,
+                        input_schema=t.input_schema,
+                        annotations=types.ToolAnnotations.model_validate(t.annotations))
+             for t in TOOLS]
 
-    @server.tool()
-    def retrieve_knowledge(
-        question: Annotated[str, Field(description="the question, in the user's words")],
-        k: Annotated[int | None, Field(description="most functions returned", ge=1)] = None,
-        max_depth: Annotated[int | None, Field(description="longest path, in edges", ge=1)] = None,
-        max_paths: Annotated[int | None, Field(description="most paths searched", ge=1)] = None,
-        reverse_calls: Annotated[bool | None, Field(
-            description="walk call edges from callee to caller too")] = None,
-        callees: Annotated[int | None, Field(
-            description="add callees of retrieved functions, this many calls deep", ge=0)] = None,
-        partial: Annotated[Literal["connect", "nearest", "none"] | None, Field(
-            description="what to do when no input-to-output path exists")] = None,
-        include_knowledge: Annotated[bool | None, Field(
-            description="put each function's knowledge before its code")] = None,
-        scripts: Annotated[int | None, Field(
-            description="most whole solution scripts returned", ge=0)] = None,
-        fill: Annotated[Literal["ppr", "none"] | None, Field(
-            description="ppr: fill k by a walk from the question's tags, paths and "
-                        "words; none: only what the paths found")] = None,
-        lexical: Annotated[bool | None, Field(
-            description="seed the walk with the functions named like the question")] = None,
-        centrality: Annotated[float | None, Field(
-            description="weight of how often a function is called, in the fill", ge=0)] = None,
-        brevity: Annotated[float | None, Field(
-            description="how much the fill prefers short functions", ge=0)] = None,
-        specificity: Annotated[float | None, Field(
-            description="least specificity (IDF, 0-1) of a matched tag used", ge=0)] = None,
-        inferred: Annotated[Literal["seeds", "paths"] | None, Field(
-            description="on a graph of inferred tags only: seed the walk, or search "
-                        "paths")] = None,
-        filter: Annotated[dict[str, Any] | None, Field(
-            description="only functions whose metadata passes this filter, e.g. "
-                        '{"kind": "function"} or {"file": {"$in": ["fees.py"]}}; fields: '
-                        "file, kind, name, matched_tags; operators $eq $ne $in $nin $all "
-                        "$and $or $not")] = None,
-    ) -> str:
-        """Retrieve the domain knowledge and example code a question depends on.
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
 
-        Returns the tags matched in the question, the dependency paths found, and
-        for each function its knowledge, then its code, best first.
-        """
-        if not question.strip():
-            raise ToolError("the question is empty")
-        changed = {name: value for name, value in (
-            ("k", k), ("max_depth", max_depth), ("max_paths", max_paths),
-            ("reverse_calls", reverse_calls), ("callees", callees), ("partial", partial),
-            ("include_knowledge", include_knowledge), ("scripts", scripts),
-            ("fill", fill), ("lexical", lexical), ("centrality", centrality),
-            ("brevity", brevity), ("specificity", specificity), ("inferred", inferred),
-            ("filter", filter))
-            if value is not None}
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name not in _WORK:
+            raise MCPError(types.INVALID_PARAMS, f"no tool {params.name!r}; tools: "
+                                                 f"{', '.join(_WORK)}")
+        work = functools.partial(answer, library, params.name, params.arguments or {})
         try:
-            chosen = retriever.with_options(**changed) if changed else retriever
-            return describe_result(chosen.retrieve(question))
+            text = await anyio.to_thread.run_sync(work)
         except SGKRError as exc:  # the agent reads why; other errors stay on the server
-            raise ToolError(str(exc)) from None
+            return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))],
+                                        is_error=True)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
-    @server.tool()
-    def explain_dependency(
-        source: Annotated[str, Field(
-            description="a function (name, qualified name or node id) or a tag label")],
-        target: Annotated[str, Field(
-            description="a function (name, qualified name or node id) or a tag label")],
-        max_depth: Annotated[int, Field(description="longest path, in edges", ge=1)]
-        = DEFAULT_MAX_DEPTH,
-    ) -> str:
-        """Explain how one function or tag depends on another: the paths that join them."""
-        try:
-            return explain_path(graph, source, target, max_depth=max_depth)
-        except SGKRError as exc:
-            raise ToolError(str(exc)) from None
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[types.Resource(
+            uri=STATS_URI, name="graph stats", title="Graph statistics",
+            mime_type="application/json",
+            description="counts of functions, tags and edges; most-called functions")])
 
-    @server.resource(STATS_URI, name="graph stats", mime_type="application/json",
-                     description="counts of functions, tags and edges; most-called functions")
-    def stats() -> str:
-        return json.dumps(graph_summary(graph), indent=2, ensure_ascii=False)
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams
+                            ) -> types.ReadResourceResult:
+        if str(params.uri) != STATS_URI:
+            raise MCPError(types.INVALID_PARAMS, f"no resource {str(params.uri)!r}")
+        text = json.dumps(library.current.summary(), indent=2, ensure_ascii=False)
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=STATS_URI, text=text, mime_type="application/json")])
 
-    return server
+    return Server("sgkr", version=__version__, title="SGKR", instructions=_INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources, on_read_resource=read_resource)
 
 
-def serve(graph: KnowledgeGraph, **options: Any) -> None:
+def serve(graph: KnowledgeGraph | Library, **options: Any) -> None:
     """Serve ``graph`` over stdio until the client closes the connection.
 
     Raises
@@ -153,6 +169,12 @@ def serve(graph: KnowledgeGraph, **options: Any) -> None:
     SGKRError
         If the ``mcp`` package is not installed.
     """
-    if not isinstance(graph, KnowledgeGraph):
-        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
-    make_server(graph, **options).run("stdio")
+    server = make_server(graph, **options)
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)

@@ -28,12 +28,13 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 
-from ..records import CallSite, Definition, Resolution
+from ..records import CallSite, Definition, Ref, Resolution
 from .context import Context, Read, Subclasses, kept
 from .flow import ValueFlow
-from .values import NO_EDGE, NO_GUESS, RANK, Expr, Frame, Kind, Reach, Value, bounded, function
+from .values import NO_EDGE, NO_GUESS, RANK, Frame, Kind, Reach, Value, bounded, function
 
-__all__ = ["CallSites", "NAME_MATCH_LIMIT", "CallKey", "Seen", "merge_reach"]
+__all__ = ["CallSites", "NAME_MATCH_LIMIT", "CallKey", "Seen", "call_key", "is_self",
+           "merge_reach"]
 
 #: A bare-name call matching more definitions than this is left unresolved.
 NAME_MATCH_LIMIT = 3
@@ -47,9 +48,19 @@ _COMMON_METHODS = frozenset(
                "get", "put", "add", "update", "reset", "flush", "apply", "call"})
 
 #: A call site as a definition's calls are told apart (its line aside).
-CallKey = tuple[str, str, str | None]
+CallKey = tuple[str, str, Ref | None]
 #: The calls of one definition, resolved.
 Seen = dict[CallKey, Reach]
+
+
+def call_key(call: CallSite) -> CallKey:
+    """What tells ``call`` apart from the other calls of its definition."""
+    return (call.kind, call.name, call.receiver)
+
+
+def is_self(receiver: Ref | None) -> bool:
+    """Whether a receiver is ``self`` or ``cls``."""
+    return receiver is not None and not receiver.called and receiver.name in ("self", "cls")
 
 
 def merge_reach(found: dict[str, Resolution], reach: Reach) -> None:
@@ -104,7 +115,7 @@ class CallSites:
         scopes = self.names.scopes_of(d, module)
         frame = self.frame(d)
         for call in d.calls:
-            key = (call.kind, call.name, call.receiver)
+            key = call_key(call)
             if key in seen:
                 continue
             reach = seen[key] = self.resolve(ctx, frame, scopes, call)
@@ -124,7 +135,7 @@ class CallSites:
         if call.kind == "plain":
             return self._plain(ctx, frame, scopes, call.name)
         if call.kind == "subscript":
-            return self.called(ctx, frame, Expr(call.name), None) or NO_EDGE
+            return self.called(ctx, frame, Ref(call.name), None) or NO_EDGE
         if call.kind == "result":  # ``make()()``: what the returned values are
             return self.reached(self.flow.returned(ctx, frame, call.name, 0)) or NO_EDGE
         if call.kind == "super":
@@ -136,7 +147,7 @@ class CallSites:
         found = None if names.is_local(frame.chain, name) else names.name_in_scope(scopes, name)
         if found is not None:
             return Reach(tuple(found), "exact")
-        inferred = self.called(ctx, frame, Expr(name), None)
+        inferred = self.called(ctx, frame, Ref(name), None)
         if inferred is not None:
             return inferred
         if name in _BUILTINS:
@@ -155,19 +166,19 @@ class CallSites:
         receiver = call.receiver
         if receiver is None:
             return self._guessed(call.name)
-        if receiver.endswith("()"):  # ``A().m()``
-            made = self.flow.returned(ctx, frame, receiver[:-2], 0)
+        if receiver.called:  # ``A().m()``
+            made = self.flow.returned(ctx, frame, receiver.name, 0)
             reach = self.reached(self.flow.attribute(ctx, made, call.name, 0)) if made else None
             return reach if reach is not None else self._guessed(call.name)
-        if receiver in ("self", "cls") and frame.cls is not None:
+        if receiver.name in ("self", "cls") and frame.cls is not None:
             method = self.hierarchy.method(frame.cls, call.name)
             if method is not None:
                 return Reach((method,), "exact")
         else:
-            static = self._static_attribute(scopes, receiver, call.name)
+            static = self._static_attribute(scopes, receiver.name, call.name)
             if static is not None:
                 return static
-        inferred = self.called(ctx, frame, Expr(receiver), call.name)
+        inferred = self.called(ctx, frame, receiver, call.name)
         return inferred if inferred is not None else self._guessed(call.name)
 
     def _static_attribute(self, scopes: list[str], receiver: str, name: str) -> Reach | None:
@@ -191,7 +202,7 @@ class CallSites:
 
     # -- inference -----------------------------------------------------------------
 
-    def called(self, ctx: Context, frame: Frame, held: Expr, attr: str | None) -> Reach | None:
+    def called(self, ctx: Context, frame: Frame, held: Ref, attr: str | None) -> Reach | None:
         """What calling ``held`` (or its ``attr``) reaches, by what it holds; None when
         nothing is known of it."""
         if not self._may_know(frame, held):
@@ -203,16 +214,16 @@ class CallSites:
             values = self.flow.attribute(ctx, values, attr, 0)
         return self.reached(values)
 
-    def _may_know(self, frame: Frame, held: Expr) -> bool:
+    def _may_know(self, frame: Frame, held: Ref) -> bool:
         """Whether an inference of ``held`` can find anything: its head is ``self``/``cls``
         or assigned in ``frame`` (names bound by scoping alone were looked up already)."""
-        head = held.dotted.partition(".")[0]
+        head = held.name.partition(".")[0]
         if head in ("self", "cls"):
             return frame.cls is not None
         assigned, names = self.tables.assigned, self.names
         return any(head in assigned[s] for s in frame.chain if s in assigned) \
             or names.is_local(frame.chain, head) \
-            or "." in held.dotted and names.target_of(
+            or "." in held.name and names.target_of(
                 [s for s in frame.chain if s in self.tables.binders], head) is not None
 
     def reached(self, values: Iterable[Value]) -> Reach | None:
@@ -235,7 +246,7 @@ class CallSites:
               exact: bool) -> Reach:
         """What a call reaching ``target`` (``exact``: by syntax) may reach as well: the
         overrides of a ``self.`` method in subclasses, what its decorators made of it."""
-        if exact and call.receiver in ("self", "cls") and frame.cls is not None:
+        if exact and is_self(call.receiver) and frame.cls is not None:
             return self._overridden(ctx, frame.cls, call.name)
         decorators = self.tables.decorators.get(target)
         if not decorators:

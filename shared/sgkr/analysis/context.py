@@ -26,7 +26,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .values import Expr, Value
+from ..records import Ref
+from .values import Value
 
 __all__ = ["Context", "Read", "Subclasses", "Arguments", "Memo", "TOP", "kept"]
 
@@ -55,7 +56,7 @@ class Arguments:
 #: What an inference read: a module (by name), subclasses or arguments.
 Read = str | Subclasses | Arguments
 #: What each expression holds, seen from a definition (its qualname and class).
-Memo = dict[tuple[str, str | None, Expr], frozenset[Value]]
+Memo = dict[tuple[str, str | None, Ref], frozenset[Value]]
 
 
 class Context:

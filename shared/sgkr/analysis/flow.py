@@ -22,19 +22,20 @@ Examples
 >>> tables = Tables([m])
 >>> hierarchy = Hierarchy(tables)
 >>> flow = ValueFlow(tables, Names(tables, hierarchy))
->>> flow.infer(Context(), flow.frame_of("m.use"), Expr("a.run"), 0)
+>>> flow.infer(Context(), flow.frame_of("m.use"), Ref("a.run"), 0)
 frozenset({Value(kind=<Kind.FUNCTION: 1>, qualname='m.A.run')})
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from ..records import Ref
 from .context import Context
 from .scopes import Names
 from .tables import Tables
-from .values import NOTHING, Expr, Frame, Kind, Value, class_, function, instance, module
+from .values import NOTHING, Frame, Kind, Value, class_, function, instance, module
 
 __all__ = ["ValueFlow", "ParameterSource", "INFER_DEPTH", "READERS"]
 
@@ -94,19 +95,19 @@ class ValueFlow:
 
     # -- expressions ---------------------------------------------------------------
 
-    def infer(self, ctx: Context, frame: Frame, expr: Expr, depth: int) -> frozenset[Value]:
-        """What ``expr`` may hold, seen from ``frame`` (``depth`` steps into the flow)."""
-        key = (frame.chain[0], frame.cls, expr)
+    def infer(self, ctx: Context, frame: Frame, ref: Ref, depth: int) -> frozenset[Value]:
+        """What ``ref`` may hold, seen from ``frame`` (``depth`` steps into the flow)."""
+        key = (frame.chain[0], frame.cls, ref)
         known = ctx.memo.get(key)
         if known is not None:
             return known
         if depth > INFER_DEPTH:
             return NOTHING
         ctx.memo[key] = NOTHING  # a cycle of assignments ends here
-        if expr.called:
-            values = self.returned(ctx, frame, expr.dotted, depth)
+        if ref.called:
+            values = self.returned(ctx, frame, ref.name, depth)
         else:
-            head, _, rest = expr.dotted.partition(".")
+            head, _, rest = ref.name.partition(".")
             values = self._head(ctx, frame, head, depth)
             for attr in rest.split(".") if rest else ():
                 if not values:
@@ -128,7 +129,7 @@ class ValueFlow:
         for scope in frame.chain:
             bound = tables.assigned.get(scope, {}).get(head)
             d = tables.defs.get(scope)
-            param = d is not None and d.kind != "module" and head in d.params
+            param = d is not None and d.kind != "module" and head in tables.params[scope]
             if bound or param:
                 self.read(ctx, scope)
                 found = self.bound_values(ctx, self.frame_of(scope), bound, depth) \
@@ -138,24 +139,24 @@ class ValueFlow:
                 return found
         return NOTHING
 
-    def bound_values(self, ctx: Context, frame: Frame, bound: Iterable[Expr],
+    def bound_values(self, ctx: Context, frame: Frame, bound: Iterable[Ref],
                      depth: int) -> frozenset[Value]:
         """What a name given each of the ``bound`` expressions holds."""
         found: set[Value] = set()
         depth += 1
-        for expr in bound:
-            if expr.called:  # as :meth:`given`
-                found.update(self.returned(ctx, frame, expr.dotted, depth))
+        for ref in bound:
+            if ref.called:  # as :meth:`given`
+                found.update(self.returned(ctx, frame, ref.name, depth))
             else:
-                found.update(self.infer(ctx, frame, expr, depth))
+                found.update(self.infer(ctx, frame, ref, depth))
         return frozenset(found)
 
-    def given(self, ctx: Context, frame: Frame, expr: Expr, depth: int) -> frozenset[Value]:
-        """What a name given ``expr`` holds: a call's result is read afresh each time (a
+    def given(self, ctx: Context, frame: Frame, ref: Ref, depth: int) -> frozenset[Value]:
+        """What a name given ``ref`` holds: a call's result is read afresh each time (a
         recursion through returns ends at :data:`INFER_DEPTH`), a name's is kept."""
-        if expr.called:
-            return self.returned(ctx, frame, expr.dotted, depth)
-        return self.infer(ctx, frame, expr, depth)
+        if ref.called:
+            return self.returned(ctx, frame, ref.name, depth)
+        return self.infer(ctx, frame, ref, depth)
 
     def static(self, ctx: Context, target: str) -> frozenset[Value]:
         """What a name bound by scoping or an import to ``target`` holds (nothing outside
@@ -204,11 +205,11 @@ class ValueFlow:
 
     def returned(self, ctx: Context, frame: Frame, callee: str, depth: int) -> frozenset[Value]:
         """What calling the dotted name ``callee`` returns."""
-        values = self.infer(ctx, frame, Expr(callee), depth)
+        values = self.infer(ctx, frame, Ref(callee), depth)
         if not values:
             holder, _, method = callee.rpartition(".")
             if method in READERS and holder:  # ``d.get(k)``: what d holds
-                return self.infer(ctx, frame, Expr(holder), depth)
+                return self.infer(ctx, frame, Ref(holder), depth)
         return self.results(ctx, values, depth)
 
     def results(self, ctx: Context, callees: Iterable[Value], depth: int) -> frozenset[Value]:
@@ -227,7 +228,7 @@ class ValueFlow:
                                                    depth + 1))
         return frozenset(found)
 
-    def decorated(self, ctx: Context, decorated: str, decorators: list[str]) -> set[Value]:
+    def decorated(self, ctx: Context, decorated: str, decorators: Sequence[str]) -> set[Value]:
         """What the name of the ``decorated`` function holds: each decorator of the
         sources (innermost first) called with what the one before made."""
         values: set[Value] = {function(decorated)}
@@ -238,7 +239,7 @@ class ValueFlow:
         frame = Frame(chain, d.enclosing_class if d is not None else None)
         for decorator in reversed(decorators):
             made: set[Value] = set()
-            for kind, name in self.infer(ctx, frame, Expr(decorator), 0):
+            for kind, name in self.infer(ctx, frame, Ref(decorator), 0):
                 if kind is Kind.FUNCTION:
                     made |= self._applied(ctx, name, values)
             values = made or values
@@ -251,9 +252,9 @@ class ValueFlow:
         if d is None or not returns:
             return set()
         self.read(ctx, decorator)
-        first = Expr(d.params[0]) if d.params else None
+        first = Ref(d.parameters[0].name) if d.parameters else None
         found: set[Value] = set()
-        rest = [expr for expr in returns if expr != first]
+        rest = [ref for ref in returns if ref != first]
         if len(rest) < len(returns):
             found |= given
         if rest:

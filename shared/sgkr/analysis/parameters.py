@@ -20,17 +20,16 @@ frozenset({Value(kind=<Kind.FUNCTION: 1>, qualname='m.fee')})
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ..records import CallSite, Definition
-from .calls import CallSites
+from ..records import CallSite, Definition, ParameterKind
+from .calls import CallKey, CallSites, call_key
 from .context import TOP, Arguments, Context, Read, kept
 from .flow import INFER_DEPTH
 from .tables import Passed
 from .values import NOTHING, Frame, Value
 
-__all__ = ["ParameterFlow", "CALLERS_LIMIT", "site_of"]
+__all__ = ["ParameterFlow", "CALLERS_LIMIT"]
 
 #: A parameter is inferred from the calls of its function's name, at most this many.
 CALLERS_LIMIT = 24
@@ -40,9 +39,13 @@ CALLERS_LIMIT = 24
 class _Slots:
     """A function's parameters by how arguments reach them, and the one asked about."""
 
+    #: By position (positional-only ones, then the others), in order.
     positional: tuple[str, ...]
+    #: ``*args``.
     star: str | None
-    names: frozenset[str]
+    #: By keyword (positional ones, then keyword-only ones).
+    keywords: frozenset[str]
+    #: ``**kwargs``.
     double_star: str | None
     param: str
 
@@ -63,8 +66,7 @@ class ParameterFlow:
         self.tables = calls.tables
         # Kept for the build: each parameter's values, each passing call's callees.
         self._values: dict[tuple[str, str], tuple[frozenset[Value], frozenset[Read]]] = {}
-        self._sites: dict[tuple[str, str | None, str],
-                          tuple[frozenset[str], frozenset[Read]]] = {}
+        self._sites: dict[tuple[str, CallKey], tuple[frozenset[str], frozenset[Read]]] = {}
 
     def forget(self) -> None:
         """Drop the answers kept: the tables changed."""
@@ -103,16 +105,17 @@ class ParameterFlow:
                    depth: int) -> frozenset[Value]:
         """What ``p`` gives the parameter of ``function`` described by ``slots`` (nothing:
         another parameter, or a call of another function)."""
-        if not _may_land(p.slot, slots):
+        argument = p.argument
+        if not _may_land(argument.slot, slots):
             return NOTHING
         d = self.tables.defs.get(p.caller)
         module = self.tables.owner.get(p.caller)
         if d is None or module is None:
             return NOTHING
-        site = site_of(p.callee)
+        site = argument.call
         scopes = self.names.scopes_of(d, module)
-        if isinstance(p.slot, int):
-            index = p.slot + self._offset(function, site, scopes)
+        if isinstance(argument.slot, int):
+            index = argument.slot + self._offset(function, site, scopes)
             if index < len(slots.positional):
                 if slots.positional[index] != slots.param:
                     return NOTHING
@@ -122,7 +125,7 @@ class ParameterFlow:
         if function.qualname not in self._reaches(ctx, p.caller, site, frame, scopes):
             return NOTHING
         self.flow.read(ctx, p.caller)
-        return self.flow.given(ctx, frame, p.value, depth + 1)
+        return self.flow.given(ctx, frame, argument.value, depth + 1)
 
     def _reaches(self, ctx: Context, caller: str, site: CallSite, frame: Frame,
                  scopes: list[str]) -> frozenset[str]:
@@ -132,57 +135,47 @@ class ParameterFlow:
             reach = self.calls.resolve(inner, frame, scopes, site)
             return frozenset() if reach.how == "name" else frozenset(reach.targets)
 
-        return kept(self._sites, (caller, site.receiver, site.name), ctx, reaches,
+        return kept(self._sites, (caller, call_key(site)), ctx, reaches,
                     parameters=0)
 
     def _offset(self, d: Definition, site: CallSite, scopes: list[str]) -> int:
         """How many parameters of ``d`` a call ``site`` fills before its arguments
         (``self`` of a method called on an object or made by its class)."""
-        if d.kind != "method" or not d.params or d.params[0] not in ("self", "cls"):
+        first = d.parameters[0].name if d.parameters else None
+        if d.kind != "method" or first not in ("self", "cls"):
             return 0
-        if d.name == "__init__" or d.params[0] == "cls":
+        if d.name == "__init__" or first == "cls":
             return 1
-        head = site.receiver.partition(".")[0] if site.receiver else None
+        receiver = site.receiver
+        head = receiver.name.partition(".")[0] if receiver and not receiver.called else None
         target = self.names.target_of(scopes, head) if head else None
         return 0 if target is not None and target in self.tables.classes else 1
 
 
 def _may_land(slot: int | str, slots: _Slots) -> bool:
     """Whether an argument at ``slot`` can reach the parameter asked about, however many
-    parameters the call fills first."""
+    parameters the call fills first: a keyword its own parameter, or ``**kwargs``."""
     param = slots.param
     if isinstance(slot, str):
-        return slot == param or slots.double_star == param and slot not in slots.names
+        return slot == param and param in slots.keywords \
+            or slots.double_star == param and slot not in slots.keywords
     return param in slots.positional[slot:slot + 2] or slots.star == param
 
 
-def site_of(callee: str) -> CallSite:
-    """The call site of a dotted callee (``f`` or ``mod.f``), as extraction makes it."""
-    receiver, _, name = callee.rpartition(".")
-    if receiver:
-        return CallSite("attribute", name, receiver, 0)
-    return CallSite("plain", name, None, 0)
-
-
-_STARS = re.compile(r"(?<![\w*])(\*\*?)\s*([A-Za-z_]\w*)")
-
-
 def _slots(d: Definition, param: str) -> _Slots:
-    """The parameters of ``d`` by how arguments reach them, read off its signature."""
-    star = dstar = None
-    for stars, name in _STARS.findall(d.signature.partition("(")[2]):
-        if stars == "*":
-            star = name
+    """The parameters of ``d`` by how arguments reach them."""
+    positional: list[str] = []
+    keywords: list[str] = []
+    star = double_star = None
+    for p in d.parameters:
+        if p.kind is ParameterKind.VAR_POSITIONAL:
+            star = p.name
+        elif p.kind is ParameterKind.VAR_KEYWORD:
+            double_star = p.name
+        elif p.kind is ParameterKind.KEYWORD_ONLY:
+            keywords.append(p.name)
         else:
-            dstar = name
-    params = d.params
-    bare = d.signature.find("*,") >= 0 or d.signature.find("*)") >= 0
-    cut = params.index(star) if star in params else len(params)
-    if bare and star is None:
-        cut = min(cut, _bare_star_index(d))
-    return _Slots(params[:cut], star, frozenset(params), dstar, param)
-
-
-def _bare_star_index(d: Definition) -> int:
-    before = d.signature.partition("(")[2].split("*,")[0].split("*)")[0]
-    return sum(1 for p in d.params if re.search(rf"(?<!\w){re.escape(p)}(?!\w)", before))
+            positional.append(p.name)
+            if p.kind is ParameterKind.POSITIONAL:
+                keywords.append(p.name)
+    return _Slots(tuple(positional), star, frozenset(keywords), double_star, param)

@@ -24,11 +24,9 @@ Examples
 
 from __future__ import annotations
 
-from ..records import CallSite, Definition, Resolution, ValueUse
-from .calls import CallSites, Seen
+from ..records import Argument, CallSite, Definition, Resolution, ValueUse
+from .calls import CallSites, Seen, call_key, is_self
 from .context import Context
-from .parameters import site_of
-from .tables import Passed, passed_of
 from .values import FANOUT_LIMIT, Frame, Kind
 
 __all__ = ["definition_references", "CALLING"]
@@ -47,7 +45,7 @@ def definition_references(calls: CallSites, ctx: Context, d: Definition, module:
                           called: dict[str, Resolution], seen: Seen) -> dict[str, Resolution]:
     """The functions ``d`` uses as values (not those in ``called``, nor ``d`` itself),
     sorted; ``seen``: the calls of ``d`` resolved."""
-    passed = passed_of(d, CALLING)
+    passed = [a for a in d.arguments if a.call.name in CALLING]
     if not d.uses and not passed:
         return {}
     names = calls.names
@@ -58,23 +56,23 @@ def definition_references(calls: CallSites, ctx: Context, d: Definition, module:
         for target in _used(calls, ctx, frame, scopes, use, seen):
             if target not in called and target != d.qualname:
                 found[target] = "exact"
-    for p in passed:
-        if not names.is_local(frame.chain, p.value.head):
+    for a in passed:
+        if not names.is_local(frame.chain, a.value.name.partition(".")[0]):
             continue
-        for target in _passed_out(calls, ctx, frame, scopes, p):
+        for target in _passed_out(calls, ctx, frame, scopes, a):
             if target not in called and target not in found and target != d.qualname:
                 found[target] = "inferred"
     return dict(sorted(found.items()))
 
 
 def _passed_out(calls: CallSites, ctx: Context, frame: Frame, scopes: list[str],
-                p: Passed) -> list[str]:
+                a: Argument) -> list[str]:
     """The functions a local name holds, passed to a call outside the sources
     (``map(fn, xs)``); none when passed to the sources, whose parameters then hold them."""
-    reach = calls.resolve(ctx, frame, scopes, site_of(p.callee))
+    reach = calls.resolve(ctx, frame, scopes, a.call)
     if reach.targets and reach.how != "name":
         return []
-    functions = sorted(name for kind, name in calls.flow.infer(ctx, frame, p.value, 0)
+    functions = sorted(name for kind, name in calls.flow.infer(ctx, frame, a.value, 0)
                        if kind is Kind.FUNCTION)
     return functions if len(functions) <= FANOUT_LIMIT else []
 
@@ -85,7 +83,7 @@ def _used(calls: CallSites, ctx: Context, frame: Frame, scopes: list[str], use: 
     sources (whose own calls then tell what it does)."""
     call = use.argument_of
     if call is not None:
-        key = (call.kind, call.name, call.receiver)
+        key = call_key(call)
         reach = seen.get(key)
         if reach is None:
             reach = seen[key] = calls.resolve(ctx, frame, scopes, call)
@@ -100,10 +98,10 @@ def _named_exactly(calls: CallSites, cls: str | None, scopes: list[str],
     names, tables = calls.names, calls.tables
     if site.kind == "plain":
         target = names.target_of(scopes, site.name)
-    elif site.receiver in ("self", "cls"):
+    elif is_self(site.receiver):
         target = calls.hierarchy.method(cls, site.name) if cls is not None else None
-    elif site.receiver is not None:
-        head, _, rest = site.receiver.partition(".")
+    elif site.receiver is not None and not site.receiver.called:
+        head, _, rest = site.receiver.name.partition(".")
         bound = names.target_of(scopes, head)
         target = ".".join(p for p in (bound, rest, site.name) if p) if bound else None
     else:

@@ -37,7 +37,7 @@ from .flow import ValueFlow
 from .parameters import ParameterFlow
 from .references import definition_references
 from .scopes import Names
-from .tables import Tables, passed_of
+from .tables import Tables
 from .values import FANOUT_LIMIT
 
 __all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "FANOUT_LIMIT",
@@ -153,7 +153,7 @@ class CallResolver:
                 # equals a fresh build), cycles of assignments included.
                 ctx = Context(reading=reading)
                 seen = self.calls.definition_calls(ctx, d, module.module, calls)
-                if refs is not None and (d.uses or d.bindings):
+                if refs is not None and (d.uses or d.arguments):
                     found = definition_references(self.calls, ctx, d, module.module,
                                                   calls.get(d.qualname, {}), seen)
                     if found:
@@ -179,5 +179,5 @@ def keys_of(module: ModuleExtract) -> set[Read]:
     subclasses of its classes' bases, the values it passes to calls."""
     keys: set[Read] = {Subclasses(base.rpartition(".")[2])
                        for c in module.classes for base in c.bases}
-    keys.update(Arguments(p.last) for d in module.definitions for p in passed_of(d))
+    keys.update(Arguments(a.call.name) for d in module.definitions for a in d.arguments)
     return keys

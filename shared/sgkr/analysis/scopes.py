@@ -139,7 +139,7 @@ class Names:
             d = tables.defs.get(scope)
             if d is None or d.kind == "module":
                 return False
-            if name in d.params or name in tables.assigned.get(scope, ()):
+            if name in tables.params[scope] or name in tables.assigned.get(scope, ()):
                 return True
             if scope in tables.binders and self.bound_in(scope, name) is not None:
                 return False

@@ -13,45 +13,36 @@ Examples
 ...                            "    apply(h)\\n    return h\\n")
 >>> tables = Tables([m])
 >>> tables.returns["m.f"]
-[Expr(dotted='h', called=False)]
->>> tables.passed["apply"]
-[Passed(caller='m.f', callee='apply', slot=0, value=Expr(dotted='h', called=False))]
+(Ref(name='h', called=False),)
+>>> [(p.caller, p.argument.slot, str(p.argument.value)) for p in tables.passed["apply"]]
+[('m.f', 0, 'h')]
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple, TypeVar
 
-from ..records import Definition, ModuleExtract
-from .values import Expr
+from ..records import Argument, Definition, ModuleExtract, Ref
 
-__all__ = ["Tables", "Passed", "Field", "passed_of"]
+__all__ = ["Tables", "Passed", "Field"]
 
 _T = TypeVar("_T")
 
 
 class Passed(NamedTuple):
-    """A value passed to a call: in ``caller``, ``callee(..., value)`` at ``slot`` (a
-    position, or a keyword's name)."""
+    """A value passed to a call in ``caller``."""
 
     caller: str
-    callee: str
-    slot: int | str
-    value: Expr
-
-    @property
-    def last(self) -> str:
-        """The callee's last name, by which the definitions it may reach are found."""
-        return self.callee.rpartition(".")[2]
+    argument: Argument
 
 
 class Field(NamedTuple):
     """A ``self.`` attribute given ``value`` in the method ``where``."""
 
     where: str
-    value: Expr
+    value: Ref
 
 
 class Tables:
@@ -73,10 +64,12 @@ class Tables:
     binders : set
         The scopes that bind a name of their own (modules, and the definitions
         holding a definition, a class or an import).
+    params : dict
+        The names of each definition's parameters.
     assigned, returns, decorators, fields, passed : dict
         What each scope's names are given, what each function returns, its
-        decorators (outermost first), each class's ``self.`` fields, and the values
-        passed to calls, by the callee's last name.
+        decorators (innermost last), each class's ``self.`` fields, and the values
+        passed to calls, by the called name.
     """
 
     def __init__(self, modules: Sequence[ModuleExtract]) -> None:
@@ -89,9 +82,10 @@ class Tables:
         self.functions_by_name: dict[str, list[str]] = defaultdict(list)
         self.callables_by_name: dict[str, list[str]] = defaultdict(list)
         self.binders: set[str] = set()
-        self.assigned: dict[str, dict[str, list[Expr]]] = {}
-        self.returns: dict[str, list[Expr]] = {}
-        self.decorators: dict[str, list[str]] = {}
+        self.params: dict[str, frozenset[str]] = {}
+        self.assigned: dict[str, dict[str, list[Ref]]] = {}
+        self.returns: dict[str, tuple[Ref, ...]] = {}
+        self.decorators: dict[str, tuple[str, ...]] = {}
         self.fields: dict[str, dict[str, list[Field]]] = {}
         self.passed: dict[str, list[Passed]] = defaultdict(list)
         self.by_module: dict[str, ModuleExtract] = {}
@@ -99,7 +93,6 @@ class Tables:
         # depend on build order, so they cannot be updated one module at a time.
         self.owner: dict[str, str] = {}
         self.shared: set[str] = set()
-        self._exprs: dict[str, Expr] = {}
         for module in modules:
             self._add(module)
 
@@ -177,44 +170,34 @@ class Tables:
     def _add_definition(self, d: Definition, module: str) -> None:
         q = d.qualname
         self.binders.add(q.rpartition(".")[0])
-        if self._own(q, module) and d.bindings:
+        if self._own(q, module):
             self._add_bindings(d)
-        self.defs.setdefault(q, d)
+        if q not in self.defs:
+            self.defs[q] = d
+            self.params[q] = frozenset(p.name for p in d.parameters)
         if d.kind != "module":
             self.callables_by_name[d.name].append(q)
             if d.kind == "function":
                 self.functions_by_name[d.name].append(q)
 
     def _add_bindings(self, d: Definition) -> None:
-        table = self.assigned.setdefault(d.qualname, {})
+        q = d.qualname
+        for a in d.arguments:
+            self.passed[a.call.name].append(Passed(q, a))
+        if d.returns:
+            self.returns[q] = d.returns
+        if d.decorators:
+            self.decorators[q] = d.decorators
+        if not d.bindings:
+            return
+        table = self.assigned.setdefault(q, {})
         cls = d.enclosing_class
         for b in d.bindings:
-            if b.kind == "arg":
-                slot, _, callee = b.target.partition(":")
-                self.passed[callee.rpartition(".")[2]].append(Passed(
-                    d.qualname, callee, int(slot) if slot.isdigit() else slot,
-                    self._expr(b.value, False)))
-                continue
-            value = self._expr(b.value, b.kind == "call")
-            if b.target == "return":
-                self.returns.setdefault(d.qualname, []).append(value)
-            elif b.target == "@":
-                self.decorators.setdefault(d.qualname, []).append(b.value)
-            else:
-                table.setdefault(b.target, []).append(value)
+            table.setdefault(b.target, []).append(b.value)
             head, _, attr = b.target.partition(".")
             if cls is not None and head == "self" and attr and "." not in attr:
                 self.fields.setdefault(cls, {}).setdefault(attr, []).append(
-                    Field(d.qualname, value))
-
-    def _expr(self, text: str, called: bool) -> Expr:
-        """The expression of a binding's value (one object for each text: a build reads
-        tens of thousands, a few thousand apart)."""
-        key = text + "()" if called else text
-        expr = self._exprs.get(key)
-        if expr is None:
-            expr = self._exprs[key] = Expr.parse(key)
-        return expr
+                    Field(q, b.value))
 
     def _remove(self, module: ModuleExtract) -> None:
         name = module.module
@@ -233,31 +216,20 @@ class Tables:
 
     def _remove_definition(self, d: Definition, module: str) -> None:
         q = d.qualname
-        if self.owner.get(q) == module and d.bindings:
+        if self.owner.get(q) == module:
             for table in (self.assigned, self.returns, self.decorators):
                 table.pop(q, None)
-            for passed in passed_of(d):
-                _drop(self.passed, passed.last, passed)
+            for a in d.arguments:
+                _drop(self.passed, a.call.name, Passed(q, a))
             if d.enclosing_class is not None:
                 self.fields.pop(d.enclosing_class, None)
         self.owner.pop(q, None)
         self.defs.pop(q, None)
+        self.params.pop(q, None)
         if d.kind != "module":
             _drop(self.callables_by_name, d.name, q)
             if d.kind == "function":
                 _drop(self.functions_by_name, d.name, q)
-
-
-def passed_of(d: Definition, callees: Container[str] | None = None) -> list[Passed]:
-    """The values ``d`` passes to calls (its ``arg`` bindings, written ``slot:callee``);
-    only to ``callees`` (last names) when given."""
-    found = [_passed(d.qualname, b.target, b.value) for b in d.bindings if b.kind == "arg"]
-    return found if callees is None else [p for p in found if p.last in callees]
-
-
-def _passed(caller: str, target: str, value: str) -> Passed:
-    slot, _, callee = target.partition(":")
-    return Passed(caller, callee, int(slot) if slot.isdigit() else slot, Expr.parse(value))
 
 
 def _drop(table: dict[str, list[_T]], key: str, item: _T) -> None:

@@ -1,17 +1,15 @@
 """The typed values call resolution reasons about.
 
 What a name may hold (:class:`Value`): a function, a class, an instance of a class, or a
-module of the sources (:class:`Kind`). What a binding gives it (:class:`Expr`): what a
-dotted name holds, or what calling it gives.
-Where a definition looks names up (:class:`Frame`), and the call edges found
-(:class:`Reach`, ranked by :data:`RANK`).
+module of the sources (:class:`Kind`); what a binding gives it is a
+:class:`~sgkr.records.Ref` (what a dotted name holds, or what calling it gives). Where a
+definition looks names up (:class:`Frame`), and the call edges found (:class:`Reach`,
+ranked by :data:`RANK`).
 
 Examples
 --------
 >>> function("m.f") == Value(Kind.FUNCTION, "m.f"), function("m.f") == class_("m.f")
 (True, False)
->>> Expr.parse("make()")
-Expr(dotted='make', called=True)
 >>> bounded(["m.a", "m.b"])
 Reach(targets=('m.a', 'm.b'), how='inferred')
 """
@@ -23,7 +21,7 @@ from typing import NamedTuple
 
 from ..records import Resolution
 
-__all__ = ["Kind", "Value", "function", "class_", "instance", "module", "Expr", "Frame",
+__all__ = ["Kind", "Value", "function", "class_", "instance", "module", "Frame",
            "Reach", "RANK", "FANOUT_LIMIT", "NOTHING", "NO_EDGE", "NO_GUESS", "bounded"]
 
 #: An inferred call reaching more definitions than this gives ``name`` edges (at most
@@ -76,25 +74,6 @@ def instance(qualname: str) -> Value:
 def module(qualname: str) -> Value:
     """A module."""
     return Value(Kind.MODULE, qualname)
-
-
-class Expr(NamedTuple):
-    """What a binding gives: what ``dotted`` holds, or what calling it gives (``called``)."""
-
-    dotted: str
-    called: bool = False
-
-    @staticmethod
-    def parse(text: str) -> Expr:
-        """The expression a binding record writes as text (``f``, ``a.b`` or ``f()``)."""
-        if text.endswith("()"):
-            return Expr(text[:-2], True)
-        return Expr(text)
-
-    @property
-    def head(self) -> str:
-        """The first name of the dotted name."""
-        return self.dotted.partition(".")[0]
 
 
 class Frame(NamedTuple):

@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "is reported (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the question generator")
     p.add_argument("--store", metavar="URL",
-                   help="also push the graph to this graph store (falkordb://host:port/name; "
+                   help="also push the graph to this graph store (falkor://host:port/name; "
                         "its graph there is replaced), time the questions through it and "
                         "count answers that differ from the graph in memory")
     output = p.add_mutually_exclusive_group()

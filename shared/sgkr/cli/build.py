@@ -51,8 +51,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                    help="processes that parse files (default: all cores; small builds: 1)")
     p.add_argument("--cache", metavar="DIR", default=None,
-                   help="content-hash cache of parsed files (default: .sgkr-cache next to "
-                        "the output)")
+                   help="content-hash cache of parsed files (default: a folder for the "
+                        "output's folder under ~/.cache/sgkr)")
     p.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
     p.add_argument("--watch", type=positive_float, default=None, metavar="SECONDS",
                    help="keep running: every SECONDS, update the graph from the files that "

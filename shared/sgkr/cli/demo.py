@@ -16,7 +16,8 @@ from pathlib import Path
 from ..build.builder import build_graph
 from ..errors import SourceError
 from ..retrieval.retriever import Retriever
-from .query import add_retrieval_options, print_result, retrieval_options
+from .options import add_retrieval_options, retrieval_options
+from .query import print_result
 
 __all__ = ["register", "run", "payments_example", "DEMO_QUESTIONS"]
 
@@ -70,5 +71,6 @@ def run(args: argparse.Namespace) -> int:
     for task in DEMO_QUESTIONS:
         print("\n" + "=" * 78)
         print(f"task {task} (not among the examples the graph was built from)")
-        print_result(retriever.retrieve(held_out[task]), show_code=args.code)
+        print_result(retriever.retrieve(held_out[task]), retriever.store.reader(),
+                     show_code=args.code)
     return 0

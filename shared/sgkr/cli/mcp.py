@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from ..graph.model import KnowledgeGraph
-from .query import add_retrieval_options, retrieval_options
+from .options import add_retrieval_options, retrieval_options
 
 __all__ = ["register", "run"]
 

@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "pushing the same graph again changes nothing.")
     p.add_argument("graph", help="graph.json made by sgkr build")
     p.add_argument("url", metavar="URL",
-                   help="falkordb://[:password@]host:port/name[?timeout=seconds]")
+                   help="falkor://[[user]:password@]host:port/name[?timeout=seconds] "
+                        "(falkors:// over TLS, with &ca=FILE for a private CA)")
     p.add_argument("--batch", type=positive_int, default=500, metavar="N",
                    help="rows written per query (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not is_store_url(args.url):
         raise InvalidArgumentError(f"{args.url!r} is not a store URL "
-                                   "(expected falkordb://host:port/name)")
+                                   "(expected falkor://host:port/name, or falkors:// for TLS)")
     graph = KnowledgeGraph.load(args.graph)
     report = push_graph(graph, args.url, batch=args.batch, log=_log)
     if not args.quiet:

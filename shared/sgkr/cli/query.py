@@ -3,37 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..agents.answer import where
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
-from ..retrieval.retriever import DEFAULT_K, Retriever
-from ..stores import is_store_url
+from ..retrieval.hops import hop_arrow, paths_hops
+from ..retrieval.retriever import Retriever
+from ..stores import GraphReader, is_store_url
+from .options import add_retrieval_options, retrieval_options
 from .terminal import json_text
 
-__all__ = ["register", "run", "add_retrieval_options", "retrieval_options", "print_result"]
-
-
-def add_retrieval_options(p: argparse.ArgumentParser) -> None:
-    """The retrieval options shared by ``query``, ``demo`` and ``export``."""
-    p.add_argument("--k", type=int, default=DEFAULT_K, help="most functions returned")
-    p.add_argument("--max-depth", type=int, default=None, help="longest path, in edges")
-    p.add_argument("--no-reverse-calls", action="store_true",
-                   help="walk call edges only from caller to callee")
-    p.add_argument("--callees", type=int, default=None, metavar="DEPTH",
-                   help="add callees of retrieved functions, this many calls deep")
-
-
-def retrieval_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Retriever keyword arguments from parsed options."""
-    options: dict[str, Any] = {"k": args.k, "reverse_calls": not args.no_reverse_calls}
-    if args.max_depth is not None:
-        options["max_depth"] = args.max_depth
-    if args.callees is not None:
-        options["callees"] = args.callees
-    return options
+__all__ = ["register", "run", "print_result"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,23 +22,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("query", help="retrieve the functions a question needs",
                        description="Retrieve knowledge and code for a question.")
     p.add_argument("graph", help="graph.json made by sgkr build, or the URL of a graph store "
-                                 "it was pushed to (falkordb://host:port/name)")
+                                 "it was pushed to (falkor://host:port/name)")
     p.add_argument("question", help="the question, in quotes")
     add_retrieval_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
 
-def print_result(result: RetrievalResult, *, show_code: bool = True) -> None:
-    """Human-readable output: tags, paths, then each function with its knowledge."""
+def print_result(result: RetrievalResult, reader: GraphReader, *,
+                 show_code: bool = True) -> None:
+    """Human-readable output: tags, paths (each step named), then each function's knowledge.
+
+    ``reader`` is the graph retrieved from: it says which relation each step of a path
+    follows (``tag:amount -input of-> fn:fee -called by-> fn:main``).
+    """
     print(f"question: {result.question}")
     if not result.tags:
-        print("tags: none matched; nothing retrieved" + (
-            " (fallback used)" if result.fallback_used else ""))
+        print("tags: none matched" + ("" if result.documents else "; nothing retrieved"))
     for m in result.tags:
         print(f"tag: {m.label!r} <- {m.text!r} ({m.role})")
-    for path in result.paths[:5]:
-        print("path: " + " -> ".join(path))
+    for path, hops in zip(result.paths[:5], paths_hops(reader, result.paths[:5]), strict=True):
+        print("path: " + " ".join([path[0], *(f"{hop_arrow(h)} {h.target}" for h in hops)]))
     if len(result.paths) > 5:
         print(f"... {len(result.paths) - 5} more paths")
     for d in result.documents:
@@ -80,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json_text(result.to_dict()))
     else:
-        print_result(result)
+        print_result(result, retriever.store.reader())
     return 0

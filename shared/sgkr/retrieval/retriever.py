@@ -20,11 +20,10 @@ import math
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 from typing import Any, Literal, cast, get_args
 
 from ..algorithms.lexical import LexicalIndex
-from ..algorithms.paths import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
 from ..algorithms.walk import call_counts, centrality_prior, personalized_pagerank
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
@@ -32,144 +31,20 @@ from ..records import EdgeType, RetrievalResult, TagMatch
 from ..stores import GraphReader, GraphStore, MemoryStore, Side, open_store
 from .context import make_documents
 from .filters import compile_filter, filter_values
+from .options import DEFAULT_K, RetrieverOptions
 from .tagmatch import WeightedMatcher, names_tag
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
 
 __all__ = ["Retriever", "RetrieverOptions", "Fallback", "DEFAULT_K"]
 
-DEFAULT_K = 8
 #: A fallback retriever: the question and k in, function node ids out, best first.
 Fallback = Callable[[str, int], Sequence[str]]
-Partial = Literal["connect", "nearest", "none"]
-Fill = Literal["ppr", "none"]
-Inferred = Literal["seeds", "paths"]
 #: The built-in tag extractors: scored matching (default), the paper's keywords, embeddings.
 Extractor = Literal["weighted", "keyword", "embedding"]
 _CALLEE_WEIGHT = 0.5
 _FILL_WEIGHT = 0.5
 _LEXICAL_SEEDS = DEFAULT_K  # the walk's lexical seeds (more when k asks for more)
 _WALKED: tuple[EdgeType, ...] = ("calls", "references", "consumes", "produces")
-
-
-@dataclass(frozen=True)
-class RetrieverOptions:
-    """Retrieval options, all JSON-serialisable (adapters persist them).
-
-    Attributes
-    ----------
-    k
-        Most function nodes returned.
-    max_depth, max_paths
-        Bounds of the path search (edges per path; paths in all).
-    reverse_calls
-        Walk call edges from callee to caller too (connects a helper shared
-        by two solutions to either caller).
-    callees
-        Add the callees of retrieved functions up to this many calls deep,
-        ranked after the functions on paths (0: none).
-    partial
-        When no path leads from an input tag to an output tag (only inputs,
-        or only outputs, matched, or nothing joins them): ``connect`` joins
-        the matched tags by the shortest paths through any edges;
-        ``nearest`` takes the functions that consume or produce them;
-        ``none`` retrieves nothing.
-    include_knowledge
-        Put each function's knowledge in its document (off: code only, less
-        the docstring that carried the knowledge; an ablation).
-    scripts
-        Most module-body documents (whole solution scripts) returned. A
-        module body on a path is still walked through (its callees are
-        added) when it is not returned.
-    fill
-        ``ppr`` fills what the paths and their callees leave of the ``k``
-        functions with the functions a personalized PageRank walk from the
-        question's seeds (matched tags, path functions, lexical matches) visits
-        most, then, in memory, the most-called functions, so a question gets
-        ``k`` functions when the graph has them; ``none`` returns what the
-        paths found (the paper), or the lexical matches when no tag matched.
-    lexical
-        Seed the walk with the functions whose names, identifiers and
-        knowledge match the question's words (BM25, :mod:`sgkr.algorithms.lexical`); they
-        answer when no tag matches. A graph store without a lexical index
-        (a server's) has no lexical seeds.
-    centrality
-        Weight of the call graph's centrality as a prior of the fill: a
-        function's walk score is multiplied by ``1 + centrality * p`` where
-        ``p`` grows with its callers (:func:`sgkr.algorithms.walk.centrality_prior`).
-    brevity
-        How much the fill prefers short functions: a function's walk score is
-        divided by its length to this power (1: its score per character; 0:
-        length does not count), so the context a filled slot costs is priced in.
-    inferred
-        On a graph whose ``meta["curated_tags"]`` is false (its tags were all
-        inferred from code: no knowledge file, no example tags): ``seeds``,
-        the matched tags seed the walk beside the lexical matches and no path
-        is searched (inferred tags join too much to
-        trust a path between them); ``paths``, paths first as for curated tags.
-    specificity
-        Matched tags whose inverse document frequency over the functions,
-        scaled to [0, 1], is below this are not used (0: every match is used).
-    filter
-        Only functions whose metadata passes this filter are returned, with
-        the budget ``k`` spent on them (see :mod:`sgkr.retrieval.filters`: ``file``,
-        ``kind``, ``name``, ``matched_tags``); the others still lead to their
-        callees. ``None``: no filter.
-    """
-
-    k: int = DEFAULT_K
-    max_depth: int = DEFAULT_MAX_DEPTH
-    max_paths: int = DEFAULT_MAX_PATHS
-    reverse_calls: bool = True
-    callees: int = 2
-    partial: Partial = "connect"
-    include_knowledge: bool = True
-    scripts: int = 0
-    fill: Fill = "ppr"
-    lexical: bool = True
-    centrality: float = 1.0
-    brevity: float = 1.0
-    specificity: float = 0.0
-    inferred: Inferred = "seeds"
-    filter: Mapping[str, Any] | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("k", "max_depth", "max_paths", "callees", "scripts"):
-            value = getattr(self, name)
-            low = 0 if name in ("callees", "scripts") else 1
-            if not isinstance(value, int) or isinstance(value, bool) or value < low:
-                raise InvalidArgumentError(
-                    f"{name} must be an integer of at least {low}, got {value!r}")
-        for name in ("reverse_calls", "include_knowledge", "lexical"):
-            if not isinstance(getattr(self, name), bool):
-                raise InvalidArgumentError(f"{name} must be True or False")
-        if self.partial not in get_args(Partial):
-            raise InvalidArgumentError(
-                f"partial must be one of {get_args(Partial)}, got {self.partial!r}")
-        if self.inferred not in get_args(Inferred):
-            raise InvalidArgumentError(
-                f"inferred must be one of {get_args(Inferred)}, got {self.inferred!r}")
-        if self.fill not in get_args(Fill):
-            raise InvalidArgumentError(
-                f"fill must be one of {get_args(Fill)}, got {self.fill!r}")
-        for name in ("centrality", "brevity", "specificity"):
-            value = getattr(self, name)
-            if (not isinstance(value, (int, float)) or isinstance(value, bool)
-                    or not 0 <= value < float("inf")):
-                raise InvalidArgumentError(f"{name} must be a non-negative number, got {value!r}")
-        if self.filter is not None:
-            compile_filter(self.filter)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The options as a plain dict."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RetrieverOptions:
-        """Options from a dict; unknown keys are an error naming them."""
-        unknown = set(data) - {f.name for f in fields(cls)}
-        if unknown:
-            raise InvalidArgumentError(f"unknown retriever option(s): {sorted(unknown)}")
-        return cls(**data)
 
 
 class Retriever:
@@ -182,7 +57,7 @@ class Retriever:
         retriever can serve many threads.
     store
         Instead of ``graph``: a :class:`~sgkr.stores.base.GraphStore`, or the URL
-        of one (``falkordb://host:port/name``, see ``sgkr push``). The graph
+        of one (``falkor://host:port/name``, see ``sgkr push``). The graph
         stays in the store; each question reads one version of it in a few
         batched queries, with the same answers as from the graph in memory.
     tag_extractor
@@ -327,11 +202,7 @@ class Retriever:
         if not question.strip():
             return RetrievalResult(question=question, documents=())
         o = self.options
-        if isinstance(self.store, MemoryStore) and self._tables is not None:
-            # Every table this query might need, so the first use is not in a later query.
-            self.store.prepare(reverse_calls=o.reverse_calls,
-                               connect=o.partial == "connect" or o.fill == "ppr")
-            self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
+        self.prepare()
         reader = self.store.reader()  # one version of the graph for the whole question
         matches = self._specific(reader, self._match(question, reader))
         # Paths join the tags the question names; a tag it names in part only seeds the walk.
@@ -363,6 +234,19 @@ class Retriever:
             outputs=tuple(label[t] for t in outputs),
             fallback_used=not paths and bool(ranked),
         )
+
+    def prepare(self) -> None:
+        """Make now every table a question with these options reads (a graph in memory).
+
+        A retriever makes them on its first question otherwise; a server calls
+        this before it accepts questions, so that the first one is as fast as
+        the next. Clones made by :meth:`with_options` share the tables.
+        """
+        o = self.options
+        if isinstance(self.store, MemoryStore) and self._tables is not None:
+            self.store.prepare(reverse_calls=o.reverse_calls,
+                               connect=o.partial == "connect" or o.fill == "ppr")
+            self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""
@@ -642,7 +526,7 @@ class _Tables:
 
     def prepare(self, *, lexical: bool, fill: bool) -> None:
         """Make now what a query with these options reads."""
-        self.matcher()
+        self.matcher().prepare()
         if lexical:
             self.lexical()
         if fill:

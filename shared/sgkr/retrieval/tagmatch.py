@@ -140,6 +140,10 @@ class WeightedMatcher:
                 self._vocabulary = vocabulary
         return self._vocabulary
 
+    def prepare(self) -> None:
+        """Read the vocabulary of partial matches now rather than on first need."""
+        self._words()
+
     def __call__(self, question: str) -> list[TagMatch]:
         """The tags of ``question``, each with its score, exact matches first."""
         matches = self._exact(question)

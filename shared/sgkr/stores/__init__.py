@@ -2,18 +2,21 @@
 
 :func:`as_store` turns a :class:`~sgkr.graph.KnowledgeGraph` into the
 in-memory store; :func:`open_store` opens a store by URL
-(``falkordb://host:port/name``), importing its client only then.
+(``falkor://host:port/name``, ``falkors://`` over TLS, or ``falkordb://``),
+importing its client only then.
 
 Examples
 --------
 >>> open_store("memory:")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-sgkr.errors.InvalidArgumentError: store URL 'memory:': expected falkordb://host:port/name
+sgkr.errors.InvalidArgumentError: store URL 'memory:': expected falkor://host:port/name \
+(falkors:// for TLS, falkordb://)
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import InvalidArgumentError
@@ -24,12 +27,22 @@ from .memory import MemoryStore
 __all__ = ["GraphStore", "GraphReader", "TagInfo", "NodeKind", "Side", "MemoryStore",
            "as_store", "as_reader", "listed_phrases", "open_store", "is_store_url"]
 
-_SCHEMES = ("falkordb://",)
+#: What a URL starts with (RFC 3986): a file path never does.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_EXPECTED = "expected falkor://host:port/name (falkors:// for TLS, falkordb://)"
 
 
 def is_store_url(text: str) -> bool:
-    """Whether ``text`` is the URL of a graph store rather than a file path."""
-    return isinstance(text, str) and text.startswith(_SCHEMES)
+    """Whether ``text`` is a URL (``scheme://...``), so a graph store's, not a file path.
+
+    :func:`open_store` refuses a scheme it does not know, naming the ones it does.
+
+    Examples
+    --------
+    >>> is_store_url("falkors://db:6379/g"), is_store_url("graph.json")
+    (True, False)
+    """
+    return isinstance(text, str) and _URL.match(text) is not None
 
 
 def as_store(source: KnowledgeGraph | GraphStore) -> GraphStore:
@@ -57,7 +70,7 @@ def listed_phrases(reader: GraphReader) -> dict[str, list[TagInfo]] | None:
 
 
 def open_store(url: str, **options: Any) -> GraphStore:
-    """Open the store at ``url`` (``falkordb://host:port/name``); ``options`` go to it.
+    """Open the store at ``url`` (``falkor://host:port/name``); ``options`` go to it.
 
     Raises
     ------
@@ -67,7 +80,10 @@ def open_store(url: str, **options: Any) -> GraphStore:
         If the store cannot be reached.
     """
     if not is_store_url(url):
-        raise InvalidArgumentError(f"store URL {url!r}: expected falkordb://host:port/name")
+        raise InvalidArgumentError(f"store URL {url!r}: {_EXPECTED}")
+    scheme = url.split("://", 1)[0]
+    if scheme not in ("falkor", "falkors", "falkordb"):
+        raise InvalidArgumentError(f"store URL scheme {scheme!r}: {_EXPECTED}")
     from .falkor import FalkorDBStore
 
     return FalkorDBStore(url, **options)

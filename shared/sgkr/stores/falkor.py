@@ -1,7 +1,8 @@
 """A graph on a FalkorDB server: pushed once, read by many retrievers, never loaded whole.
 
-``falkordb://[:password@]host:port/name[?timeout=seconds]`` names a graph on a
-FalkorDB server (its Python client: ``pip install 'sgkr[falkordb]'``).
+``falkor://[[user]:password@]host:port/name[?timeout=seconds]`` names a graph on a
+FalkorDB server (``falkors://`` over TLS; ``falkordb://`` is the same as
+``falkor://``; its Python client: ``pip install 'sgkr[falkordb]'``).
 :func:`push_graph` (``sgkr push``) writes a graph there; :class:`FalkorDBStore`
 reads it for a :class:`~sgkr.retrieval.retriever.Retriever`, a question costing a few
 batched openCypher queries: one for the tags of its phrases, one per round of
@@ -46,8 +47,10 @@ from .base import NodeKind, Path, Side, TagInfo
 from .memory import MemoryStore
 
 __all__ = ["FalkorDBStore", "PushReport", "push_graph", "parse_url", "StoreAddress",
-           "DEFAULT_TIMEOUT", "FORMAT"]
+           "DEFAULT_TIMEOUT", "FORMAT", "SCHEMES"]
 
+#: The URL schemes of a FalkorDB graph: FalkorDB's own (``falkors``: TLS) and ``falkordb``.
+SCHEMES = ("falkor", "falkors", "falkordb")
 #: Seconds any one call to the server may take.
 DEFAULT_TIMEOUT = 10.0
 #: The layout of a pushed graph; a reader refuses another.
@@ -77,27 +80,43 @@ _BATCH = 500
 
 @dataclass(frozen=True)
 class StoreAddress:
-    """A parsed ``falkordb://`` URL."""
+    """A parsed store URL (``falkordb://``, ``falkor://`` or ``falkors://``)."""
 
     host: str
     port: int
     name: str
     password: str | None
     timeout: float
+    scheme: str = "falkordb"
+    username: str | None = None
+    ca: str | None = None
+
+    @property
+    def tls(self) -> bool:
+        """Whether the connection is TLS (``falkors://``)."""
+        return self.scheme == "falkors"
 
     @property
     def url(self) -> str:
         """The URL without its password, for messages."""
-        return f"falkordb://{self.host}:{self.port}/{self.name}"
+        return f"{self.scheme}://{self.host}:{self.port}/{self.name}"
 
 
 def parse_url(url: str) -> StoreAddress:
-    """Parse ``falkordb://[:password@]host[:port]/name[?timeout=seconds]``.
+    """Parse ``SCHEME://[[user]:password@]host[:port]/name[?timeout=seconds][&ca=file]``.
+
+    The schemes are FalkorDB's own: ``falkor`` (or ``falkordb``) connects in
+    the clear, ``falkors`` over TLS, checking the server's certificate and
+    host name against the system's certificate authorities, or those of the
+    PEM file ``ca``.
 
     Examples
     --------
-    >>> parse_url("falkordb://localhost:6380/stdlib?timeout=2")
-    StoreAddress(host='localhost', port=6380, name='stdlib', password=None, timeout=2.0)
+    >>> parse_url("falkordb://localhost:6380/stdlib?timeout=2")  # doctest: +NORMALIZE_WHITESPACE
+    StoreAddress(host='localhost', port=6380, name='stdlib', password=None, timeout=2.0,
+                 scheme='falkordb', username=None, ca=None)
+    >>> parse_url("falkors://db.example.com/payments").tls
+    True
 
     Raises
     ------
@@ -107,18 +126,27 @@ def parse_url(url: str) -> StoreAddress:
     if not isinstance(url, str):
         raise InvalidArgumentError(f"store URL must be a string, got {type(url)}")
     parts = urlsplit(url)
-    shown = f"falkordb://{parts.hostname or ''}{parts.path}"
+    shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"
     name = parts.path.lstrip("/")
     try:
         port = parts.port or 6379
     except ValueError:
         raise InvalidArgumentError(f"store URL {shown!r}: the port is not a number") from None
-    if parts.scheme != "falkordb" or not parts.hostname or not _NAME.fullmatch(name):
+    if parts.scheme not in SCHEMES or not parts.hostname or not _NAME.fullmatch(name):
         raise InvalidArgumentError(
-            f"store URL {shown!r}: expected falkordb://host:port/name, the name of letters, "
-            "digits, '_', '.' or '-'")
-    query = parse_qs(parts.query)
-    unknown = set(query) - {"timeout"}
+            f"store URL {shown!r}: expected falkor://host:port/name (or falkors:// for TLS, "
+            "falkordb://), the name of letters, digits, '_', '.' or '-'")
+    timeout, ca = _query_options(parts.query, shown)
+    password = unquote(parts.password) if parts.password else None
+    username = unquote(parts.username) if parts.username else None
+    return StoreAddress(parts.hostname, port, name, password, timeout, parts.scheme,
+                        username, ca)
+
+
+def _query_options(text: str, shown: str) -> tuple[float, str | None]:
+    """``timeout`` and ``ca`` of a URL's query, checked."""
+    query = parse_qs(text)
+    unknown = set(query) - {"timeout", "ca"}
     if unknown:
         raise InvalidArgumentError(f"store URL {shown!r}: unknown option(s) {sorted(unknown)}")
     timeout = DEFAULT_TIMEOUT
@@ -130,8 +158,10 @@ def parse_url(url: str) -> StoreAddress:
         if not 0 < timeout <= 3600:
             raise InvalidArgumentError(
                 f"store URL {shown!r}: timeout must be seconds in (0, 3600]")
-    password = unquote(parts.password) if parts.password else None
-    return StoreAddress(parts.hostname, port, name, password, timeout)
+    ca = query["ca"][-1] if "ca" in query else None
+    if ca is not None and not shown.startswith("falkors:"):
+        raise InvalidArgumentError(f"store URL {shown!r}: ca is for falkors:// (TLS) only")
+    return timeout, ca
 
 
 class _Server:
@@ -149,10 +179,12 @@ class _Server:
         self.address = address
         self.timeout_ms = max(1, int(address.timeout * 1000))
         # No retries: a call that fails fails at once, within its timeout.
+        tls: dict[str, Any] = ({"ssl": True, "ssl_check_hostname": True,
+                                "ssl_ca_certs": address.ca} if address.tls else {})
         self.db = self.call(lambda: falkordb.FalkorDB(
-            host=address.host, port=address.port, password=address.password,
-            socket_timeout=address.timeout, socket_connect_timeout=address.timeout,
-            retry=Retry(NoBackoff(), 0)))
+            host=address.host, port=address.port, username=address.username,
+            password=address.password, socket_timeout=address.timeout,
+            socket_connect_timeout=address.timeout, retry=Retry(NoBackoff(), 0), **tls))
         self.call(self.db.connection.ping)
 
     def call(self, work: Callable[[], Any]) -> Any:
@@ -190,7 +222,8 @@ class FalkorDBStore:
     Parameters
     ----------
     url
-        ``falkordb://[:password@]host:port/name[?timeout=seconds]``, a graph
+        ``falkor://[[user]:password@]host:port/name[?timeout=seconds]`` (or
+        ``falkors://`` over TLS, ``falkordb://``; see :func:`parse_url`), a graph
         pushed there by ``sgkr push`` (or :func:`push_graph`).
 
     Raises
