@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import hmac
 import json
 import sqlite3
 import subprocess
@@ -26,6 +26,7 @@ from sgkr.ingest.cache import (
     extract_from_json,
     extract_to_json,
 )
+from sgkr.ingest.cachedir import secret_key, user_cache_root
 from sgkr.ingest.extract import extract_module
 from sgkr.records import ModuleExtract
 
@@ -109,7 +110,7 @@ def test_key_depends_on_path_and_exact_text() -> None:
 
 
 def _raw(cache: ExtractCache, key: str) -> bytes:
-    """An entry as stored, without the SHA-256 that opens it."""
+    """An entry as stored, without the HMAC that opens it."""
     with sqlite3.connect(cache.path) as db:
         row = db.execute("SELECT data FROM entries WHERE key = ?", (key,)).fetchone()
     assert row is not None
@@ -117,9 +118,9 @@ def _raw(cache: ExtractCache, key: str) -> bytes:
 
 
 def _set_raw(cache: ExtractCache, key: str, data: bytes, *, digest: bool = True) -> None:
-    """Store ``data`` as the entry, opened by its right SHA-256 (to test the other checks)."""
+    """Store ``data`` as the entry, opened by its right HMAC (to test the other checks)."""
     if digest:
-        data = hashlib.sha256(data).hexdigest().encode() + data
+        data = hmac.digest(secret_key(), data, "sha256").hex().encode() + data
     db = sqlite3.connect(cache.path)
     with db:
         db.execute("UPDATE entries SET data = ? WHERE key = ?", (data, key))
@@ -245,8 +246,12 @@ def test_an_entry_for_other_bytes_is_never_used(tmp_path: Path) -> None:
     assert "fn:a.f2" in graph and "fn:a.f" not in graph
 
 
-def test_default_cache_dir_is_next_to_the_output() -> None:
-    assert default_cache_dir(Path("x") / "graph.json") == Path("x") / ".sgkr-cache"
+def test_default_cache_dir_is_in_the_users_cache_one_per_output_folder(tmp_path: Path) -> None:
+    here = default_cache_dir(Path("x") / "graph.json")
+    assert here.parent == user_cache_root() / "builds"
+    assert here == default_cache_dir(Path("x") / "other.json") == default_cache_dir(
+        Path("x").resolve() / "graph.json")
+    assert here != default_cache_dir(Path("y") / "graph.json")
 
 
 def test_derived_fields_round_trip_without_repeating_the_docstring(tmp_path: Path) -> None:

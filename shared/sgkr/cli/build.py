@@ -34,8 +34,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_build_options(p)
     p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
     p.add_argument("--cache", metavar="DIR", default=None,
-                   help="content-hash cache of parsed files (default: .sgkr-cache next to "
-                        "the output)")
+                   help="content-hash cache of parsed files (default: a folder for the "
+                        "output's folder under ~/.cache/sgkr)")
     p.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
     p.add_argument("--watch", type=positive_float, default=None, metavar="SECONDS",
                    help="keep running: every SECONDS, update the graph from the files that "

@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..build.options import BuildOptions
 from ..errors import InvalidArgumentError
+from ..ingest.cachedir import default_cache_dir
 from ..stores import is_store_url
 from .build import add_build_options, build_options
 from .options import add_retrieval_options, retrieval_options
@@ -48,7 +50,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     build = p.add_argument_group("build options (sources only)")
     add_build_options(build)
     build.add_argument("--cache", metavar="DIR", default=None,
-                       help="content-hash cache of parsed files (default: none)")
+                       help="content-hash cache of parsed files, for the next start (default: "
+                            "a folder under ~/.cache/sgkr)")
+    build.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
     add_retrieval_options(p)
     p.set_defaults(run=run)
 
@@ -73,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = retrieval_options(args)
     what = _what(args.targets)
     built = build_options(args, args.cache)
-    if what != "sources" and built != BuildOptions():
+    if what != "sources" and (built != BuildOptions() or args.no_cache):
         raise InvalidArgumentError(f"build options apply to sources, not to a {what}: "
                                    f"{args.targets[0]}")
     if what == "store":
@@ -83,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
         serve(Library(Snapshot.of_store(args.targets[0], **options)))
         return 0
     started = time.perf_counter()
+    if what == "sources" and args.cache is None:
+        built = replace(built, cache=None if args.no_cache else default_cache_dir(
+            args.targets[0]))
     sources = Sources(args.targets, built, graph=what == "graph")
     library = Library(Snapshot.of(sources.build(), **options))
     print(f"sgkr mcp: serving {library.current.summary()['functions']} functions, ready in "
