@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +104,14 @@ def test_demo_runs_as_a_program() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("task ") >= 3
     assert "tag: 'mcc'" in done.stdout and "calculate_fee" in done.stdout
+    # every step of a path says which relation it follows, not a bare "->"
+    paths = [line for line in done.stdout.splitlines() if line.startswith("path: ")]
+    assert paths and not any(" -> " in line for line in paths)
+    steps = re.findall(r" -([a-z ]+)-> ", "\n".join(paths))
+    assert set(steps) <= {"input of", "calls", "called by", "uses", "used by", "produces",
+                          "takes", "produced by"}
+    assert {"input of", "produces"} <= set(steps)
+    assert re.search(r"^path: tag:\S+ -input of-> fn:", done.stdout, flags=re.M)
 
 
 
