@@ -283,11 +283,11 @@ def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: P
     _set_raw(cache, key, json.dumps(older).encode() + b"\0" + code)
     assert cache.get(key) is None
     bad = json.loads(json.dumps(whole))
-    bad["extract"]["defs"][1][15] = 7  # neither the docstring's nor the comment's
+    bad["extract"]["defs"][1][14] = 7  # neither the docstring's nor the comment's
     _set_raw(cache, key, json.dumps(bad).encode() + b"\0" + code)
     assert cache.get(key) is None
     bad = json.loads(json.dumps(whole))
-    bad["extract"]["defs"][1][11] = [["spawned", "f", None, 3]]  # no such kind of call
+    bad["extract"]["defs"][1][10] = [["spawned", "f", None, False, 3]]  # no such kind of call
     _set_raw(cache, key, json.dumps(bad).encode() + b"\0" + code)
     assert cache.get(key) is None
     assert cache.misses == 3
@@ -297,12 +297,16 @@ def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: P
     ((0,), 7),  # a qualified name that is a number
     ((5,), True),  # a line that is a flag
     ((6,), 0),  # no line 0
-    ((9, 0), None),  # a parameter without a name
-    ((11, 0, 3), "3"),  # a call's line as text
-    ((14,), 1),  # async given as a number
-    ((16, 0), 1.5),  # an inferred tag that is a number
-    ((18, 0, 4, 1), ["f"]),  # the callee of a value use named by a list
-    ((19, 0, 2), None),  # a binding without a value
+    ((9, 0, 0), None),  # a parameter without a name
+    ((9, 0, 1), "star"),  # no such kind of parameter
+    ((10, 0, 4), "3"),  # a call's line as text
+    ((10, 0, 3), 0),  # a receiver called given as a number
+    ((13,), 1),  # async given as a number
+    ((15, 0), 1.5),  # an inferred tag that is a number
+    ((17, 0, 1, 1), ["f"]),  # the callee of a value use named by a list
+    ((18, 0, 1), None),  # a binding without a value
+    ((18, 0, 3), "call"),  # no such kind of binding
+    ((21, 0, 1), -1),  # an argument at no position
 ])
 def test_entries_with_a_field_of_the_wrong_type_are_misses(
         tmp_path: Path, field: tuple[int, ...], value: object) -> None:
@@ -314,8 +318,9 @@ def test_entries_with_a_field_of_the_wrong_type_are_misses(
     head, code = _raw(cache, key).split(b"\0", 1)
     whole = json.loads(head)
     run = next(d for d in whole["extract"]["defs"] if d[1] == "run")
-    run[18] = [["plain", "h", None, 9, ["plain", "g", None, 9]]]
-    run[19] = [["p", "call", "Parser"]]
+    run[17] = [[["plain", "h", None, False, 9], ["plain", "g", None, False, 9]]]
+    run[18] = [["p", "Parser", True, "assigned"]]
+    run[21] = [[["plain", "g", None, False, 9], 0, "h", False]]
     _set_raw(cache, key, json.dumps(whole).encode() + b"\0" + code)
     assert cache.get(key) is not None  # the form edited, still right
     *path, last = field

@@ -54,7 +54,9 @@ from typing import Any, Literal
 
 from ..errors import InvalidArgumentError
 from ..records import (
+    Argument,
     Binding,
+    BindingKind,
     CallKind,
     CallSite,
     ClassInfo,
@@ -62,7 +64,10 @@ from ..records import (
     FunctionKind,
     ImportBinding,
     ModuleExtract,
+    Parameter,
+    ParameterKind,
     Problem,
+    Ref,
     SourceSpan,
     ValueUse,
 )
@@ -82,7 +87,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 13
+CACHE_FORMAT = 14
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -485,8 +490,8 @@ _DEFINITION_KINDS: dict[str, FunctionKind] = {"function": "function", "method": 
 _CALL_KINDS: dict[str, CallKind] = {"plain": "plain", "attribute": "attribute",
                                     "super": "super", "subscript": "subscript",
                                     "result": "result"}
-_BINDING_KINDS: dict[str, Literal["call", "name", "arg"]] = {"call": "call", "name": "name",
-                                                             "arg": "arg"}
+_PARAMETER_KINDS = {kind.value: kind for kind in ParameterKind}
+_BINDING_KINDS = {kind.value: kind for kind in BindingKind}
 _PROBLEM_KINDS: dict[str, Literal["skipped", "syntax", "knowledge"]] = {
     "skipped": "skipped", "syntax": "syntax", "knowledge": "knowledge"}
 
@@ -500,36 +505,36 @@ def _definition_to_json(d: Definition) -> list[Any]:
             knowledge = _SAME_AS_COMMENT
     inputs, outputs = d.inferred_inputs, d.inferred_outputs
     return [d.qualname, d.name, d.kind, d.code, d.span.file, d.span.start_line,
-            d.span.end_line, d.docstring, d.comment, list(d.params), d.signature,
-            [[c.kind, c.name, c.receiver, c.line] for c in d.calls],
+            d.span.end_line, d.docstring, d.comment,
+            [[p.name, p.kind.value, p.default] for p in d.parameters],
+            [_site_to_json(c) for c in d.calls],
             list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
-            [_use_to_json(u) for u in d.uses],
-            [[b.target, b.kind, b.value] for b in d.bindings],
+            [[_site_to_json(u.site), None if u.argument_of is None
+              else _site_to_json(u.argument_of)] for u in d.uses],
+            [[b.target, b.value.name, b.value.called, b.kind.value] for b in d.bindings],
+            [[r.name, r.called] for r in d.returns], list(d.decorators),
+            [[_site_to_json(a.call), a.slot, a.value.name, a.value.called]
+             for a in d.arguments],
             *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
 
 
-def _use_to_json(use: ValueUse) -> list[Any]:
-    s, c = use.site, use.argument_of
-    return [s.kind, s.name, s.receiver, s.line,
-            None if c is None else [c.kind, c.name, c.receiver, c.line]]
+def _site_to_json(site: CallSite) -> list[Any]:
+    receiver = site.receiver
+    return [site.kind, site.name, None if receiver is None else receiver.name,
+            receiver is not None and receiver.called, site.line]
 
 
-def _use_from_json(raw: list[Any]) -> ValueUse:
-    kind, name, receiver, line, callee = raw
-    return ValueUse(CallSite(_CALL_KINDS[kind], name, receiver, line),
-                    None if callee is None else _call_from_json(callee))
-
-
-def _call_from_json(raw: list[Any]) -> CallSite:
-    kind, name, receiver, line = raw
-    return CallSite(_CALL_KINDS[kind], name, receiver, line)
+def _site_from_json(raw: list[Any]) -> CallSite:
+    kind, name, receiver, called, line = raw
+    return CallSite(_CALL_KINDS[kind], name,
+                    None if receiver is None else Ref(receiver, called), line)
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
-    (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
+    (qualname, name, kind, code, file, start, end, docstring, comment, params,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
-     *cells) = raw
+     returns, decorators, arguments, *cells) = raw
     if type(knowledge) is int:
         if knowledge not in (_SAME_AS_DOCSTRING, _SAME_AS_COMMENT):
             raise ValueError(f"unknown knowledge reference {knowledge!r}")
@@ -537,11 +542,16 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
     return Definition(
         qualname=qualname, name=name, kind=_DEFINITION_KINDS[kind], code=code,
         span=SourceSpan(path if file == path else file, start, end, *(cells[0] if cells else ())),
-        docstring=docstring, comment=comment, params=tuple(params), signature=signature,
-        calls=tuple([CallSite(_CALL_KINDS[k], n, r, ln) for k, n, r, ln in calls]),
+        docstring=docstring, comment=comment,
+        parameters=tuple([Parameter(n, _PARAMETER_KINDS[k], f) for n, k, f in params]),
+        calls=tuple([_site_from_json(c) for c in calls]),
         subscript_keys=tuple(keys),
-        uses=tuple([_use_from_json(u) for u in uses]),
-        bindings=tuple([Binding(t, _BINDING_KINDS[k], v) for t, k, v in bindings]),
+        uses=tuple([ValueUse(_site_from_json(s), None if c is None else _site_from_json(c))
+                    for s, c in uses]),
+        bindings=tuple([Binding(t, Ref(n, c), _BINDING_KINDS[k]) for t, n, c, k in bindings]),
+        returns=tuple([Ref(n, c) for n, c in returns]), decorators=tuple(decorators),
+        arguments=tuple([Argument(_site_from_json(s), slot, Ref(n, c))
+                         for s, slot, n, c in arguments]),
         enclosing_class=enclosing, is_async=is_async, knowledge=knowledge,
         inferred_inputs=None if inputs is None else tuple(inputs),
         inferred_outputs=None if outputs is None else tuple(outputs),
@@ -566,30 +576,46 @@ def _check_extract(data: dict[str, Any]) -> None:
 
 
 def _check_definition(raw: list[Any]) -> None:
-    (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
+    (qualname, name, kind, code, file, start, end, docstring, comment, params,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
-     *cells) = raw
-    _strings(qualname, name, kind, code, file, signature, *params, *keys)
+     returns, decorators, arguments, *cells) = raw
+    _strings(qualname, name, kind, code, file, *keys, *decorators)
     _texts(docstring, comment, enclosing, None if type(knowledge) is int else knowledge)
     _lines(start, end, *(cells[0] if cells else ()))
     _flag(is_async)
     for tags in (inputs, outputs):
         if tags is not None:
             _strings(*tags)
+    for param, param_kind, default in params:
+        _strings(param, param_kind)
+        _flag(default)
     for site in calls:
         _check_site(site)
-    for *site, callee in uses:
+    for site, callee in uses:
         _check_site(site)
         if callee is not None:
             _check_site(callee)
-    for binding in bindings:
-        _strings(*binding)
+    for target, value, called, binding_kind in bindings:
+        _strings(target, value, binding_kind)
+        _flag(called)
+    for value, called in returns:
+        _strings(value)
+        _flag(called)
+    for site, slot, value, called in arguments:
+        _check_site(site)
+        if type(slot) is int:
+            _lines(slot + 1)
+        else:
+            _strings(slot)
+        _strings(value)
+        _flag(called)
 
 
 def _check_site(site: list[Any]) -> None:
-    kind, name, receiver, line = site
+    kind, name, receiver, called, line = site
     _strings(kind, name)
     _texts(receiver)
+    _flag(called)
     _lines(line)
 
 
