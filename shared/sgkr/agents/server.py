@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgumentError, SGKRError
 from ..graph.model import KnowledgeGraph
+from ..masking import mask_secrets
 from ..version import __version__
 from . import tools as _tools
 from .answer import MAX_ANSWER_CHARS, describe_page, explain_path
@@ -138,8 +139,8 @@ def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
         try:
             text = await anyio.to_thread.run_sync(work)
         except SGKRError as exc:  # the agent reads why; other errors stay on the server
-            return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))],
-                                        is_error=True)
+            return types.CallToolResult(content=[types.TextContent(
+                type="text", text=mask_secrets(str(exc)))], is_error=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
+from ..masking import mask_url
 from .base import GraphReader, GraphStore, NodeKind, Side, TagInfo
 from .memory import MemoryStore
 
@@ -80,7 +81,7 @@ def open_store(url: str, **options: Any) -> GraphStore:
         If the store cannot be reached.
     """
     if not is_store_url(url):
-        raise InvalidArgumentError(f"store URL {url!r}: {_EXPECTED}")
+        raise InvalidArgumentError(f"store URL {mask_url(url)!r}: {_EXPECTED}")
     scheme = url.split("://", 1)[0]
     if scheme not in ("falkor", "falkors", "falkordb"):
         raise InvalidArgumentError(f"store URL scheme {scheme!r}: {_EXPECTED}")
