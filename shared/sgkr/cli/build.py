@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import NoReturn, TextIO
@@ -108,7 +109,10 @@ class ProgressBar:
     """A build's ``progress(stage, done, total)`` drawn as a bar, on a terminal only.
 
     Nothing is written when ``stream`` (default: standard error) is not a
-    terminal, nor for a stage that ends within ``delay`` seconds.
+    terminal, nor for a stage that ends within ``delay`` seconds. A stage that
+    runs longer is shown from then on, its clock ticking while no file is
+    done (workers parsing their first files, calls being resolved), so the
+    screen is never blank while a build works.
 
     Examples
     --------
@@ -119,25 +123,52 @@ class ProgressBar:
     False
     """
 
-    def __init__(self, stream: TextIO | None = None, *, delay: float = 0.5) -> None:
+    def __init__(self, stream: TextIO | None = None, *, delay: float = 0.5,
+                 tick: float = 0.5) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = self.stream.isatty()
         self.delay = delay
+        self.tick = tick
         self._bar: tqdm[NoReturn] | None = None
         self._stage: str | None = None
+        self._lock = threading.Lock()
+        self._ticking: threading.Thread | None = None
+        self._stop = threading.Event()
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled:
             return
-        if stage != self._stage or self._bar is None:
-            self.close()
-            self._stage = stage
-            self._bar = tqdm(total=total, desc=stage, unit="file", file=self.stream,
-                             delay=self.delay, leave=False, dynamic_ncols=True)
-        self._bar.update(done - self._bar.n)
+        with self._lock:
+            if stage != self._stage or self._bar is None:
+                self._close_bar()
+                self._stage = stage
+                self._bar = tqdm(total=total, desc=stage, unit="file", file=self.stream,
+                                 delay=self.delay, leave=False, dynamic_ncols=True)
+            self._bar.update(done - self._bar.n)
+        if self._ticking is None:
+            self._ticking = threading.Thread(target=self._tick, name="sgkr-progress",
+                                             daemon=True)
+            self._ticking.start()
+
+    def _tick(self) -> None:
+        """Redraw the open bar now and then: its elapsed time moves while nothing is done."""
+        while not self._stop.wait(self.tick):
+            with self._lock:
+                bar = self._bar
+                if bar is not None and time.time() - bar.start_t >= self.delay:
+                    bar.refresh()
 
     def close(self) -> None:
-        """Take the bar off the screen."""
+        """Take the bar off the screen and stop redrawing it."""
+        self._stop.set()
+        if self._ticking is not None:
+            self._ticking.join()
+        with self._lock:
+            self._close_bar()
+        self._stop.clear()
+        self._ticking = None
+
+    def _close_bar(self) -> None:
         if self._bar is not None:
             self._bar.close()
         self._bar, self._stage = None, None
