@@ -21,7 +21,8 @@ from ..ingest.cache import ExtractCache, default_cache_dir
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES
 from .terminal import error_line, json_text
 
-__all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch"]
+__all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch",
+           "add_build_options", "build_options"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,6 +32,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "notebooks.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="Python files, notebooks (.ipynb) or folders")
+    add_build_options(p)
+    p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
+    p.add_argument("--cache", metavar="DIR", default=None,
+                   help="content-hash cache of parsed files (default: a folder for the "
+                        "output's folder under ~/.cache/sgkr)")
+    p.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
+    p.add_argument("--watch", type=positive_float, default=None, metavar="SECONDS",
+                   help="keep running: every SECONDS, update the graph from the files that "
+                        "changed and write it again (Ctrl-C stops)")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as one JSON object (counts and every problem)")
+    p.set_defaults(run=run)
+
+
+def add_build_options(p: argparse._ActionsContainer) -> None:
+    """The options of a build from sources, shared by ``build`` and ``mcp``."""
     p.add_argument("--knowledge", metavar="FILE", help="sidecar knowledge file (JSON or YAML)")
     p.add_argument("--examples", metavar="FILE", help="examples JSONL of solved questions")
     p.add_argument("--merge", choices=MERGE_POLICIES, default=DEFAULT_MERGE,
@@ -48,20 +66,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
                    help="skip larger files; a notebook counts without its outputs "
                         "(default: %(default)s)")
-    p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
     p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                    help="processes that parse files (default: all cores; small builds: 1)")
-    p.add_argument("--cache", metavar="DIR", default=None,
-                   help="content-hash cache of parsed files (default: a folder for the "
-                        "output's folder under ~/.cache/sgkr)")
-    p.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
-    p.add_argument("--watch", type=positive_float, default=None, metavar="SECONDS",
-                   help="keep running: every SECONDS, update the graph from the files that "
-                        "changed and write it again (Ctrl-C stops)")
-    p.add_argument("--quiet", action="store_true", help="print nothing on success")
-    p.add_argument("--json", action="store_true",
-                   help="print the summary as one JSON object (counts and every problem)")
-    p.set_defaults(run=run)
+
+
+def build_options(args: argparse.Namespace, cache: str | os.PathLike[str] | None) -> BuildOptions:
+    """The :class:`BuildOptions` of the flags :func:`add_build_options` added."""
+    return BuildOptions(
+        knowledge=args.knowledge, examples=args.examples, merge=args.merge,
+        infer_tags=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
+        jobs=args.jobs, gitignore=not args.no_gitignore, cache=cache)
 
 
 def positive_int(text: str) -> int:
@@ -172,12 +186,8 @@ def _say_if_cache_unused(cache: ExtractCache) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and save the graph; print the summary (and, with ``--watch``, keep updating)."""
-    options = BuildOptions(
-        knowledge=args.knowledge, examples=args.examples, merge=args.merge,
-        infer_tags=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
-        jobs=args.jobs, gitignore=not args.no_gitignore,
-        cache=None if args.no_cache else (args.cache or default_cache_dir(args.output)),
-    )
+    options = build_options(
+        args, None if args.no_cache else (args.cache or default_cache_dir(args.output)))
     if args.json and args.watch is not None:
         raise InvalidArgumentError("--json prints one summary: it does not go with --watch")
     if isinstance(options.cache, (str, os.PathLike)):

@@ -44,7 +44,7 @@ from ..errors import InvalidArgumentError, StoreError
 from ..graph.model import KnowledgeGraph
 from ..masking import mask_secrets, mask_url
 from ..records import EdgeType, FunctionKind, FunctionNode, Role, SourceSpan
-from .base import NodeKind, Path, Side, TagInfo
+from .base import EdgeKind, FunctionName, NodeKind, Path, Side, TagInfo
 from .memory import MemoryStore
 
 __all__ = ["FalkorDBStore", "PushReport", "push_graph", "parse_url", "StoreAddress",
@@ -394,6 +394,20 @@ class FalkorDBReader:
             "RETURN n.id, n.name, n.qualnames, n.code, n.knowledge, n.sources, n.kind",
             ids=list(ids))
         return {row[0]: _function(row) for row in rows}
+
+    def function_names(self) -> list[FunctionName]:
+        """The id, bare name and qualified names of every function node, sorted by id."""
+        rows = self._rows("MATCH (n:Node) WHERE n.kind <> 'tag' RETURN n.id, n.name, n.qualnames")
+        return sorted((i, name, tuple(qualnames)) for i, name, qualnames in rows)
+
+    def edge_kinds(self, pairs: Collection[tuple[str, str]]) -> dict[tuple[str, str], EdgeKind]:
+        """The type and resolution of the edge ``a -> b`` of each pair that is an edge."""
+        rows = self._rows("UNWIND $pairs AS p MATCH (a:Node {id: p[0]})-[r]->(b:Node {id: p[1]}) "
+                          "RETURN a.id, b.id, type(r), r.resolution",
+                          pairs=[list(p) for p in pairs]) if pairs else []
+        kinds = {rel: kind for kind, rel in _REL.items()}
+        return {(a, b): (kinds[rel], resolution or None)  # type: ignore[misc]
+                for a, b, rel, resolution in rows if rel in kinds}
 
     def neighbours(self, ids: Collection[str], edge_type: EdgeType,
                    side: Side) -> dict[str, tuple[str, ...]]:
