@@ -63,7 +63,9 @@ __all__ = ["FUNCTION_LABEL", "TAG_LABEL", "GRAPH_LABEL", "RELATION_LABELS",
 FUNCTION_LABEL = "sgkr_function"
 TAG_LABEL = "sgkr_tag"
 GRAPH_LABEL = "sgkr_graph"
-#: The relation label of each edge type.
+#: The relation label of each edge type. Relations keep the graph's direction:
+#: ``CONSUMES`` goes from the tag to the function that takes it as input (read "is input
+#: of"), ``PRODUCES`` from the function to its output tag.
 RELATION_LABELS = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
                    "produces": "PRODUCES"}
 _GRAPH_ID = "sgkr:graph"

@@ -20,7 +20,7 @@ from sgkr import KnowledgeGraph, Retriever, build_graph
 from sgkr.bench import make_questions
 from sgkr.errors import InvalidArgumentError, StoreError
 from sgkr.records import Edge, FunctionNode, SourceSpan, TagNode
-from sgkr.stores import GraphReader, GraphStore, open_store
+from sgkr.stores import GraphReader, GraphStore, MemoryStore, NamesReader, open_store
 from sgkr.stores.connection import Server as Connection
 from sgkr.stores.falkor import FalkorDBStore, parse_url, push_graph
 from sgkr.stores.layout import current_key
@@ -101,6 +101,16 @@ def _odd_graph(text: str) -> KnowledgeGraph:
                  Edge("fn:used", "fn:odd", "references", "exact"),
                  Edge("fn:bare", "fn:used", "references", "inferred")])
     return g
+
+
+def test_names_and_edge_kinds_as_in_memory(payments_graph: KnowledgeGraph,
+                                           payments_url: str) -> None:
+    memory, store = MemoryStore(payments_graph).reader(), open_store(payments_url).reader()
+    assert isinstance(store, NamesReader)
+    assert store.function_names() == memory.function_names()
+    pairs = [(e.source, e.target) for e in payments_graph.edges()]
+    pairs += [(b, a) for a, b in pairs[:50]] + [("fn:nowhere", "tag:nothing")]
+    assert store.edge_kinds(pairs) == memory.edge_kinds(pairs) and store.edge_kinds([]) == {}
 
 
 def test_records_round_trip_exactly(falkordb: Server) -> None:
@@ -283,7 +293,8 @@ def test_a_graph_of_inferred_tags_answers_alike(falkordb: Server,
 
 # -- L3: a malformed store is a StoreError, never a traceback ------------------------------
 
-_PROPERTIES = {"Function": ("id", "kind", "record", "callers", "central", "size", "key"),
+_PROPERTIES = {"Function": ("id", "kind", "record", "callers", "central", "size", "key",
+                            "name", "qualnames"),
                "Tag": ("id", "kind", "role", "record"), "Phrase": ("text", "key"),
                "Token": ("word", "postings", "key"), "SGKRMeta": ("format", "longest", "curated")}
 # Values a Cypher parameter can carry (no NUL, no infinity).
@@ -309,7 +320,9 @@ def _every_read(url: str, graph: KnowledgeGraph) -> None:
              lambda r: r.function_count(), lambda r: r.lexical_search("odd result value", 5),
              lambda r: r.find_paths(["tag:in"], ["tag:out"], max_depth=4, max_paths=4,
                                     reverse_calls=True),
-             lambda r: r.connect_paths(["tag:in", "tag:out"], max_depth=4, max_paths=4)]
+             lambda r: r.connect_paths(["tag:in", "tag:out"], max_depth=4, max_paths=4),
+             lambda r: r.function_names(),
+             lambda r: r.edge_kinds([(a, b) for a in ids for b in ids])]
     for read in reads:
         try:
             read(FalkorDBStore(url).reader())

@@ -8,6 +8,11 @@ Schema (version 2)::
      "edges": [{"source", "target", "type": "calls"|"references"|"consumes"|"produces",
                 "resolution": "exact"|"inferred"|"name" (calls and references only)}]}
 
+Edges point the way a path walks them: a ``consumes`` edge from the tag to the
+function that takes it as input (``tag → function``: the tag is an input of the
+function), a ``produces`` edge from the function to the tag it outputs, a
+``calls`` or ``references`` edge from the caller to the callee.
+
 Version 1 (no ``references`` edges, no ``inferred`` resolution) is still read.
 A tag's ``weight`` (how specific it is, from 0 to 1, see
 :func:`sgkr.graph.tagging.tag_weights`) is 1 in files written before tags had one.

@@ -37,7 +37,7 @@ from ..algorithms.lexical import add_up, best_hits, question_words
 from ..algorithms.paths import Fetch, connect_pairs, path_pairs, search_pairs
 from ..errors import StoreError
 from ..records import EdgeType, FunctionNode
-from .base import NodeKind, Path, Side, TagInfo
+from .base import EdgeKind, FunctionName, NodeKind, Path, Side, TagInfo
 from .connection import DEFAULT_TIMEOUT, SCHEMES, Server, StoreAddress, parse_url
 from .layout import FORMAT, RELATIONS, current_key, key_of, pack
 from .push import PushReport, push_graph
@@ -62,6 +62,10 @@ _MOVES = {
                         f"OPTIONAL MATCH (n)-[:{_CALLING}]->(c) WITH n, a, collect(c.id)",
 }
 _BY_KEY = "MATCH (n:Node) WHERE n.key IN $keys"
+# The edge type of each relationship type, and the resolutions it may have ('' for none).
+_EDGE_TYPES: dict[str, EdgeType] = {relation: kind for kind, relation in RELATIONS.items()}
+_RESOLUTIONS = {"calls": ("exact", "inferred", "name"), "references": ("exact", "inferred", "name"),
+                "consumes": ("", None), "produces": ("", None)}
 # Whether a node of each kind has the label Tag.
 _LABELLED = {"tag": True, "function": False, "method": False, "module": False}
 _Meta = tuple[int, bool]
@@ -301,6 +305,29 @@ class FalkorDBReader:
                  in self._nodes(ids, "n.record", kind="function")]
         return {record.id: record for record in found}
 
+    def function_names(self) -> list[FunctionName]:
+        """The id, bare name and qualified names of every function node, sorted by id."""
+        rows = self._rows("MATCH (n:Function) RETURN n.id, n.name, n.qualnames")
+        return sorted((self._check.text(node, "a node id"), self._check.text(name, "a name"),
+                       tuple(self._check.texts(qualnames, "qualified names")))
+                      for node, name, qualnames in rows)
+
+    def edge_kinds(self, pairs: Collection[tuple[str, str]]) -> dict[tuple[str, str], EdgeKind]:
+        """The type and resolution of the edge ``a -> b`` of each pair that is an edge."""
+        asked = {(key_of(a), key_of(b)): (a, b) for a, b in pairs
+                 if isinstance(a, str) and isinstance(b, str)}
+        rows = self._rows("UNWIND $pairs AS p MATCH (a:Node {key: p[0]})-[r]->(b:Node {key: p[1]}) "
+                          "RETURN a.key, b.key, type(r), r.resolution",
+                          pairs=[list(p) for p in asked]) if asked else []
+        found: dict[tuple[str, str], EdgeKind] = {}
+        for a, b, relation, resolution in rows:
+            kind = _EDGE_TYPES.get(relation) if isinstance(relation, str) else None
+            if kind is None or (a, b) not in asked or resolution not in _RESOLUTIONS[kind]:
+                raise self._check.error(f"an edge of type {relation!r:.40} and resolution "
+                                        f"{resolution!r:.40} where a pair was asked for")
+            found[asked[a, b]] = (kind, resolution or None)
+        return found
+
     def neighbours(self, ids: Collection[str], edge_type: EdgeType,
                    side: Side) -> dict[str, tuple[str, ...]]:
         """Sorted nodes one ``edge_type`` edge away from each of ``ids``."""
@@ -308,7 +335,7 @@ class FalkorDBReader:
             return {}
         relation = RELATIONS[edge_type]
         arrow = f"-[:{relation}]->" if side == "out" else f"<-[:{relation}]-"
-        return {node: tuple(sorted(set(self._check.ids(found, "a node's neighbours"))))
+        return {node: tuple(sorted(set(self._check.texts(found, "a node's neighbours"))))
                 for node, (found,) in self._nodes(ids, "collect(m.id)",
                                                   match=f" OPTIONAL MATCH (n){arrow}(m)")}
 
@@ -329,8 +356,8 @@ class FalkorDBReader:
                 if side not in (0, 1):
                     raise check.error(f"the path search returned side {side!r:.20}")
                 found[side][check.text(node, "a node id")] = tuple(sorted(
-                    {*check.ids(following, "a node's neighbours"),
-                     *check.ids(back, "a node's callers")}))
+                    {*check.texts(following, "a node's neighbours"),
+                     *check.texts(back, "a node's callers")}))
             return found
         return fetch
 

@@ -31,14 +31,16 @@ from __future__ import annotations
 import hashlib
 import re
 
+from ..records import EdgeType
+
 __all__ = ["FORMAT", "RELATIONS", "INDEXES", "key_of", "pack", "unpack", "current_key",
            "lock_key", "retired_key", "version_prefix"]
 
 #: The layout of a pushed graph; a reader refuses another.
 FORMAT = 6
 #: The relationship type of each edge type.
-RELATIONS = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
-             "produces": "PRODUCES"}
+RELATIONS: dict[EdgeType, str] = {"calls": "CALLS", "references": "REFERENCES",
+                                  "consumes": "CONSUMES", "produces": "PRODUCES"}
 #: The indexes of a version, (label, property): lookups by key, and the fill's ranking.
 INDEXES = (("Node", "key"), ("Node", "central"), ("Phrase", "key"), ("Token", "key"))
 _ESCAPE = "\x01"

@@ -182,17 +182,21 @@ def _functions(graph: KnowledgeGraph, document: dict[str, Any]) -> Part:
     callers = {f.id: len(graph.callers(f.id)) for f in graph.functions()}
     central = {n: rank for rank, n in enumerate(sorted(callers, key=lambda n: (-callers[n], n)))}
     rows = [{"key": key_of(item["id"]), "id": pack(item["id"]), "kind": item["kind"],
-             "record": _record(item), "callers": callers[item["id"]],
+             "record": _record(item), "name": pack(item["name"]),
+             "qualnames": [pack(q) for q in item["qualnames"]], "callers": callers[item["id"]],
              "central": central[item["id"]],
              "size": max(len(graph.function(item["id"]).text), 1)}
             for item in document["nodes"] if item["type"] == "function"]
     return Part("functions", rows,
                 "UNWIND $rows AS r CREATE (:Node:Function {key: r.key, id: r.id, kind: r.kind, "
-                "record: r.record, callers: r.callers, central: r.central, size: r.size})",
+                "record: r.record, name: r.name, qualnames: r.qualnames, callers: r.callers, "
+                "central: r.central, size: r.size})",
                 (Check("function nodes", "MATCH (n:Function) RETURN count(n)", len(rows)),
                  Check("characters of function records",
-                       "MATCH (n:Function) RETURN sum(size(n.id) + size(n.record))",
-                       sum(len(r["id"]) + len(r["record"]) for r in rows))))
+                       "MATCH (n:Function) RETURN sum(size(n.id) + size(n.record) + size(n.name) "
+                       "+ reduce(t = 0, q IN n.qualnames | t + size(q)))",
+                       sum(len(r["id"]) + len(r["record"]) + len(r["name"])
+                           + sum(map(len, r["qualnames"])) for r in rows))))
 
 
 def _tags(memory: MemoryStore, document: dict[str, Any]) -> Part:

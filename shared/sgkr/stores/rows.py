@@ -44,8 +44,8 @@ class Rows:
             raise self.error(f"{what} is {type(value).__name__} {value!r:.80}, not text")
         return unpack(value)
 
-    def ids(self, value: Any, what: str) -> list[str]:
-        """A list of node ids, unpacked."""
+    def texts(self, value: Any, what: str) -> list[str]:
+        """A list of packed texts (node ids, qualified names), unpacked."""
         if not isinstance(value, list):
             raise self.error(f"{what} is {type(value).__name__}, not a list")
         try:
