@@ -4,6 +4,7 @@ left behind by a push that fails."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -177,6 +178,68 @@ def test_a_push_that_loses_its_lock_makes_nothing_current(
         push_graph(_odd_graph("two"), url)
     assert FalkorDBStore(url).reader().version == before.version
     assert _keys(falkordb, "stolen")["graphs"] == {before.version}
+
+
+_STORES = itertools.count()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(graphs=st.lists(knowledge_graphs(max_functions=4, max_tags=2), min_size=2, max_size=4),
+       batch=st.integers(1, 5))
+def test_any_concurrent_pushes_leave_one_whole_graph(falkordb: Server,
+                                                     graphs: list[KnowledgeGraph],
+                                                     batch: int) -> None:
+    # Generated graphs pushed at once, with a reader asking all along: every push ends
+    # (pushed or unchanged), the reader only ever sees whole versions, and the store holds
+    # one of the graphs, whole, and nothing but its versions.
+    name = f"race-{next(_STORES)}"
+    url = falkordb.url(name)
+    outcomes: list[object] = []
+    stop = threading.Event()
+    seen: list[object] = []
+
+    def push(graph: KnowledgeGraph) -> None:
+        try:
+            outcomes.append(push_graph(graph, url, batch=batch, wait=30))
+        except BaseException as error:  # noqa: BLE001 - the test reports it
+            outcomes.append(error)
+
+    def read() -> None:
+        digests = {graph_parts(g)[1] for g in graphs}
+        while not stop.is_set():
+            try:
+                reader = FalkorDBStore(url).reader()
+            except StoreError as error:
+                if "no graph pushed" not in str(error):
+                    seen.append(error)
+                continue
+            rows = reader._server.query(reader.version, "MATCH (m:SGKRMeta) RETURN m.digest")
+            seen.append(rows[0][0] in digests or rows)
+
+    threads = [threading.Thread(target=push, args=(g,)) for g in graphs]
+    reader = threading.Thread(target=read)
+    reader.start()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stop.set()
+    reader.join()
+    assert [o for o in outcomes if isinstance(o, BaseException)] == []
+    assert all(s is True for s in seen), seen
+    whole = []
+    for graph in graphs:
+        try:
+            _whole(url, graph)
+            whole.append(graph)
+        except AssertionError:
+            pass
+    assert whole  # (generated graphs may be equal)
+    keys = _keys(falkordb, name)
+    assert lock_key(name) not in keys["others"]
+    assert FalkorDBStore(url).reader().version in keys["graphs"]
+    assert len(keys["graphs"]) <= len(graphs)
 
 
 # -- M2: readers during pushes ------------------------------------------------------------
