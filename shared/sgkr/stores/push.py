@@ -8,10 +8,12 @@ A push (:func:`push_graph`)
    on it): it changes nothing and says ``unchanged``; a current version that
    fails a check is written again (repaired);
 3. writes the graph, in batches, to a new version of its own
-   (:mod:`sgkr.stores.layout`), renewing its lock as it goes;
+   (:mod:`sgkr.stores.layout`), its indexes built first, renewing its lock as it
+   goes;
 4. checks the version: for each :class:`Part` written, the number of its nodes
    or relationships and the characters of its text, counted by the server, are
-   those sent; every node key is unique;
+   those sent; every node key is unique. A version that fails a check is
+   deleted and written once more, and the push gives up if that one fails too;
 5. makes the version current, in one atomic step fenced by the lock, and
    removes the versions no longer needed: a version stays
    :data:`KEEP_SECONDS` after it stopped being current (questions that began on
@@ -144,8 +146,7 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = DEFAULT_BATCH,
         if current is not None and _holds(server, current, digest, parts):
             return PushReport(address.url, current, True, nodes, edges, phrases,
                               time.perf_counter() - started)
-        version = f"{version_prefix(address.name)}{digest[:16]}-{lock.id[:8]}"
-        _write_version(server, version, parts, batch, lock, say)
+        version = _write_checked(server, address.name, digest, parts, batch, lock, say)
         _clean_up(server, address.name, version, say)
     finally:
         _quietly(lock.release)
@@ -281,13 +282,32 @@ def problems(server: Server, version: str, parts: Sequence[Part]) -> list[str]:
     return found
 
 
+class _NotWhole(StoreError):
+    """The server holds a version otherwise than it was sent."""
+
+
+def _write_checked(server: Server, name: str, digest: str, parts: Sequence[Part], batch: int,
+                   lock: PushLock, say: Log) -> str:
+    """Write, check and publish a new version; the version. A version the checks find
+    not whole is written once more (a new one) before the push gives up."""
+    for attempt in (1, 2):
+        version = f"{version_prefix(name)}{digest[:16]}-{lock.id[:7]}{attempt}"
+        try:
+            _write_version(server, version, parts, batch, lock, say)
+            return version
+        except _NotWhole as error:
+            if attempt == 2:
+                raise
+            say(f"{error}; writing it once more")
+    raise AssertionError("unreachable")
+
+
 def _write_version(server: Server, version: str, parts: Sequence[Part], batch: int,
                    lock: PushLock, say: Log) -> None:
     """Write, check and publish ``version``; on any failure, delete it and re-raise."""
     try:
         server.drop(version)
-        for label, key in INDEXES:
-            server.query(version, f"CREATE INDEX FOR (n:{label}) ON (n.{key})", write=True)
+        _indexes(server, version)
         for part in parts:
             say(f"{part.what}: {len(part.rows)}")
             for chunk in _chunks(part.rows, batch):
@@ -295,12 +315,31 @@ def _write_version(server: Server, version: str, parts: Sequence[Part], batch: i
                 lock.renew()
         missing = problems(server, version, parts)
         if missing:
-            raise server.error(f"version {version} was not written whole ("
-                               f"{'; '.join(missing)}); the current version stays current")
+            raise _NotWhole(str(server.error(
+                f"version {version} was not written whole ({'; '.join(missing)}); the "
+                "current version stays current")))
         lock.publish(version)
     except BaseException:
         _quietly(lambda: server.drop(version))
         raise
+
+
+def _indexes(server: Server, version: str) -> None:
+    """Create the version's indexes, and wait until the server says they are built: FalkorDB
+    builds an index in the background, and a lookup may miss nodes until it is."""
+    for label, key in INDEXES:
+        server.query(version, f"CREATE INDEX FOR (n:{label}) ON (n.{key})", write=True)
+    deadline = time.monotonic() + server.address.timeout
+    pause = 0.005
+    while True:
+        states = server.query(version, "CALL db.indexes() YIELD status RETURN status")
+        if all(row == ["OPERATIONAL"] for row in states):
+            return
+        if time.monotonic() > deadline:
+            raise server.error(f"the indexes of version {version} were not built in "
+                               f"{server.address.timeout:g} s ({states!r:.200})")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
 
 
 def _clean_up(server: Server, name: str, current: str, say: Log) -> None:
