@@ -13,8 +13,6 @@ MAX_CLASS_LINES = 400
 KNOWN = {
     "shared/sgkr/analysis/resolve.py:CallResolver",
     "shared/sgkr/graph/model.py:KnowledgeGraph",
-    "shared/sgkr/ingest/extract.py:_Extractor",
-    "shared/sgkr/ingest/extract.py:_extract",
     "shared/sgkr/retrieval/retriever.py:Retriever",
     "shared/sgkr/stores/falkor.py:push_graph",
 }
