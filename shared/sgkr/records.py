@@ -54,6 +54,11 @@ __all__ = [
 
 FunctionKind = Literal["function", "method", "module"]
 CallKind = Literal["plain", "attribute", "super", "subscript", "result"]
+#: The relations of the graph. Every edge points the way a dependency path walks it, from
+#: what a question gives to what it asks for: ``calls`` and ``references`` from the caller
+#: to the callee, ``consumes`` from a tag to the function that takes it as input (read it
+#: "tag is input of function": the edge is stored tag → function), ``produces`` from a
+#: function to the tag it outputs.
 EdgeType = Literal["calls", "references", "consumes", "produces"]
 #: How an edge between functions was found: ``exact`` (syntax alone), ``inferred``
 #: (an analysis of what names hold) or ``name`` (a bare-name guess).

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgumentError, SGKRError
 from ..graph.model import KnowledgeGraph
+from ..masking import mask_secrets
 from ..version import __version__
 from . import tools as _tools
 from .answer import MAX_ANSWER_CHARS, describe_page, explain_path
@@ -43,7 +44,7 @@ from .tools import EXPLAIN, RETRIEVE, TOOLS, ToolSpec, check_arguments
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-__all__ = ["make_server", "serve", "answer", "STATS_URI"]
+__all__ = ["make_server", "serve", "answer", "require_sdk", "STATS_URI"]
 
 STATS_URI = "sgkr://graph/stats"
 _INSTRUCTIONS = (
@@ -60,7 +61,7 @@ def _retrieve(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
     question, cursor = options.pop("question"), options.pop("cursor", None)
     if not question.strip():
         raise InvalidArgumentError("the question is empty")
-    key = page_key(snapshot.version, question, options)
+    key = page_key(snapshot.version(snapshot.reader), question, options)
     start = 0 if cursor is None else decode_cursor(cursor, key)
     retriever = snapshot.retriever.with_options(**options) if options else snapshot.retriever
     budget = MAX_ANSWER_CHARS - len(_MORE) - 2 * len(encode_cursor(start, key)) - 20
@@ -72,8 +73,9 @@ def _retrieve(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
 
 def _explain(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
     options = {k: v for k, v in arguments.items() if k in ("max_depth", "max_paths")}
-    return explain_path(snapshot.reader, arguments["source"], arguments["target"],
-                        names=snapshot.names, **options)
+    reader = snapshot.reader
+    return explain_path(reader, arguments["source"], arguments["target"],
+                        names=snapshot.names(reader), **options)
 
 
 _WORK: dict[str, tuple[ToolSpec, Callable[[Snapshot, dict[str, Any]], str]]] = {
@@ -96,6 +98,22 @@ def answer(library: Library, tool: str, arguments: Any) -> str:
     return work(library.current, check_arguments(spec, arguments))
 
 
+def require_sdk() -> None:
+    """Check that the ``mcp`` SDK is installed (before a long build, not after).
+
+    Raises
+    ------
+    SGKRError
+        If it is not, saying how to install it.
+    """
+    try:
+        import jsonschema  # noqa: F401
+        import mcp.server.lowlevel  # noqa: F401
+    except ImportError as exc:
+        raise SGKRError(
+            f"the MCP server needs the mcp package ({exc}): pip install \"sgkr[mcp]\"") from None
+
+
 def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
     """The MCP server over ``graph`` (or a library of its versions); ``options`` are the
     retriever's defaults.
@@ -107,21 +125,20 @@ def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
     InvalidArgumentError
         If an option is not one of :class:`~sgkr.retrieval.retriever.RetrieverOptions`.
     """
-    try:
-        import anyio
-        import mcp.types as types
-        from mcp.server.lowlevel import Server
-        from mcp.shared.exceptions import MCPError
-    except ImportError as exc:
-        raise SGKRError(
-            f"the MCP server needs the mcp package ({exc}): pip install \"sgkr[mcp]\"") from None
+    require_sdk()
+    import anyio
+    import mcp.types as types
+    from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+
     _tools.prepare()
     if isinstance(graph, KnowledgeGraph):
         library = Library(Snapshot.of(graph, **options))
-    elif isinstance(graph, Library):
+    elif isinstance(graph, Library) and not options:
         library = graph
     else:
-        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph (with options) or a "
+                                   f"Library (its snapshots have theirs), got {type(graph)}")
     tools = [types.Tool(name=t.name, title=t.title, description=t.description,
                         input_schema=t.input_schema,
                         annotations=types.ToolAnnotations.model_validate(t.annotations))
@@ -138,8 +155,8 @@ def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
         try:
             text = await anyio.to_thread.run_sync(work)
         except SGKRError as exc:  # the agent reads why; other errors stay on the server
-            return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))],
-                                        is_error=True)
+            return types.CallToolResult(content=[types.TextContent(
+                type="text", text=mask_secrets(str(exc)))], is_error=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:

@@ -8,6 +8,11 @@ Schema (version 2)::
      "edges": [{"source", "target", "type": "calls"|"references"|"consumes"|"produces",
                 "resolution": "exact"|"inferred"|"name" (calls and references only)}]}
 
+Edges point the way a path walks them: a ``consumes`` edge from the tag to the
+function that takes it as input (``tag → function``: the tag is an input of the
+function), a ``produces`` edge from the function to the tag it outputs, a
+``calls`` or ``references`` edge from the caller to the callee.
+
 Version 1 (no ``references`` edges, no ``inferred`` resolution) is still read.
 A tag's ``weight`` (how specific it is, from 0 to 1, see
 :func:`sgkr.graph.tagging.tag_weights`) is 1 in files written before tags had one.
@@ -39,8 +44,8 @@ from ..errors import GraphFormatError, InvalidArgumentError
 from ..ingest.files import FileRefused, opened, parse_json
 from ..records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, TagNode
 
-__all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_json",
-           "write_document", "remove_orphans"]
+__all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_node",
+           "read_json", "write_document", "remove_orphans"]
 
 SCHEMA_VERSION = 2
 MAX_GRAPH_BYTES = 2_000_000_000
@@ -115,6 +120,22 @@ def read_document(data: Any, *, where: str = "graph"
         types[record.id] = "function" if isinstance(record, FunctionNode) else "tag"
         records.append(record)
     return meta, records, _edges(edges, types, where)
+
+
+def read_node(raw: Any, where: str, name: str) -> FunctionNode | TagNode:
+    """One node object of a graph.json document, validated as :func:`read_document` does.
+
+    Raises
+    ------
+    GraphFormatError
+        Naming ``where``, ``name`` (the node, as the message shows it) and the problem.
+
+    Examples
+    --------
+    >>> read_node({"id": "tag:fee", "type": "tag", "label": "fee", "aliases": []}, "x", "0")
+    TagNode(id='tag:fee', label='fee', aliases=(), weight=1.0)
+    """
+    return _node(raw, (where, "node", name))
 
 
 def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
