@@ -62,7 +62,7 @@ def test_query_flags_reach_the_retriever(graph_file: Path, flags: list[str],
 
 
 @pytest.mark.parametrize("flags,message", [
-    (["--filter", "kind=function"], "argument --filter: filter must be JSON"),
+    (["--filter", "kind=function"], "argument --filter: filter: must be JSON"),
     (["--filter", '{"path": "a.py"}'], "argument --filter: filter: unknown field 'path'"),
     (["--k", "0"], "argument --k: k must be an integer of at least 1, got 0"),
     (["--k", "two"], "argument --k: k must be an integer of at least 1, got 'two'"),

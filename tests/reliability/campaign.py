@@ -223,6 +223,30 @@ def hostile_review(quick: bool) -> dict[str, object]:
             "bytes_leaked": total.leaked}
 
 
+def issue33_inputs(quick: bool) -> dict[str, object]:
+    """Issue 33's input defects and their classes (:mod:`tests.reliability.inputs`), a table."""
+    from .inputs import SLOW, review
+    from .review import Tally
+
+    total, slow, slowest = Tally(), 0, 0.0
+    rows = ["| what | inputs | crashes | hangs | bytes leaked | slowest run (s) | runs over "
+            f"{SLOW:.0f} s |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for item, tally, _, times in review(quick):
+        total.add(tally)
+        over = sum(t > SLOW for t in times)
+        slow += over
+        slowest = max(slowest, *times, 0.0)
+        rows.append(f"| {item} | {tally.inputs} | {tally.crashes} | {tally.hangs} | "
+                    f"{tally.leaked} | {max(times, default=0.0):.1f} | {over} |")
+        print(f"{item}: {tally.inputs} inputs, {tally.crashes} crashes, {tally.hangs} hangs, "
+              f"{tally.leaked} bytes leaked, {over} slow", *tally.notes, sep="\n  ", flush=True)
+    rows.append(f"| **all** | **{total.inputs}** | **{total.crashes}** | **{total.hangs}** | "
+                f"**{total.leaked}** | **{slowest:.1f}** | **{slow}** |")
+    print("\n".join(rows), flush=True)
+    return {"inputs": total.inputs, "crashes": total.crashes, "hangs": total.hangs,
+            "bytes_leaked": total.leaked, "slow_runs": slow, "slowest_seconds": round(slowest, 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs (about a minute)")
@@ -231,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sections = {
         "hostile review": lambda: hostile_review(args.quick),
+        "issue 33 inputs": lambda: issue33_inputs(args.quick),
         "broken code": lambda: broken_code(),
         "random text": lambda: random_text(500 if args.quick else 5000),
         "graph.json mutations": lambda: graph_mutations(500 if args.quick else 5000),

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidArgumentError
+from ..ingest.files import parse_json
 from ..retrieval.options import OPTIONS, Option
 from ..text import shown
 
@@ -85,8 +86,6 @@ def _convert(spec: Option, text: str) -> Any:
             raise ValueError(
                 f"{spec.name} must be {what}{spec.range_text()}, got {shown(text)}") from None
     if spec.kind == "object":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{spec.name} must be JSON ({exc})") from None
+        # The one JSON reader: depth, long integers, NaN and lone surrogates refused.
+        return parse_json(text, spec.name, ValueError, invalid="must be JSON")
     return text
