@@ -237,6 +237,26 @@ class RetrieverOptions:
         match the question's words (BM25, :mod:`sgkr.algorithms.lexical`); they
         answer when no tag matches. A graph store without a lexical index (a
         server's) has no lexical seeds.""")
+    mentions: float = option(
+        0.5, "weight of the functions the question names",
+        """Weight, in the graph stage's fusion, of the functions the question names as code
+        (``Dataset.chunks``, ``prepare_url(``, an identifier in backticks), matched exactly
+        against the graph's function names and each name's share split among the functions
+        that have it (:mod:`sgkr.retrieval.mentions`); the first stage's best hit weighs 1.
+        0: off.""", minimum=0.0)
+    walk: float = option(
+        1.0, "weight of the walk's score in the graph stage",
+        """Weight, in the graph stage's fusion, of the personalized PageRank walk from the
+        question's seeds (matched tags, path functions, the best lexical hits and the named
+        functions), times the centrality prior and priced by length (``centrality``,
+        ``brevity``), its best scaled to 1; the first stage's best hit weighs 1.""",
+        minimum=0.0)
+    reuse: float = option(
+        1.0, "weight of the helpers everything reuses",
+        """Weight, in the graph stage's fusion, of how widely a function is reused: the share
+        of the functions that call anything that call it. The helpers every script of a
+        corpus calls (a loader, a filter) weigh near 1 and join every answer; in a code base
+        where calls spread thin they weigh little. 0: off.""", minimum=0.0)
     centrality: float = option(
         1.0, "weight of being called often, in the fill",
         """Weight of the call graph's centrality as a prior of the fill: a function's

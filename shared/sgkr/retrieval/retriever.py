@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, cast, get_args
 
-from ..algorithms.lexical import LexicalIndex
+from ..algorithms.lexical import LexicalIndex, index_of
 from ..algorithms.walk import call_counts, centrality_prior, personalized_pagerank
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
@@ -31,6 +31,7 @@ from ..records import EdgeType, RetrievalResult, TagMatch
 from ..stores import GraphReader, GraphStore, MemoryStore, Side, open_store
 from .context import make_documents
 from .filters import compile_filter, filter_values
+from .mentions import mentions
 from .options import DEFAULT_K, RetrieverOptions
 from .tagmatch import WeightedMatcher, names_tag
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
@@ -43,7 +44,9 @@ Fallback = Callable[[str, int], Sequence[str]]
 Extractor = Literal["weighted", "keyword", "embedding"]
 _CALLEE_WEIGHT = 0.5
 _FILL_WEIGHT = 0.5
-_LEXICAL_SEEDS = DEFAULT_K  # the walk's lexical seeds (more when k asks for more)
+#: The first stage's hits the graph stage scores, and the best of them that seed the walk.
+_POOL = 100
+_SEEDS = DEFAULT_K
 _WALKED: tuple[EdgeType, ...] = ("calls", "references", "consumes", "produces")
 
 
@@ -346,38 +349,17 @@ class Retriever:
     def _fill(self, reader: GraphReader, question: str, matches: Sequence[TagMatch],
               ranked: list[tuple[str, float]], limit: int,
               keep: Callable[[list[str]], set[str]] | None) -> list[tuple[str, float]]:
-        """``ranked`` and, after it, the walk's functions (the lexical ones with fill off)."""
+        """``ranked`` and, after it, the graph stage's functions (see :meth:`_scores`)."""
         o = self.options
         taken = {n for n, _ in ranked}
         kinds: dict[str, str] = dict(reader.kinds(taken))
         scripts_left = o.scripts - sum(1 for n in taken if kinds.get(n) == "module")
-        hits = self._lexical(reader, question, max(limit, _LEXICAL_SEEDS)) if o.lexical else []
-        if o.fill == "none":
-            if ranked:
-                return ranked
-            scored = dict(hits)
-            kinds.update(reader.kinds(scored))
-        else:
-            seeds: dict[str, float] = defaultdict(float)
-            # Each kind of seed (matched tags, path functions, lexical matches) gets an
-            # equal share of the restart mass, split within it by score (a tag's: how sure
-            # its match is times how specific the tag is): five generic tags do not drown
-            # the one function named like the question, nor the reverse.
-            specific = reader.tags([m.tag_id for m in matches]) if matches else {}
-            tags = [(m.tag_id, m.score * (specific[m.tag_id].weight if m.tag_id in specific
-                                          else 1.0)) for m in matches]
-            kinds_of_seeds = (tags, ranked, hits)
-            for group in kinds_of_seeds:
-                total = sum(score for _, score in group)
-                for node, score in group:
-                    seeds[node] += score / total if total else 0.0
-            walk = personalized_pagerank(self._neighbours(reader), seeds)
-            kinds.update(reader.kinds([n for n in walk if n not in kinds]))
-            found = [n for n in walk if kinds.get(n, "tag") != "tag"]
-            callers, size = self._callers_and_sizes(reader, found)
-            scored = {n: walk[n] * (1.0 + o.centrality * centrality_prior(callers[n]))
-                      / size[n] ** o.brevity for n in found}
-        order = sorted((n for n in scored if n not in taken), key=lambda n: (-scored[n], n))
+        if o.fill == "none" and ranked:
+            return ranked
+        scored = self._scores(reader, question, matches, ranked)
+        kinds.update(reader.kinds([n for n in scored if n not in kinds]))
+        order = sorted((n for n in scored if n not in taken and kinds.get(n, "tag") != "tag"),
+                       key=lambda n: (-scored[n], n))
         if o.fill == "ppr":  # the most-called functions, when the walk reached too few
             order += [n for n in self._most_called(reader, 4 * limit + len(taken) + len(scored))
                       if n not in scored]
@@ -402,6 +384,62 @@ class Retriever:
             if len(out) >= limit:
                 break
         return out
+
+    def _scores(self, reader: GraphReader, question: str, matches: Sequence[TagMatch],
+                ranked: list[tuple[str, float]]) -> dict[str, float]:
+        """The graph stage's score of each function it reaches, whatever ``k``.
+
+        The first stage's hits (their BM25 scores, the best 1), plus ``mentions``
+        times the mention scores of the functions the question names (the best
+        1), plus ``walk`` times the walk's score (a personalized PageRank from
+        the matched tags, the path functions, the best hits and the named
+        functions, times the centrality prior, over the length to the
+        ``brevity``; the best 1), plus ``reuse`` times the share of the calling
+        functions that call it (the helpers everything reuses). The pools are
+        fixed, so the order never depends on ``k``.
+        """
+        o = self.options
+        hits = dict(self._lexical(reader, question, _POOL)) if o.lexical else {}
+        named = mentions(question, reader) if o.mentions else {}
+        walk = self._walk(reader, matches, ranked, hits, named) if o.fill == "ppr" else {}
+        central = self._most_called(reader, _POOL) if o.fill == "ppr" and o.reuse else []
+        kinds = reader.kinds({*walk, *central})
+        found = [n for n in {**walk, **dict.fromkeys(central)} if kinds.get(n, "tag") != "tag"]
+        callers, size = self._callers_and_sizes(reader, found)
+        walked = {n: walk[n] * (1.0 + o.centrality * centrality_prior(callers[n]))
+                  / size[n] ** o.brevity for n in found if n in walk}
+        calling = self._calling(reader) if central else 0
+        reused = {n: callers[n] / calling for n in central if n in callers} if calling else {}
+        out = _fused(hits, ((o.mentions, named), (o.walk if o.fill == "ppr" else 0.0, walked)))
+        for node, share in reused.items():
+            out[node] = out.get(node, 0.0) + o.reuse * share
+        return out
+
+    def _walk(self, reader: GraphReader, matches: Sequence[TagMatch],
+              ranked: list[tuple[str, float]], hits: Mapping[str, float],
+              named: Mapping[str, float]) -> dict[str, float]:
+        """The personalized PageRank walk from the question's seeds (tags and functions)."""
+        seeds: dict[str, float] = defaultdict(float)
+        # Each kind of seed (matched tags, path functions, lexical matches, named functions)
+        # gets an equal share of the restart mass, split within it by score (a tag's: how
+        # sure its match is times how specific the tag is): five generic tags do not drown
+        # the one function named like the question, nor the reverse.
+        specific = reader.tags([m.tag_id for m in matches]) if matches else {}
+        tags = [(m.tag_id, m.score * (specific[m.tag_id].weight if m.tag_id in specific
+                                      else 1.0)) for m in matches]
+        best = sorted(hits.items(), key=lambda item: (-item[1], item[0]))[:_SEEDS]
+        for group in (tags, ranked, best, sorted(named.items())):
+            total = sum(score for _, score in group)
+            for node, score in group:
+                seeds[node] += score / total if total else 0.0
+        return personalized_pagerank(self._neighbours(reader), seeds)
+
+    def _calling(self, reader: GraphReader) -> int:
+        """How many functions call some function (the reuse prior's denominator)."""
+        if self._tables is not None:
+            return self._tables.calling()
+        calling = getattr(reader, "calling_count", None)  # a store may have it pushed
+        return int(calling()) if callable(calling) else 0
 
     def _curated(self, reader: GraphReader) -> bool:
         """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
@@ -505,6 +543,24 @@ class Retriever:
         return RetrievalResult(question=question, documents=docs, fallback_used=True)
 
 
+def _fused(hits: Mapping[str, float],
+           weighted: Sequence[tuple[float, Mapping[str, float]]]) -> dict[str, float]:
+    """``hits`` plus, for each ``(weight, scores)``, ``weight`` times the scores over their best.
+
+    Examples
+    --------
+    >>> _fused({"a": 1.0, "b": 0.5}, [(0.5, {"b": 2.0}), (0.1, {"c": 4.0, "a": 2.0})])
+    {'a': 1.05, 'b': 1.0, 'c': 0.1}
+    """
+    out: dict[str, float] = dict(hits)
+    for weight, scores in weighted:
+        top = max(scores.values(), default=0.0)
+        if weight and top > 0:
+            for node, score in scores.items():
+                out[node] = out.get(node, 0.0) + weight * score / top
+    return out
+
+
 class _Tables:
     """What the fill reads of a graph in memory, made on first use and shared by clones."""
 
@@ -513,6 +569,7 @@ class _Tables:
         self._lock = threading.Lock()
         self._lexical: LexicalIndex | None = None
         self._callers: dict[str, int] | None = None
+        self._calling: int | None = None
         self._order: list[str] | None = None
         self._sizes: dict[str, int] | None = None
         self._matcher: WeightedMatcher | None = None
@@ -532,6 +589,7 @@ class _Tables:
         if fill:
             self.central_order()
             self.sizes()
+            self.calling()
 
     def matcher(self) -> WeightedMatcher:
         """The default tag extractor over this graph (its vocabulary read once)."""
@@ -545,7 +603,7 @@ class _Tables:
         if self._lexical is None:
             with self._lock:
                 if self._lexical is None:
-                    self._lexical = LexicalIndex(self.store.graph)
+                    self._lexical = index_of(self.store.graph)
         return self._lexical
 
     def callers(self) -> dict[str, int]:
@@ -555,6 +613,16 @@ class _Tables:
             with self._lock:
                 self._callers = counts
         return self._callers
+
+    def calling(self) -> int:
+        """How many function nodes call some function."""
+        if self._calling is None:
+            succ, _ = self.store.graph.adjacency()
+            count = sum(1 for f in self.store.graph.functions()
+                        if any(d["type"] == "calls" for d in succ[f.id].values()))
+            with self._lock:
+                self._calling = count
+        return self._calling
 
     def central_order(self) -> list[str]:
         """Function ids, most-called first (ties by id)."""

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from ..algorithms.lexical import LexicalIndex, add_up, best_hits, question_words
+from ..algorithms.lexical import add_up, best_hits, index_of
+from ..algorithms.tokens import code_tokens
 from ..algorithms.paths import Fetch, connect_pairs, path_pairs, search_pairs
 from ..errors import InvalidArgumentError, StoreError
 from ..graph.model import KnowledgeGraph
@@ -54,7 +55,7 @@ SCHEMES = ("falkor", "falkors", "falkordb")
 #: Seconds any one call to the server may take.
 DEFAULT_TIMEOUT = 10.0
 #: The layout of a pushed graph; a reader refuses another.
-FORMAT = 5
+FORMAT = 6
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 _KINDS = ("tag", "function", "method", "module")
 _REL = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
@@ -360,12 +361,22 @@ class FalkorDBReader:
 
     def lexical_search(self, question: str, k: int) -> list[tuple[str, float]]:
         """:meth:`~sgkr.algorithms.lexical.LexicalIndex.search` over the pushed postings."""
-        words = question_words(question)
+        words = code_tokens(question)
         rows = self._rows("MATCH (t:Token) WHERE t.key IN $words RETURN t.key, t.postings",
-                          words=words) if words else []
+                          words=sorted(set(words))) if words else []
         postings = {word: [(node, float(impact)) for node, impact in json.loads(hits)]
                     for word, hits in rows}
         return best_hits(add_up(words, postings), k)
+
+    def named(self, names: Collection[str]) -> dict[str, list[str]]:
+        """The ids of the function nodes (module bodies aside) of each bare name, sorted."""
+        rows = self._rows("MATCH (n:Node) WHERE n.name IN $names AND n.kind <> 'tag' "
+                          "AND n.kind <> 'module' RETURN n.name, n.id",
+                          names=sorted(names)) if names else []
+        found: dict[str, list[str]] = {}
+        for name, node_id in rows:
+            found.setdefault(name, []).append(node_id)
+        return {name: sorted(ids) for name, ids in found.items()}
 
     def around(self, ids: Collection[str]) -> dict[str, tuple[str, ...]]:
         """Sorted nodes one edge of any type away from each of ``ids``, either way."""
@@ -506,7 +517,8 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = _BATCH,
     graphs = set(server.call(server.db.list_graphs))
     if version in graphs:  # left by a push that did not finish
         server.call(server.db.select_graph(version).delete)
-    for label, key in (("Node", "id"), ("Node", "central"), ("Phrase", "key"), ("Token", "key")):
+    for label, key in (("Node", "id"), ("Node", "central"), ("Node", "name"), ("Phrase", "key"),
+                       ("Token", "key")):
         server.query(version, f"CREATE INDEX FOR (n:{label}) ON (n.{key})", write=True)
     roles = memory.tags([item["id"] for item in document["nodes"] if item["type"] == "tag"])
     # What the retriever's fill reads of each function: its callers, its length, and its
@@ -546,8 +558,9 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = _BATCH,
            "UNWIND $rows AS r CREATE (p:Phrase {key: r.key}) WITH p, r UNWIND r.tags AS t "
            "MATCH (n:Node {id: t}) CREATE (p)-[:NAMES]->(n)")
     # The lexical index's postings, each a JSON list: its floats come back to the bit.
-    rows = [{"key": word, "postings": json.dumps(hits, ensure_ascii=False)}
-            for word, hits in sorted(LexicalIndex(graph).postings.items())]
+    index = index_of(graph)
+    rows = [{"key": word, "postings": json.dumps(index.postings(word), ensure_ascii=False)}
+            for word in index.words]
     _write(server, version, say, "lexical postings", rows, batch,
            "UNWIND $rows AS r CREATE (:Token {key: r.key, postings: r.postings})")
     longest = max((key.count(" ") + 1 for key in phrases), default=0)

@@ -45,6 +45,7 @@ class MemoryStore:
         self.graph = graph
         self.index = SearchIndex(graph)
         self._phrases: dict[str, list[TagInfo]] | None = None
+        self._names: dict[str, list[str]] | None = None
         self._longest = 0
         self._lock = threading.Lock()
 
@@ -111,6 +112,17 @@ class MemoryStore:
         records = {i: self.graph.get(i) for i in ids}
         return {i: r for i, r in records.items() if isinstance(r, FunctionNode)}
 
+    def named(self, names: Collection[str]) -> dict[str, list[str]]:
+        """The ids of the function nodes (module bodies aside) of each bare name, sorted."""
+        table = self._names
+        if table is None:
+            found: dict[str, list[str]] = {}
+            for f in self.graph.functions():
+                if f.kind != "module":
+                    found.setdefault(f.name, []).append(f.id)
+            table = self._names = {n: sorted(ids) for n, ids in found.items()}
+        return {n: list(table[n]) for n in names if n in table}
+
     def neighbours(self, ids: Collection[str], edge_type: EdgeType,
                    side: Side) -> dict[str, tuple[str, ...]]:
         """Sorted nodes one ``edge_type`` edge away from each of ``ids``."""
@@ -135,6 +147,7 @@ class MemoryStore:
     def prepare(self, *, reverse_calls: bool = True, connect: bool = True) -> None:
         """Make now the tables a retriever with these options will use (first-use cost)."""
         self._phrase_table()
+        self.named(())
         self.index.prepare(reverse_calls=reverse_calls, connect=connect)
 
 
