@@ -34,6 +34,7 @@ from pydantic import (
     Field,
     InstanceOf,
     PrivateAttr,
+    SerializationInfo,
     create_model,
     field_serializer,
     field_validator,
@@ -50,6 +51,7 @@ from sgkr import (
 )
 from sgkr.errors import InvalidArgumentError
 from sgkr.ingest.sources import SourceInput
+from sgkr.masking import mask_url
 from sgkr.retrieval.options import OPTIONS
 from sgkr.retrieval.retriever import Extractor
 from sgkr.stores import GraphStore
@@ -173,7 +175,9 @@ class SGKRRetriever(_WithOptions):
     ``model_copy(update=...)``-s like any pydantic model (a copy retrieves with
     its own fields). ``model_dump_json()`` writes the graph as its graph.json
     document (``model_validate_json`` reads it back) and a tag extractor or
-    fallback as its dotted name, which cannot be read back: pass it again. To
+    fallback as its dotted name, which cannot be read back: pass it again. A
+    store URL's password is masked in its ``repr``, its dumps and LangChain's
+    ``dumpd`` (and so in callbacks and traces): pass the store again too. To
     draw a question's retrieval, call ``sgkr.export.render(core.graph,
     core.retrieve(question))`` with ``core = retriever.core``.
 
@@ -221,9 +225,19 @@ class SGKRRetriever(_WithOptions):
     def _graph_to_json(self, graph: KnowledgeGraph | None) -> dict[str, Any] | None:
         return None if graph is None else graph.to_dict()
 
-    @field_serializer("store", when_used="json")
-    def _store_to_json(self, store: GraphStore | str | None) -> str | None:
-        return store if store is None or isinstance(store, str) else store.url
+    @field_serializer("store")
+    def _store_shown(self, store: GraphStore | str | None,
+                     info: SerializationInfo) -> GraphStore | str | None:
+        # A dump never holds the store's password (model_validate of it connects without).
+        if isinstance(store, str):
+            return mask_url(store)
+        return store.url if store is not None and info.mode == "json" else store
+
+    def __repr_args__(self) -> Iterable[tuple[str | None, Any]]:
+        # repr, str and LangChain's dumpd (which shows the repr) mask the store's password.
+        for name, value in super().__repr_args__():
+            yield name, (mask_url(value) if name == "store" and isinstance(value, str)
+                         else value)
 
     @field_serializer("tag_extractor", "fallback", when_used="json")
     def _callable_to_json(self, function: Callable[..., Any] | str | None) -> str | None:

@@ -1,12 +1,15 @@
 """LlamaIndex ``MetadataFilters`` as SGKR's filter option (see :mod:`sgkr.retrieval.filters`).
 
 SGKR applies the filter before ranking, so the budget ``similarity_top_k`` is
-spent on the functions that pass. The keys are ``file``, ``kind``, ``name``
-and ``matched_tags``; the operators ``==``, ``!=``, ``in``, ``nin``,
-``contains``, ``any`` and ``all`` and the conditions ``and``, ``or`` and
-``not`` (none of the filters holds). ``file`` and ``matched_tags`` hold
-several values (a merged function's files, the matched tags): ``==`` and
-``contains`` ask that one of them is the value.
+spent on the functions that pass. The keys are ``file``, ``kind``, ``name``,
+``matched_tags`` (text) and ``start_line``, ``end_line`` (integers); the
+operators ``==``, ``!=``, ``in``, ``nin``, ``contains``, ``any``, ``all``,
+``>``, ``>=``, ``<``, ``<=``, ``text_match`` (holds the value as a substring)
+and ``text_match_insensitive``, and the conditions ``and``, ``or`` and ``not``
+(none of the filters holds). ``file``, ``matched_tags`` and the lines hold
+several values (a merged function's files and places, the matched tags):
+``==``, ``contains``, the ranges and the text matches ask that one of them
+passes.
 
 Examples
 --------
@@ -37,7 +40,10 @@ __all__ = ["to_sgkr_filter"]
 _OPERATORS = {
     FilterOperator.EQ: "$eq", FilterOperator.CONTAINS: "$eq", FilterOperator.NE: "$ne",
     FilterOperator.IN: "$in", FilterOperator.ANY: "$in", FilterOperator.NIN: "$nin",
-    FilterOperator.ALL: "$all",
+    FilterOperator.ALL: "$all", FilterOperator.GT: "$gt", FilterOperator.GTE: "$gte",
+    FilterOperator.LT: "$lt", FilterOperator.LTE: "$lte",
+    FilterOperator.TEXT_MATCH: "$text_match",
+    FilterOperator.TEXT_MATCH_INSENSITIVE: "$text_match_insensitive",
 }
 
 
@@ -55,11 +61,11 @@ def to_sgkr_filter(filters: MetadataFilters) -> dict[str, Any] | None:
     Examples
     --------
     >>> from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
-    >>> to_sgkr_filter(MetadataFilters(filters=[MetadataFilter(key="start_line", value=3)]))
+    >>> to_sgkr_filter(MetadataFilters(filters=[MetadataFilter(key="score", value=0.5)]))
     Traceback (most recent call last):
     ...
-    sgkr.errors.InvalidArgumentError: filter.$and[0]: unknown field 'start_line'; \
-filterable: file, kind, name, matched_tags
+    sgkr.errors.InvalidArgumentError: filter.$and[0]: unknown field 'score'; \
+filterable: file, kind, name, matched_tags, start_line, end_line
     """
     if not isinstance(filters, MetadataFilters):
         raise InvalidArgumentError(

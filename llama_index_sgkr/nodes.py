@@ -5,6 +5,10 @@ node in every run and in every retriever built over the same graph (LlamaIndex
 drops duplicate ids). The text is the function's knowledge followed by its
 code; the metadata says where the function stands and why it was retrieved.
 Long metadata is kept out of embeddings and out of the text the LLM is shown.
+The function's file is the node's source document (``ref_doc_id`` and the
+``SOURCE`` relationship), so what works per document in LlamaIndex (a
+docstore's reference documents, document-level post-processors, recursive
+retrieval by document) groups the functions of one file.
 
 Examples
 --------
@@ -14,8 +18,8 @@ Examples
 ...                         "def fee(rule, amount): ...", (SourceSpan("fees.py", 1, 2),),
 ...                         "function", 1.0, ("amount",), (("tag:amount", "fn:fee"),))
 >>> hit = to_node_with_score(doc)
->>> hit.node.node_id, hit.score, hit.node.metadata["path"]
-('fn:fee', 1.0, ['tag:amount', 'fn:fee'])
+>>> hit.node.node_id, hit.score, hit.node.metadata["path"], hit.node.ref_doc_id
+('fn:fee', 1.0, ['tag:amount', 'fn:fee'], 'fees.py')
 >>> print(hit.node.get_content(metadata_mode=MetadataMode.EMBED))
 name: fee
 <BLANKLINE>
@@ -26,7 +30,13 @@ def fee(rule, amount): ...
 
 from __future__ import annotations
 
-from llama_index.core.schema import NodeWithScore, TextNode
+from llama_index.core.schema import (
+    NodeRelationship,
+    NodeWithScore,
+    ObjectType,
+    RelatedNodeInfo,
+    TextNode,
+)
 
 from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
@@ -58,6 +68,9 @@ EXCLUDED_LLM_METADATA_KEYS = (
 def to_node(record: RetrievedFunction | FunctionNode) -> TextNode:
     """A ``TextNode`` for one function: knowledge, then code; id = graph node id.
 
+    Its ``SOURCE`` relationship (``ref_doc_id``) is the file the function was
+    found in first (none for a function without a place).
+
     Parameters
     ----------
     record
@@ -77,20 +90,26 @@ def to_node(record: RetrievedFunction | FunctionNode) -> TextNode:
     --------
     >>> from sgkr.records import FunctionNode
     >>> node = to_node(FunctionNode("fn:f", "f", ("m.f",), "def f(): ...", "", (), "function"))
-    >>> node.node_id, node.text, node.metadata["file"]
-    ('fn:f', 'def f(): ...', None)
+    >>> node.node_id, node.text, node.metadata["file"], node.ref_doc_id
+    ('fn:f', 'def f(): ...', None, None)
     """
     if isinstance(record, FunctionNode):
         record = function_document(record)
     if not isinstance(record, RetrievedFunction):
         raise InvalidArgumentError(
             f"record must be a RetrievedFunction or a FunctionNode, got {type(record).__name__}")
+    relationships = {}
+    if record.sources:  # the file it was found in first is its document
+        file = record.sources[0].file
+        relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(
+            node_id=file, node_type=ObjectType.DOCUMENT, metadata={"file": file})
     return TextNode(
         id_=record.id,
         text=record.text,
         metadata=record.metadata(),
         excluded_embed_metadata_keys=list(EXCLUDED_EMBED_METADATA_KEYS),
         excluded_llm_metadata_keys=list(EXCLUDED_LLM_METADATA_KEYS),
+        relationships=relationships,
     )
 
 

@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from sgkr.atomic import write_atomic
 from sgkr.errors import GraphFormatError, InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
 from sgkr.ingest.files import parse_json, read_side_file
@@ -63,8 +64,7 @@ def save_retriever(retriever: Retriever, persist_dir: str | os.PathLike[str]) ->
     retriever.graph.save(folder / GRAPH_FILENAME)
     document = {"schema_version": OPTIONS_SCHEMA_VERSION,
                 "options": retriever.options.to_dict()}
-    (folder / OPTIONS_FILENAME).write_text(json.dumps(document, indent=1) + "\n",
-                                           encoding="utf-8")
+    write_atomic(folder / OPTIONS_FILENAME, json.dumps(document, indent=1) + "\n")
 
 
 def load_retriever(

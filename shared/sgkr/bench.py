@@ -64,6 +64,7 @@ from .graph.model import KnowledgeGraph
 from .ingest.cache import ExtractCache
 from .ingest.extract import parse_only
 from .ingest.sources import SourceFile, read_sources
+from .masking import mask_url
 from .records import RetrievalResult
 from .retrieval.retriever import Retriever
 from .stores import is_store_url
@@ -260,7 +261,8 @@ def _check_bench_args(queries: object, max_files: object, repeat: object,
     if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
         raise InvalidArgumentError(f"repeat must be a positive integer, got {repeat!r}")
     if store is not None and not (isinstance(store, str) and is_store_url(store)):
-        raise InvalidArgumentError(f"store must be a store URL (falkor://...), got {store!r}")
+        shown = mask_url(store) if isinstance(store, str) else store
+        raise InvalidArgumentError(f"store must be a store URL (falkor://...), got {shown!r}")
 
 
 def _bench_files(source: Path, base: Path, exclude: Sequence[str],
@@ -418,10 +420,10 @@ def _store_figures(graph: KnowledgeGraph, url: str, questions: Sequence[str],
     the answers with ``in_memory``, those of the graph in memory."""
     from .stores.falkor import push_graph
 
-    say(f"push to {url}")
+    say(f"push to {mask_url(url)}")
     push_s, _ = _timed(lambda: push_graph(graph, url))
     store = Retriever(store=url)
-    say(f"{len(questions)} queries through {url}")
+    say(f"{len(questions)} queries through {store.store.url}")
     latencies, results = _answers(store, questions)
     mismatches = sum(a != b for a, b in zip(results, in_memory, strict=True))
     return {"store_url": store.store.url, "push_s": _round(push_s),

@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -23,9 +24,14 @@ from .text import without_docstring
 __all__ = [
     "SourceSpan",
     "Problem",
+    "ParameterKind",
+    "Parameter",
+    "Ref",
     "CallSite",
     "ValueUse",
     "Binding",
+    "BindingKind",
+    "Argument",
     "ImportBinding",
     "ClassInfo",
     "Definition",
@@ -48,6 +54,11 @@ __all__ = [
 
 FunctionKind = Literal["function", "method", "module"]
 CallKind = Literal["plain", "attribute", "super", "subscript", "result"]
+#: The relations of the graph. Every edge points the way a dependency path walks it, from
+#: what a question gives to what it asks for: ``calls`` and ``references`` from the caller
+#: to the callee, ``consumes`` from a tag to the function that takes it as input (read it
+#: "tag is input of function": the edge is stored tag → function), ``produces`` from a
+#: function to the tag it outputs.
 EdgeType = Literal["calls", "references", "consumes", "produces"]
 #: How an edge between functions was found: ``exact`` (syntax alone), ``inferred``
 #: (an analysis of what names hold) or ``name`` (a bare-name guess).
@@ -100,12 +111,65 @@ class Problem:
         return f"{where}: {self.reason}"
 
 
-@dataclass(frozen=True)
+class ParameterKind(enum.Enum):
+    """How arguments reach a parameter, as :class:`inspect.Parameter` names the kinds."""
+
+    #: Before ``/``: by position only.
+    POSITIONAL_ONLY = "positional_only"
+    #: By position or by keyword (the common case).
+    POSITIONAL = "positional"
+    #: ``*args``: the positional arguments left over.
+    VAR_POSITIONAL = "var_positional"
+    #: After ``*`` or ``*args``: by keyword only.
+    KEYWORD_ONLY = "keyword_only"
+    #: ``**kwargs``: the keyword arguments left over.
+    VAR_KEYWORD = "var_keyword"
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A parameter of a definition, read off its signature's syntax tree.
+
+    ``def f(a, /, b=1, *args, c, **kw)`` has ``a`` (positional only), ``b``
+    (positional, with a default), ``args`` (var positional), ``c`` (keyword only)
+    and ``kw`` (var keyword).
+
+    Examples
+    --------
+    >>> Parameter("rows")
+    Parameter(name='rows', kind=<ParameterKind.POSITIONAL: 'positional'>, default=False)
+    """
+
+    name: str
+    kind: ParameterKind = ParameterKind.POSITIONAL
+    #: Whether the signature gives it a default value.
+    default: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A name or dotted name as written (``fee``, ``self.parser``), or what calling it
+    gives (``called``: ``Parser()``, ``make()``).
+
+    Examples
+    --------
+    >>> str(Ref("self.parser")), str(Ref("Parser", called=True))
+    ('self.parser', 'Parser()')
+    """
+
+    name: str
+    called: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.name}()" if self.called else self.name
+
+
+@dataclass(frozen=True, slots=True)
 class CallSite:
     """One call expression inside a definition.
 
     ``kind`` is ``plain`` for ``f()``, ``attribute`` for ``x.f()`` (``receiver``
-    holds the dotted text of ``x`` or ``None`` when it is not a dotted name),
+    is ``x``, a dotted name, or ``A()`` for ``A().f()``; ``None`` when it is neither),
     ``super`` for ``super().f()`` and ``subscript`` for ``x[k]()`` (``name`` holds
     the dotted text of ``x``), ``result`` for ``g()()`` (``name`` holds ``g``). A
     decorator ``@d`` is a call of ``d``, and so is ``raise E``.
@@ -113,11 +177,16 @@ class CallSite:
 
     kind: CallKind
     name: str
-    receiver: str | None
+    receiver: Ref | None
     line: int
 
+    @property
+    def callee(self) -> str:
+        """The called expression as written: ``f``, ``x.f``, ``A().f``."""
+        return self.name if self.receiver is None else f"{self.receiver}.{self.name}"
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class ValueUse:
     """A name used as a value in a definition, not called there.
 
@@ -131,27 +200,46 @@ class ValueUse:
     argument_of: CallSite | None = None
 
 
-@dataclass(frozen=True)
+class BindingKind(enum.Enum):
+    """How a name is given a value."""
+
+    #: ``x = f(...)``: an assignment of what a call returns (the caller names the callee's
+    #: output: ``fee = calculate_fee()``); also ``except E as e``.
+    ASSIGNED = "assigned"
+    #: The name holds what the value holds: ``h = fee``, ``for x in xs``, ``with A() as a``,
+    #: ``xs.append(x)`` (a container holds what is put in it), a parameter's default.
+    HOLDS = "holds"
+
+
+@dataclass(frozen=True, slots=True)
 class Binding:
     """A name, or a dotted name such as ``self.parser``, given a value in a definition.
 
-    ``x = Parser(path)`` is ``Binding("x", "call", "Parser")``, ``h = fee`` is
-    ``Binding("h", "name", "fee")``, ``HANDLERS = {"fee": fee, "tax": tax}`` two
-    ``name`` bindings of ``HANDLERS``; ``return make()`` and ``yield make()`` bind
-    ``return``; ``for x in xs``, ``x = xs[k]`` and ``xs.append(x)`` are ``name``
-    bindings (a container holds what is put in it); ``with A() as a``, ``except A as
-    a`` and ``for x in f()`` are ``name`` bindings of what a call gives (``"A()"``,
-    ``"f()"``: only assignments are ``call`` bindings); a parameter's default binds the
-    parameter. A name passed to a call is an ``arg`` binding of ``"<slot>:<callee>"``
-    (``apply(fee, key=tax)``: ``Binding("0:apply", "arg", "fee")`` and
-    ``Binding("key:apply", "arg", "tax")``); a function decorated ``@d`` binds ``@``
-    to ``d`` (innermost last). Read by the resolver to infer what a receiver, a
-    called name or a parameter holds.
+    ``x = Parser(path)`` is ``Binding("x", Ref("Parser", called=True), ASSIGNED)``,
+    ``h = fee`` is ``Binding("h", Ref("fee"))``, ``HANDLERS = {"fee": fee, "tax": tax}``
+    two bindings of ``HANDLERS``; ``for x in xs``, ``x = xs[k]`` and ``xs.append(x)``
+    bind what the container holds; ``with A() as a`` and ``for x in f()`` hold what a
+    call gives (``Ref("A", called=True)``); a parameter's default binds the parameter.
+    Read by the resolver to infer what a receiver, a called name or a parameter holds.
     """
 
     target: str
-    kind: Literal["call", "name", "arg"]
-    value: str
+    value: Ref
+    kind: BindingKind = BindingKind.HOLDS
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """A value passed to a call: ``apply(fee, key=tax)`` passes ``fee`` at ``slot`` 0
+    and ``tax`` at ``slot`` ``"key"``. A container written out passes each name it
+    holds; ``A()`` passes what A gives. A decorator ``@d`` of ``f`` passes ``f`` to ``d``
+    at slot 0. Read by the resolver to infer what a parameter holds.
+    """
+
+    call: CallSite
+    #: The position (0 for the first argument) or the keyword.
+    slot: int | str
+    value: Ref
 
 
 @dataclass(frozen=True)
@@ -195,14 +283,19 @@ class Definition:
     span: SourceSpan
     docstring: str | None = None
     comment: str | None = None
-    params: tuple[str, ...] = ()
-    signature: str = ""
+    parameters: tuple[Parameter, ...] = ()
     calls: tuple[CallSite, ...] = ()
     subscript_keys: tuple[str, ...] = ()
     #: Names used as values (functions passed, stored, returned): ``references`` edges.
     uses: tuple[ValueUse, ...] = ()
-    #: What names, ``self.`` attributes and the return value are given (``inferred`` edges).
+    #: What names and ``self.`` attributes are given (``inferred`` edges).
     bindings: tuple[Binding, ...] = ()
+    #: What it returns or yields.
+    returns: tuple[Ref, ...] = ()
+    #: The dotted names of its decorators, the innermost last.
+    decorators: tuple[str, ...] = ()
+    #: The values it passes to calls.
+    arguments: tuple[Argument, ...] = ()
     enclosing_class: str | None = None
     is_async: bool = False
     #: The knowledge of the definition alone: ``knowledge_of(self)``.
@@ -210,6 +303,11 @@ class Definition:
     #: The I/O tags inferred from its code alone: ``infer_tags(self)``.
     inferred_inputs: tuple[str, ...] | None = None
     inferred_outputs: tuple[str, ...] | None = None
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """The names of its parameters, in order."""
+        return tuple([p.name for p in self.parameters])
 
 
 @dataclass(frozen=True)

@@ -5,21 +5,26 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import sgkr
 from sgkr import KnowledgeGraph, Retriever
 from sgkr.agents.answer import MAX_ANSWER_CHARS
+from sgkr.agents.server import STATS_URI
 from sgkr.retrieval.retriever import RetrieverOptions
 
 from ..conftest import PAYMENTS, ROOT
+from ..falkordb_server import Server
 
 REQUESTS = ROOT / "examples" / "requests"
 
@@ -47,11 +52,15 @@ def graph_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+
+
 def _server(graph_path: Path | str, *options: str) -> StdioServerParameters:
-    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
-                                          if p)}
     return StdioServerParameters(command=sys.executable,
-                                 args=["-m", "sgkr", "mcp", str(graph_path), *options], env=env)
+                                 args=["-m", "sgkr", "mcp", str(graph_path), *options],
+                                 env=_env())
 
 
 @pytest.fixture(scope="module")
@@ -222,6 +231,58 @@ async def test_explain_takes_qualified_names_and_labels_resolution(requests_grap
         misspelt = await session.call_tool("explain_dependency", {
             "source": "get_enviroment_proxies", "target": "Session.send"})
         assert misspelt.is_error and "did you mean get_environ_proxies" in _text(misspelt)
+
+
+@pytest.mark.falkordb
+async def test_a_store_url_is_served_as_the_graph_in_memory(
+        falkordb: Server, payments_graph: KnowledgeGraph, graph_path: Path) -> None:
+    from sgkr.stores.falkor import push_graph
+
+    url = falkordb.url("mcp-payments")
+    push_graph(payments_graph, url)
+    question = str(_heldout("1434")["question"])
+    answers = []
+    for target in (graph_path, url):
+        async with _session(target, "--k", "5") as session:
+            answers.append([_text(await session.call_tool(tool, arguments)) for tool, arguments in (
+                ("retrieve_knowledge", {"question": question}),
+                ("explain_dependency", {"source": "filter_fee_rules", "target": "matches_field"}),
+                ("explain_dependency", {"source": "filter_fee_rule", "target": "fee"}))])
+            stats = json.loads((await session.read_resource(STATS_URI)).contents[0].text)
+            assert stats["functions"] == payments_graph.stats()["functions"]
+    memory, store = answers
+    assert memory == store and "-calls[exact]->" in store[1] and "did you mean" in store[2]
+
+
+async def test_sources_are_built_on_start_and_watched(tmp_path: Path) -> None:
+    (tmp_path / "fees.py").write_text("def fee(amount):\n    return amount * 0.2\n")
+    async with _session(tmp_path, "--watch") as session:
+        before = await session.call_tool("explain_dependency",
+                                         {"source": "fee", "target": "rate"})
+        assert before.is_error and "'rate'" in _text(before)
+        (tmp_path / "rates.py").write_text("def rate():\n    return 0.2\n")
+        (tmp_path / "fees.py").write_text("from rates import rate\n\n"
+                                          "def fee(amount):\n    return amount * rate()\n")
+        deadline = time.monotonic() + 60
+        while True:  # the watcher's notice and rebuild take their time on a busy machine
+            after = await session.call_tool("explain_dependency",
+                                            {"source": "fee", "target": "rate"})
+            if not after.is_error or time.monotonic() > deadline:
+                break
+            await anyio.sleep(0.2)
+        assert "1. fee -calls[exact]-> rate" in _text(after)
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["graph.json", "--knowledge", "k.json"], "build options apply to sources"),
+    (["falkordb://127.0.0.1:1/g", "--watch"], "--watch follows files"),
+    (["falkordb://127.0.0.1:1/g", "src"], "served alone"),
+])
+def test_what_cannot_be_served_is_one_line(arguments: list[str], message: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "sgkr", "mcp", *arguments], env=_env(),
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 2 and message in done.stderr
+    assert "Traceback" not in done.stderr and not done.stdout
 
 
 def test_a_missing_graph_file_fails_before_serving(tmp_path: Path) -> None:

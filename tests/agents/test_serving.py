@@ -26,7 +26,7 @@ def test_a_snapshot_makes_every_table_before_the_first_request(
     assert snapshot.retriever.retrieve("How are card schemes and merchant accounts priced?")
     result = snapshot.retriever.retrieve("What is the fee of a transaction for a merchant?")
     assert result.documents
-    assert snapshot.names.suggest("calculate_fe")
+    assert snapshot.names().suggest("calculate_fe")
     snapshot.reader.find_paths(*[[t.id] for t in list(payments_graph.tags())[:2]],
                                max_depth=3, max_paths=2, reverse_calls=False)
 
@@ -37,5 +37,5 @@ def test_a_request_keeps_the_snapshot_it_started_with() -> None:
     running = library.current
     library.replace(Snapshot.of(build_graph([("m.py", "def g():\n    return 1\n")])))
     assert running is old and library.current is not old
-    assert running.version != library.current.version
-    assert running.names.resolve("f") == ["fn:m.f"]
+    assert running.token != library.current.token
+    assert running.names().resolve("f") == ["fn:m.f"]

@@ -9,7 +9,7 @@ import pytest
 
 from sgkr.analysis.knowledge import describe, infer_tags, load_examples, load_sidecar, parse_sidecar
 from sgkr.errors import KnowledgeFormatError
-from sgkr.records import Definition, SourceSpan
+from sgkr.records import Definition, Parameter, SourceSpan
 
 
 def test_sidecar_shapes() -> None:
@@ -91,8 +91,9 @@ def test_duplicate_example_ids(tmp_path: Path) -> None:
         load_examples(path)
 
 
-def _definition(name: str, **kw: object) -> Definition:
-    return Definition(f"m.{name}", name, "function", "", SourceSpan("m.py", 1, 2), **kw)  # type: ignore[arg-type]
+def _definition(name: str, params: tuple[str, ...] = (), **kw: object) -> Definition:
+    return Definition(f"m.{name}", name, "function", "", SourceSpan("m.py", 1, 2),  # type: ignore[arg-type]
+                      parameters=tuple(Parameter(p) for p in params), **kw)
 
 
 def test_describe_and_infer() -> None:

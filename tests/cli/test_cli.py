@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +104,14 @@ def test_demo_runs_as_a_program() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("task ") >= 3
     assert "tag: 'mcc'" in done.stdout and "calculate_fee" in done.stdout
+    # every step of a path says which relation it follows, not a bare "->"
+    paths = [line for line in done.stdout.splitlines() if line.startswith("path: ")]
+    assert paths and not any(" -> " in line for line in paths)
+    steps = re.findall(r" -([a-z ]+)-> ", "\n".join(paths))
+    assert set(steps) <= {"input of", "calls", "called by", "uses", "used by", "produces",
+                          "takes", "produced by"}
+    assert {"input of", "produces"} <= set(steps)
+    assert re.search(r"^path: tag:\S+ -input of-> fn:", done.stdout, flags=re.M)
 
 
 
@@ -206,6 +215,40 @@ def test_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
         bar.close()
     assert "parse" in screen.getvalue() and "/60 " in screen.getvalue()
     assert pipe.getvalue() == ""
+
+
+def test_a_long_stage_shows_before_any_file_is_done() -> None:
+    import io
+    import time
+
+    from sgkr.cli.build import ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    bar = ProgressBar(screen, delay=0.2, tick=0.05)
+    bar("parse", 0, 1760)  # the workers have not finished a file yet
+    deadline = time.monotonic() + 10
+    while "0/1760" not in screen.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    bar.close()
+    assert "parse" in screen.getvalue() and "0/1760" in screen.getvalue()
+
+
+def test_a_build_reports_every_stage_from_the_start(tmp_path: Path) -> None:
+    from sgkr import build_graph
+
+    for i in range(120):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    seen: list[tuple[str, int, int]] = []
+    build_graph([tmp_path], jobs=1, progress=lambda *event: seen.append(event))
+    assert seen[0] == ("read", 0, 120)  # before a file is read: not blank while reading
+    assert seen[seen.index(("read", 120, 120)) + 1] == ("parse", 0, 120)
+    assert seen[-2:] == [("assemble", 0, 1), ("assemble", 1, 1)]
+    stages = list(dict.fromkeys(stage for stage, _, _ in seen))
+    assert stages == ["read", "parse", "assemble"]
 
 
 def test_verbose_after_the_command_shows_the_traceback(

@@ -11,21 +11,17 @@ from typing import Any
 import pytest
 
 from sgkr import KnowledgeGraph, Retriever
-from sgkr.cli import main
 from sgkr.cli.options import flag
 from sgkr.retrieval.options import OPTIONS
-
-from ..conftest import PAYMENTS
 
 QUESTION = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
 
 
 @pytest.fixture(scope="module")
-def graph_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def graph_file(payments_graph: KnowledgeGraph,
+               tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("options") / "graph.json"
-    assert main(["build", str(PAYMENTS / "solutions"), "--knowledge",
-                 str(PAYMENTS / "knowledge.json"), "--examples", str(PAYMENTS / "examples.jsonl"),
-                 "-o", str(out), "--quiet"]) == 0
+    payments_graph.save(out)
     return out
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import hmac
 import json
 import sqlite3
 import subprocess
@@ -26,6 +26,7 @@ from sgkr.ingest.cache import (
     extract_from_json,
     extract_to_json,
 )
+from sgkr.ingest.cachedir import secret_key, user_cache_root
 from sgkr.ingest.extract import extract_module
 from sgkr.records import ModuleExtract
 
@@ -109,7 +110,7 @@ def test_key_depends_on_path_and_exact_text() -> None:
 
 
 def _raw(cache: ExtractCache, key: str) -> bytes:
-    """An entry as stored, without the SHA-256 that opens it."""
+    """An entry as stored, without the HMAC that opens it."""
     with sqlite3.connect(cache.path) as db:
         row = db.execute("SELECT data FROM entries WHERE key = ?", (key,)).fetchone()
     assert row is not None
@@ -117,9 +118,9 @@ def _raw(cache: ExtractCache, key: str) -> bytes:
 
 
 def _set_raw(cache: ExtractCache, key: str, data: bytes, *, digest: bool = True) -> None:
-    """Store ``data`` as the entry, opened by its right SHA-256 (to test the other checks)."""
+    """Store ``data`` as the entry, opened by its right HMAC (to test the other checks)."""
     if digest:
-        data = hashlib.sha256(data).hexdigest().encode() + data
+        data = hmac.digest(secret_key(), data, "sha256").hex().encode() + data
     db = sqlite3.connect(cache.path)
     with db:
         db.execute("UPDATE entries SET data = ? WHERE key = ?", (data, key))
@@ -245,8 +246,12 @@ def test_an_entry_for_other_bytes_is_never_used(tmp_path: Path) -> None:
     assert "fn:a.f2" in graph and "fn:a.f" not in graph
 
 
-def test_default_cache_dir_is_next_to_the_output() -> None:
-    assert default_cache_dir(Path("x") / "graph.json") == Path("x") / ".sgkr-cache"
+def test_default_cache_dir_is_in_the_users_cache_one_per_output_folder(tmp_path: Path) -> None:
+    here = default_cache_dir(Path("x") / "graph.json")
+    assert here.parent == user_cache_root() / "builds"
+    assert here == default_cache_dir(Path("x") / "other.json") == default_cache_dir(
+        Path("x").resolve() / "graph.json")
+    assert here != default_cache_dir(Path("y") / "graph.json")
 
 
 def test_derived_fields_round_trip_without_repeating_the_docstring(tmp_path: Path) -> None:
@@ -278,11 +283,11 @@ def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: P
     _set_raw(cache, key, json.dumps(older).encode() + b"\0" + code)
     assert cache.get(key) is None
     bad = json.loads(json.dumps(whole))
-    bad["extract"]["defs"][1][15] = 7  # neither the docstring's nor the comment's
+    bad["extract"]["defs"][1][14] = 7  # neither the docstring's nor the comment's
     _set_raw(cache, key, json.dumps(bad).encode() + b"\0" + code)
     assert cache.get(key) is None
     bad = json.loads(json.dumps(whole))
-    bad["extract"]["defs"][1][11] = [["spawned", "f", None, 3]]  # no such kind of call
+    bad["extract"]["defs"][1][10] = [["spawned", "f", None, False, 3]]  # no such kind of call
     _set_raw(cache, key, json.dumps(bad).encode() + b"\0" + code)
     assert cache.get(key) is None
     assert cache.misses == 3
@@ -292,12 +297,16 @@ def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: P
     ((0,), 7),  # a qualified name that is a number
     ((5,), True),  # a line that is a flag
     ((6,), 0),  # no line 0
-    ((9, 0), None),  # a parameter without a name
-    ((11, 0, 3), "3"),  # a call's line as text
-    ((14,), 1),  # async given as a number
-    ((16, 0), 1.5),  # an inferred tag that is a number
-    ((18, 0, 4, 1), ["f"]),  # the callee of a value use named by a list
-    ((19, 0, 2), None),  # a binding without a value
+    ((9, 0, 0), None),  # a parameter without a name
+    ((9, 0, 1), "star"),  # no such kind of parameter
+    ((10, 0, 4), "3"),  # a call's line as text
+    ((10, 0, 3), 0),  # a receiver called given as a number
+    ((13,), 1),  # async given as a number
+    ((15, 0), 1.5),  # an inferred tag that is a number
+    ((17, 0, 1, 1), ["f"]),  # the callee of a value use named by a list
+    ((18, 0, 1), None),  # a binding without a value
+    ((18, 0, 3), "call"),  # no such kind of binding
+    ((21, 0, 1), -1),  # an argument at no position
 ])
 def test_entries_with_a_field_of_the_wrong_type_are_misses(
         tmp_path: Path, field: tuple[int, ...], value: object) -> None:
@@ -309,8 +318,9 @@ def test_entries_with_a_field_of_the_wrong_type_are_misses(
     head, code = _raw(cache, key).split(b"\0", 1)
     whole = json.loads(head)
     run = next(d for d in whole["extract"]["defs"] if d[1] == "run")
-    run[18] = [["plain", "h", None, 9, ["plain", "g", None, 9]]]
-    run[19] = [["p", "call", "Parser"]]
+    run[17] = [[["plain", "h", None, False, 9], ["plain", "g", None, False, 9]]]
+    run[18] = [["p", "Parser", True, "assigned"]]
+    run[21] = [[["plain", "g", None, False, 9], 0, "h", False]]
     _set_raw(cache, key, json.dumps(whole).encode() + b"\0" + code)
     assert cache.get(key) is not None  # the form edited, still right
     *path, last = field

@@ -6,6 +6,7 @@ import pytest
 
 from sgkr.errors import InvalidArgumentError
 from sgkr.ingest.extract import extract_module
+from sgkr.records import BindingKind, Definition, Parameter, ParameterKind
 
 SOURCE = '''"""Module docstring."""
 import os
@@ -45,7 +46,7 @@ def test_every_definition_is_found_with_its_kind(module) -> None:  # type: ignor
     }
 
 
-def test_knowledge_sources_and_signature(module) -> None:  # type: ignore[no-untyped-def]
+def test_knowledge_sources_and_parameters(module) -> None:  # type: ignore[no-untyped-def]
     fee = next(d for d in module.definitions if d.name == "compute_fee")
     assert fee.docstring == "fee = fixed_amount + rate * amount / 10000."
     assert fee.comment == "Knowledge above the function:\nfees are in euro cents."
@@ -54,7 +55,31 @@ def test_knowledge_sources_and_signature(module) -> None:  # type: ignore[no-unt
     assert fee.subscript_keys == ("fixed_amount",)
     assert fee.code.startswith("@decorator\nasync def compute_fee(")
     assert (fee.span.start_line, fee.span.end_line) == (6, 12)
-    assert fee.signature.startswith("async def compute_fee(rule")
+    assert fee.parameters == (
+        Parameter("rule"), Parameter("amount", default=True),
+        Parameter("args", ParameterKind.VAR_POSITIONAL),
+        Parameter("kwargs", ParameterKind.VAR_KEYWORD))
+
+
+P, PO, K = ParameterKind.POSITIONAL, ParameterKind.POSITIONAL_ONLY, ParameterKind.KEYWORD_ONLY
+STAR, STARS = ParameterKind.VAR_POSITIONAL, ParameterKind.VAR_KEYWORD
+# A signature, and its parameters: (name, kind, has a default).
+PARAMETERS = [
+    ("a, b", [("a", P, False), ("b", P, False)]),
+    ("a, /, b", [("a", PO, False), ("b", P, False)]),
+    ("a: int = 1, /, *, b", [("a", PO, True), ("b", K, False)]),
+    ("*args: int, b=2, **kw: str", [("args", STAR, False), ("b", K, True), ("kw", STARS, False)]),
+    ('sep="*,", end="*)"', [("sep", P, True), ("end", P, True)]),  # text that looks like kinds
+    ("self, x: 'Tuple[int, *Ts]' = None", [("self", P, False), ("x", P, True)]),
+    ("", []),
+]
+
+
+@pytest.mark.parametrize(("signature", "expected"), PARAMETERS, ids=[s for s, _ in PARAMETERS])
+def test_parameter_kinds_come_from_the_syntax_tree(
+        signature: str, expected: list[tuple[str, ParameterKind, bool]]) -> None:
+    (f,) = extract_module("m.py", f"def f({signature}):\n    pass\n").definitions
+    assert [(p.name, p.kind, p.default) for p in f.parameters] == expected
 
 
 def test_module_body_is_its_own_node(module) -> None:  # type: ignore[no-untyped-def]
@@ -114,36 +139,43 @@ def test_dedent_is_textwrap_dedent() -> None:
 
 
 # What a function's names are given, as the resolver reads it: (source of the body of
-# ``def f(p, q):``, the bindings expected in f, in order).
+# ``def f(p, q):``, the facts expected in f, in order: bindings as (target, value, kind),
+# returns as "return", arguments as (slot, callee, value)).
+A, H = "assigned", "holds"
 BINDINGS = [
-    ("a, *b = g, h, k\n    a(); b()",
-     [("a", "name", "g"), ("b", "name", "h"), ("b", "name", "k")]),
-    ("a, b = make()\n    b()", [("b", "call", "make")]),  # a is never used
-    ("a = b = g\n    b()", [("b", "name", "g")]),
-    ("d = {}\n    d[p] = g\n    d[q]()", [("d", "name", "g")]),
-    ("x = d[p]\n    x()", [("x", "name", "d")]),
-    ("for fn in gen():\n        fn()", [("fn", "name", "gen()")]),
-    ("with Ctx() as c:\n        c.go()", [("c", "name", "Ctx()")]),
+    ("a, *b = g, h, k\n    a(); b()", [("a", "g", H), ("b", "h", H), ("b", "k", H)]),
+    ("a, b = make()\n    b()", [("b", "make()", A)]),  # a is never used
+    ("a = b = g\n    b()", [("b", "g", H)]),
+    ("d = {}\n    d[p] = g\n    d[q]()", [("d", "g", H)]),
+    ("x = d[p]\n    x()", [("x", "d", H)]),
+    ("for fn in gen():\n        fn()", [("fn", "gen()", H)]),
+    ("with Ctx() as c:\n        c.go()", [("c", "Ctx()", H)]),
     ("try:\n        pass\n    except (E, F) as e:\n        e.info()",
-     [("e", "name", "E()"), ("e", "name", "F()")]),
-    ("yield g", [("return", "name", "g")]),
-    ("return g, h", [("return", "name", "g"), ("return", "name", "h")]),
-    ("it = next(p)\n    it()", [("it", "name", "p")]),
-    ("fs = []\n    fs.append(g)\n    fs[0]()", [("fs", "name", "g"), ("0:fs.append", "arg", "g")]),
-    ("apply(g, key=h, *p)", [("0:apply", "arg", "g"), ("key:apply", "arg", "h")]),
-    ("run([g, h], Parser())",
-     [("0:run", "arg", "g"), ("0:run", "arg", "h"), ("1:run", "arg", "Parser()")]),
-    ("A().call(g)", [("0:A().call", "arg", "g")]),
+     [("e", "E()", A), ("e", "F()", A)]),
+    ("yield g", ["return g"]),
+    ("return g, h", ["return g", "return h"]),
+    ("return make()", ["return make()"]),
+    ("it = next(p)\n    it()", [("it", "p", H)]),
+    ("fs = []\n    fs.append(g)\n    fs[0]()", [("fs", "g", H), (0, "fs.append", "g")]),
+    ("apply(g, key=h, *p)", [(0, "apply", "g"), ("key", "apply", "h")]),
+    ("run([g, h], Parser())", [(0, "run", "g"), (0, "run", "h"), (1, "run", "Parser()")]),
+    ("A().call(g)", [(0, "A().call", "g")]),
     ("print(g)\n    s.join(p)", []),  # builtins and their types' methods tell nothing
     ("x = 1\n    y = make()", []),  # neither called, passed nor returned
 ]
 
 
+def _facts(d: Definition) -> list[object]:
+    return [*((b.target, str(b.value), b.kind.value) for b in d.bindings),
+            *(f"return {r}" for r in d.returns),
+            *((a.slot, a.call.callee, str(a.value)) for a in d.arguments)]
+
+
 @pytest.mark.parametrize(("body", "expected"), BINDINGS, ids=[b for b, _ in BINDINGS])
-def test_bindings_by_statement(body: str, expected: list[tuple[str, str, str]]) -> None:
+def test_bindings_by_statement(body: str, expected: list[object]) -> None:
     m = extract_module("m.py", f"def f(p, q):\n    {body}\n")
     (f,) = m.definitions
-    assert [(b.target, b.kind, b.value) for b in f.bindings] == expected
+    assert _facts(f) == expected
 
 
 def test_decorators_defaults_raise_and_calls_on_results() -> None:
@@ -151,10 +183,9 @@ def test_decorators_defaults_raise_and_calls_on_results() -> None:
                                "@mod.dec\ndef f():\n    raise Bad\n    make()()\n")
     body, method, function = m.definitions
     # The decorator is called with the function, where it is written (the module here).
-    assert [(b.target, b.kind, b.value) for b in body.bindings] == [
-        ("0:dec", "arg", "A.m"), ("0:mod.dec", "arg", "f")]
-    assert [(b.target, b.kind, b.value) for b in method.bindings] == [
-        ("@", "name", "dec"), ("fn", "name", "g")]
-    assert [(b.target, b.value) for b in function.bindings] == [("@", "mod.dec")]
+    assert _facts(body) == [(0, "dec", "A.m"), (0, "mod.dec", "f")]
+    assert method.decorators == ("dec",) and _facts(method) == [("fn", "g", H)]
+    assert function.decorators == ("mod.dec",) and _facts(function) == []
     assert [(c.kind, c.name) for c in function.calls] == [
         ("plain", "Bad"), ("plain", "make"), ("result", "make")]
+    assert BindingKind.ASSIGNED.value == A

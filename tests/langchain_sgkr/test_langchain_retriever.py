@@ -352,7 +352,7 @@ def test_filter_field_and_per_call(payments_graph: Any) -> None:
     with pytest.raises(ValidationError, match="unknown field 'path'"):
         SGKRRetriever(graph=payments_graph, filter={"path": "x"})
     with pytest.raises(InvalidArgumentError, match="unknown operator"):
-        retriever.invoke(CASE_STUDY, filter={"kind": {"$gt": "a"}})
+        retriever.invoke(CASE_STUDY, filter={"kind": {"$like": "a"}})
 
 
 def test_plain_code_with_no_knowledge_answers_through_the_adapter(tmp_path: Path) -> None:
@@ -378,3 +378,12 @@ def test_built_in_tag_extractors_by_name_and_one_core(payments_graph: Any) -> No
     expected = Retriever(payments_graph, tag_extractor="keyword", k=8).retrieve(CASE_STUDY)
     assert [d.id for d in keyword.invoke(CASE_STUDY)] == [d.id for d in expected.documents]
     assert json.loads(keyword.model_dump_json(exclude={"graph"}))["tag_extractor"] == "keyword"
+
+
+def test_the_filter_takes_ranges_and_text_matches(retriever: SGKRRetriever) -> None:
+    late = {"start_line": {"$gt": 10}, "name": {"$text_match_insensitive": "FEE"}}
+    docs = retriever.invoke(CASE_STUDY, filter=late, k=3)
+    assert docs and all("fee" in d.metadata["name"] and d.metadata["start_line"] > 10
+                        for d in docs)
+    with pytest.raises(InvalidArgumentError, match=r"\$gt takes a number"):
+        retriever.invoke(CASE_STUDY, filter={"start_line": {"$gt": "10"}})

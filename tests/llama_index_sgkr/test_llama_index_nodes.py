@@ -102,3 +102,22 @@ def test_bad_records_are_refused(bad: object) -> None:
         to_node_with_score(bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="graph must be"):
         graph_nodes(bad)  # type: ignore[arg-type]
+
+
+def test_the_file_is_the_source_document(payments_graph) -> None:  # type: ignore[no-untyped-def]
+    from llama_index.core.schema import NodeRelationship, ObjectType
+    from llama_index.core.storage.docstore import SimpleDocumentStore
+
+    node = to_node(DOC)
+    assert node.ref_doc_id == "a.py"  # the first of a merged function's files
+    source = node.relationships[NodeRelationship.SOURCE]
+    assert source.node_type == ObjectType.DOCUMENT  # type: ignore[union-attr]
+    # LlamaIndex's docstore groups the functions by their file, as it groups a document's chunks
+    nodes = graph_nodes(payments_graph)
+    store = SimpleDocumentStore()
+    store.add_documents(nodes)
+    groups = store.get_all_ref_doc_info()
+    assert groups is not None
+    for file, info in groups.items():
+        assert {n.node_id for n in nodes if n.metadata["file"] == file} == set(info.node_ids)
+    assert len(groups) == len({n.metadata["file"] for n in nodes}) > 1

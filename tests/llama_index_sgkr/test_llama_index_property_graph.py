@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 from llama_index.core.graph_stores import SimplePropertyGraphStore
 from llama_index.core.graph_stores.types import EntityNode, Relation
 
 from llama_index_sgkr import from_property_graph_store, to_property_graph_store
 from llama_index_sgkr.property_graph import FUNCTION_LABEL, RELATION_LABELS, TAG_LABEL
-from sgkr import GraphFormatError, InvalidArgumentError, Retriever
+from sgkr import GraphFormatError, InvalidArgumentError, KnowledgeGraph, Retriever
+from tests.graph_strategies import knowledge_graphs
 
 
 def graphrag_data() -> tuple[list[EntityNode], list[Relation]]:
@@ -108,3 +110,53 @@ def test_references_and_their_resolution_survive_the_round_trip() -> None:
     store = SimplePropertyGraphStore()
     to_property_graph_store(graph, store)
     assert from_property_graph_store(store).to_dict() == graph.to_dict()
+
+
+def test_notebook_cells_survive_the_round_trip() -> None:
+    from sgkr import build_graph
+
+    notebook = ('{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Fees"]},'
+                ' {"cell_type": "code", "metadata": {}, "source": ["x = 1"], "outputs": [],'
+                ' "execution_count": null},'
+                ' {"cell_type": "code", "metadata": {}, "source": ["def fee(amount):\\n",'
+                ' "    return amount * 2\\n"], "outputs": [], "execution_count": null}],'
+                ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    graph = build_graph([("fees.ipynb", notebook)])
+    spans = [s for f in graph.functions() for s in f.sources]
+    assert spans and all(s.cell is not None for s in spans)  # a notebook's spans have cells
+    store = SimplePropertyGraphStore()
+    to_property_graph_store(graph, store)
+    assert from_property_graph_store(store).to_dict() == graph.to_dict()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(knowledge_graphs())
+def test_any_graph_survives_the_round_trip_or_is_refused_whole(graph: KnowledgeGraph) -> None:
+    store = SimplePropertyGraphStore()
+    try:
+        to_property_graph_store(graph, store)
+    except InvalidArgumentError as refused:
+        assert "would be the one" in str(refused)
+        assert store.get() == []  # nothing written
+        return
+    assert from_property_graph_store(store).to_dict() == graph.to_dict()
+
+
+@pytest.mark.parametrize("ids, pairs", [
+    (('fn:a"b', "fn:a b"), [(0, 1)]),
+    (("sgkr:graph", "fn:x"), [(0, 1)]),
+    # (a_CALLS_b)_CALLS_(a) and (a)_CALLS_(b_CALLS_a): one key in the in-memory store
+    (("a_CALLS_b", "a", "b_CALLS_a"), [(0, 1), (1, 2)]),
+])
+def test_ids_the_store_would_merge_are_refused(ids: tuple[str, ...],
+                                               pairs: list[tuple[int, int]]) -> None:
+    nodes = [{"id": i, "type": "function", "name": "f", "kind": "function", "qualnames": [],
+              "code": "", "knowledge": "", "sources": []} for i in ids]
+    edges = [{"source": ids[a], "target": ids[b], "type": "calls", "resolution": r}
+             for (a, b), r in zip(pairs, ["exact", "name"], strict=False)]
+    graph = KnowledgeGraph.from_dict({"schema_version": 2, "meta": {}, "nodes": nodes,
+                                      "edges": edges})
+    store = SimplePropertyGraphStore()
+    with pytest.raises(InvalidArgumentError, match="would be the one"):
+        to_property_graph_store(graph, store)
+    assert store.get() == []

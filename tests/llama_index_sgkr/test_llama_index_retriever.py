@@ -395,8 +395,10 @@ def test_metadata_filters_spend_the_budget_on_what_passes(payments_graph, case_q
 
 
 @pytest.mark.parametrize(("filters", "message"), [
-    ({"key": "start_line", "value": 3}, "unknown field 'start_line'"),
-    ({"key": "name", "value": "f", "operator": ">"}, "operator '>' .on 'name'. is not one"),
+    ({"key": "score", "value": 0.5}, "unknown field 'score'"),
+    ({"key": "name", "value": "f", "operator": "is_empty"},
+     "operator 'is_empty' .on 'name'. is not one"),
+    ({"key": "start_line", "value": "3", "operator": ">"}, r"\$gt takes a number, got '3'"),
     ({"key": "name", "value": 3}, r"\$eq takes a string, got 3"),
 ])
 def test_bad_metadata_filters_name_the_problem(payments_graph, filters, message) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import hmac
 import json
 import os
 import sqlite3
@@ -16,6 +16,7 @@ from sgkr import KnowledgeGraph, build_graph
 from sgkr.errors import GraphFormatError
 from sgkr.graph.jsonfile import remove_orphans
 from sgkr.ingest.cache import DATABASE, ExtractCache
+from sgkr.ingest.cachedir import secret_key
 from sgkr.ingest.files import CappedReader
 
 CODE = "def add_one(x):\n    '''Adds one.'''\n    return x + 1\n"
@@ -72,7 +73,8 @@ def _edit_entries(folder: Path, edit: object) -> None:
 
 
 def _with_digest(payload: bytes) -> bytes:
-    return hashlib.sha256(payload).hexdigest().encode() + payload
+    """``payload`` opened by its HMAC under this user's key, as only SGKR can sign it."""
+    return hmac.digest(secret_key(), payload, "sha256").hex().encode() + payload
 
 
 def test_14_edited_cache_entries_are_misses(tmp_path: Path) -> None:

@@ -19,7 +19,8 @@ FEE = filter_values(
 
 def test_values_of_a_function() -> None:
     assert FEE == {"file": ("a.py", "b.py"), "kind": ("function",), "name": ("fee",),
-                   "matched_tags": ("amount", "fee")}
+                   "matched_tags": ("amount", "fee"), "start_line": (1, 3, 9),
+                   "end_line": (2, 4, 9)}
     assert set(FEE) == set(FILTER_FIELDS)
 
 
@@ -41,6 +42,21 @@ def test_values_of_a_function() -> None:
     ({"$or": [{"kind": "module"}, {"name": "avg"}]}, False),
     ({"$not": {"kind": "module"}}, True),
     ({"name": {"$in": ["fee"], "$ne": "fee"}}, False),  # operators on one field: all hold
+    # ranges: a field holding several values passes when one of them does
+    ({"start_line": {"$gt": 8}}, True),
+    ({"start_line": {"$gt": 9}}, False),
+    ({"start_line": {"$gte": 9}}, True),
+    ({"end_line": {"$lt": 2}}, False),
+    ({"end_line": {"$lte": 2.5}}, True),
+    ({"start_line": {"$gte": 2, "$lte": 4}}, True),
+    ({"start_line": 3}, True),
+    ({"start_line": {"$in": [5, 6]}}, False),
+    ({"name": {"$gt": "fea"}}, True),  # text in code point order
+    ({"name": {"$lt": "fea"}}, False),
+    ({"file": {"$text_match": ".py"}}, True),
+    ({"name": {"$text_match": "Fe"}}, False),
+    ({"name": {"$text_match_insensitive": "FE"}}, True),
+    ({"matched_tags": {"$text_match": "amo"}}, True),
 ])
 def test_filters(spec: dict[str, Any], passes: bool) -> None:
     assert compile_filter(spec)(FEE) is passes
@@ -58,6 +74,11 @@ def test_filters(spec: dict[str, Any], passes: bool) -> None:
     ({"$or": []}, r"filter: \$or takes a non-empty list of filters"),
     ({"$and": [{"kind": "function"}, {"size": 3}]}, r"filter.\$and\[1\]: unknown field 'size'"),
     ({"$not": "function"}, r"filter.\$not: expected a non-empty object"),
+    ({"start_line": {"$gt": "10"}}, r"filter.start_line: \$gt takes a number, got '10'"),
+    ({"start_line": {"$gt": True}}, r"\$gt takes a number, got True"),
+    ({"start_line": {"$in": [1, "2"]}}, r"\$in takes a list of numbers"),
+    ({"end_line": {"$text_match": "1"}}, r"\$text_match is for text fields, not end_line"),
+    ({"name": {"$lte": 3}}, r"filter.name: \$lte takes a string, got 3"),
 ])
 def test_bad_filters_name_the_problem(spec: object, message: str) -> None:
     with pytest.raises(InvalidArgumentError, match=message):

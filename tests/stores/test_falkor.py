@@ -17,7 +17,7 @@ from sgkr import KnowledgeGraph, Retriever, build_graph
 from sgkr.bench import make_questions
 from sgkr.errors import InvalidArgumentError, StoreError
 from sgkr.records import Edge, FunctionNode, SourceSpan, TagNode
-from sgkr.stores import GraphReader, GraphStore, open_store
+from sgkr.stores import GraphReader, GraphStore, MemoryStore, NamesReader, open_store
 from sgkr.stores.falkor import FalkorDBStore, parse_url, push_graph
 
 from ..conftest import PAYMENTS
@@ -96,6 +96,16 @@ def _odd_graph(text: str) -> KnowledgeGraph:
                  Edge("fn:used", "fn:odd", "references", "exact"),
                  Edge("fn:bare", "fn:used", "references", "inferred")])
     return g
+
+
+def test_names_and_edge_kinds_as_in_memory(payments_graph: KnowledgeGraph,
+                                           payments_url: str) -> None:
+    memory, store = MemoryStore(payments_graph).reader(), open_store(payments_url).reader()
+    assert isinstance(store, NamesReader)
+    assert store.function_names() == memory.function_names()
+    pairs = [(e.source, e.target) for e in payments_graph.edges()]
+    pairs += [(b, a) for a, b in pairs[:50]] + [("fn:nowhere", "tag:nothing")]
+    assert store.edge_kinds(pairs) == memory.edge_kinds(pairs) and store.edge_kinds([]) == {}
 
 
 def test_records_round_trip_exactly(falkordb: Server) -> None:

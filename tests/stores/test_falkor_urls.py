@@ -18,7 +18,6 @@ from sgkr.errors import InvalidArgumentError
 from sgkr.stores import is_store_url, open_store
 from sgkr.stores.falkor import parse_url, push_graph
 
-from ..conftest import PAYMENTS
 from ..falkordb_server import Server, free_port
 
 pytestmark = pytest.mark.falkordb
@@ -26,12 +25,10 @@ QUESTION = "What is the fee ID or IDs that apply to account_type = D and aci = F
 
 
 @pytest.fixture(scope="module")
-def graph_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from sgkr import build_graph
-
+def graph_file(payments_graph: KnowledgeGraph,
+               tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("urls") / "graph.json"
-    build_graph([PAYMENTS / "solutions"], knowledge=PAYMENTS / "knowledge.json",
-                examples=PAYMENTS / "examples.jsonl", root=PAYMENTS).save(out)
+    payments_graph.save(out)
     return out
 
 

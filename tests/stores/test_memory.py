@@ -7,7 +7,7 @@ import pytest
 from sgkr import KnowledgeGraph, Retriever
 from sgkr.errors import InvalidArgumentError
 from sgkr.records import Edge, FunctionNode, TagNode
-from sgkr.stores import GraphReader, GraphStore, MemoryStore, TagInfo, as_store
+from sgkr.stores import GraphReader, GraphStore, MemoryStore, NamesReader, TagInfo, as_store
 
 
 def _graph() -> KnowledgeGraph:
@@ -66,3 +66,14 @@ def test_retriever_takes_exactly_one_graph_or_store() -> None:
     question = "Given the card scheme, what is the fee?"
     assert over_store.retrieve(question) == Retriever(g).retrieve(question)
     assert over_store.graph is g
+
+
+def test_names_and_edge_kinds_for_agents() -> None:
+    reader = MemoryStore(_graph()).reader()
+    assert isinstance(reader, NamesReader)
+    assert reader.function_names() == [("fn:f", "f", ("m.f",)), ("fn:g", "g", ("m.g",)),
+                                       ("fn:m", "m", ("m",))]
+    assert reader.edge_kinds([("fn:m", "fn:f"), ("fn:f", "fn:g"), ("fn:g", "fn:f"),
+                              ("tag:rate", "fn:f"), ("x", "y")]) == {
+        ("fn:m", "fn:f"): ("calls", "exact"), ("fn:f", "fn:g"): ("calls", "name"),
+        ("tag:rate", "fn:f"): ("consumes", None)}

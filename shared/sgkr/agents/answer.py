@@ -27,9 +27,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..algorithms.paths import DEFAULT_MAX_DEPTH
+from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import FunctionNode, RetrievalResult, RetrievedFunction, SourceSpan
-from ..stores import GraphReader, MemoryStore, as_reader
+from ..stores import GraphReader, NamesReader, as_reader
+from ..stores.base import EdgeKind
 from .names import NameTable
 
 __all__ = ["describe_page", "explain_path", "graph_summary", "where", "Page",
@@ -238,34 +240,22 @@ def _heading(names: NameTable, ahead: list[str], behind: list[str] | None,
     return f"{first} depends on {names.label(paths[0][-1])} ({count}):"
 
 
-#: How an edge between two nodes of a path was found: its type, resolution, direction.
-_EdgeInfo = tuple[str, str | None]
-
-
 def _edges(reader: GraphReader, paths: Sequence[tuple[str, ...]]
-           ) -> dict[tuple[str, str], _EdgeInfo]:
-    """The edge of each step of ``paths`` (keyed in its own direction)."""
-    if not isinstance(reader, MemoryStore):
-        raise TypeError("edge resolutions are read from a graph in memory")
-    succ, _ = reader.graph.adjacency()
-    found: dict[tuple[str, str], _EdgeInfo] = {}
-    for path in paths:
-        for a, b in zip(path, path[1:], strict=False):
-            for x, y in ((a, b), (b, a)):
-                data = succ.get(x, {}).get(y)
-                if data is not None:
-                    found[(x, y)] = (data["type"], data.get("resolution"))
-                    break
-    return found
+           ) -> dict[tuple[str, str], EdgeKind]:
+    """The edge of each step of ``paths``, keyed in its own direction."""
+    if not isinstance(reader, NamesReader):
+        raise InvalidArgumentError("this graph store cannot tell its edges apart")
+    steps = {(a, b) for p in paths for a, b in zip(p, p[1:], strict=False)}
+    return reader.edge_kinds(steps | {(b, a) for a, b in steps})
 
 
 def _path_text(names: NameTable, path: Sequence[str],
-               edges: Mapping[tuple[str, str], _EdgeInfo]) -> str:
+               edges: Mapping[tuple[str, str], EdgeKind]) -> str:
     parts = [names.label(path[0])]
     for a, b in zip(path, path[1:], strict=False):
         forward = (a, b) in edges
-        kind, resolution = edges.get((a, b)) or edges.get((b, a)) or ("", None)
-        text = _EDGE_TEXT.get(kind, "linked to") + (f"[{resolution}]" if resolution else "")
+        kind, resolution = edges.get((a, b)) or edges.get((b, a)) or (None, None)
+        text = _EDGE_TEXT.get(kind or "", "linked to") + (f"[{resolution}]" if resolution else "")
         parts.append((f"-{text}-> " if forward else f"<-{text}- ") + names.label(b))
     return " ".join(parts)
 

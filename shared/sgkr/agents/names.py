@@ -34,6 +34,7 @@ from rapidfuzz import fuzz, process
 
 from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..graph.model import KnowledgeGraph, tag_id
+from ..stores import NamesReader, listed_phrases
 from ..text import fold
 
 __all__ = ["NameTable", "Named", "MAX_NAME_CHARS"]
@@ -88,12 +89,25 @@ class NameTable:
         tags = (Named(t.id, t.label, label=t.label, aliases=t.aliases) for t in graph.tags())
         return cls([*functions, *tags])
 
+    @classmethod
+    def of_reader(cls, reader: NamesReader) -> NameTable:
+        """The table of a graph store's functions and tags (a few queries, each linear)."""
+        functions = [Named(i, name, qualnames) for i, name, qualnames in reader.function_names()]
+        phrases: dict[str, tuple[str, list[str]]] = {}
+        for phrase, tags in (listed_phrases(reader) or {}).items():
+            for tag in tags:
+                phrases.setdefault(tag.id, (tag.label, []))[1].append(phrase)
+        functions += [Named(i, label, label=label, aliases=tuple(spelt))
+                      for i, (label, spelt) in sorted(phrases.items())]
+        return cls(functions)
+
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._nodes
 
     def is_tag(self, node_id: str) -> bool:
         """Whether ``node_id`` is a tag of the table."""
-        return self._nodes[node_id].label is not None
+        node = self._nodes.get(node_id)
+        return node is not None and node.label is not None
 
     def resolve(self, name: str) -> list[str]:
         """The node ids ``name`` stands for, sorted; a bare name may stand for several.
@@ -126,7 +140,9 @@ class NameTable:
     def label(self, node_id: str) -> str:
         """How answers show a node: a function by the shortest dotted tail of a qualified
         name that names it alone, a tag as ``tag 'label'``."""
-        node = self._nodes[node_id]
+        node = self._nodes.get(node_id)
+        if node is None:  # a node of a newer version of a store's graph
+            return node_id
         if node.label is not None:
             return f"tag {node.label!r}"
         for qualname in node.qualnames[:1]:

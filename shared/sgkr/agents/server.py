@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgumentError, SGKRError
 from ..graph.model import KnowledgeGraph
+from ..masking import mask_secrets
 from ..version import __version__
 from . import tools as _tools
 from .answer import MAX_ANSWER_CHARS, describe_page, explain_path
@@ -60,7 +61,7 @@ def _retrieve(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
     question, cursor = options.pop("question"), options.pop("cursor", None)
     if not question.strip():
         raise InvalidArgumentError("the question is empty")
-    key = page_key(snapshot.version, question, options)
+    key = page_key(snapshot.version(snapshot.reader), question, options)
     start = 0 if cursor is None else decode_cursor(cursor, key)
     retriever = snapshot.retriever.with_options(**options) if options else snapshot.retriever
     budget = MAX_ANSWER_CHARS - len(_MORE) - 2 * len(encode_cursor(start, key)) - 20
@@ -72,8 +73,9 @@ def _retrieve(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
 
 def _explain(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
     options = {k: v for k, v in arguments.items() if k in ("max_depth", "max_paths")}
-    return explain_path(snapshot.reader, arguments["source"], arguments["target"],
-                        names=snapshot.names, **options)
+    reader = snapshot.reader
+    return explain_path(reader, arguments["source"], arguments["target"],
+                        names=snapshot.names(reader), **options)
 
 
 _WORK: dict[str, tuple[ToolSpec, Callable[[Snapshot, dict[str, Any]], str]]] = {
@@ -138,8 +140,8 @@ def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
         try:
             text = await anyio.to_thread.run_sync(work)
         except SGKRError as exc:  # the agent reads why; other errors stay on the server
-            return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))],
-                                        is_error=True)
+            return types.CallToolResult(content=[types.TextContent(
+                type="text", text=mask_secrets(str(exc)))], is_error=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:

@@ -2,10 +2,10 @@
 
 A :class:`Snapshot` is a graph with everything its answers read made in advance
 (the retriever's tables, the path search's moves, the table of names), so that
-the first question is answered as fast as the next. A :class:`Library` holds the
-current snapshot; a new version of the graph replaces it in one assignment, after
-it is ready: a request reads the snapshot once and answers from it to the end,
-whatever replaces it meanwhile.
+the first question is answered as fast as the next; or a graph store, read at
+each question. A :class:`Library` holds the current snapshot; a new version of
+the graph replaces it in one assignment, after it is ready: a request reads the
+snapshot once and answers from it to the end, whatever replaces it meanwhile.
 
 Examples
 --------
@@ -13,7 +13,7 @@ Examples
 >>> library = Library(Snapshot.of(build_graph([("m.py", "def f():\\n    return 1\\n")])))
 >>> first = library.current
 >>> library.replace(Snapshot.of(build_graph([("m.py", "def g():\\n    return 1\\n")])))
->>> first.names.resolve("f"), library.current.names.resolve("g")
+>>> first.names().resolve("f"), library.current.names().resolve("g")
 (['fn:m.f'], ['fn:m.g'])
 """
 
@@ -21,44 +21,50 @@ from __future__ import annotations
 
 import secrets
 import threading
-from dataclasses import dataclass
 from typing import Any
 
+from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..retrieval.retriever import Retriever
-from ..stores import GraphReader, MemoryStore
+from ..stores import GraphReader, GraphStore, MemoryStore, NamesReader, listed_phrases
 from .answer import graph_summary
 from .names import NameTable
 
 __all__ = ["Snapshot", "Library"]
 
 
-@dataclass(frozen=True)
 class Snapshot:
-    """One version of a graph, ready: its retriever, its names, and a token naming it.
+    """One version of a graph (or a graph store), ready to answer.
+
+    Parameters
+    ----------
+    retriever
+        The retriever with the server's default options, over a graph in memory
+        or a store.
+    names
+        The table of the graph's names (for a store: read at the first need,
+        and again when the store's graph changes).
 
     Attributes
     ----------
-    retriever
-        The retriever with the server's default options.
-    names
-        The table of the graph's function and tag names.
-    version
-        Different for every snapshot (cursors of another version are refused).
+    token
+        Different for every snapshot: cursors of another one are refused.
     """
 
-    retriever: Retriever
-    names: NameTable
-    version: str
+    def __init__(self, retriever: Retriever, names: NameTable | None = None) -> None:
+        self.retriever = retriever
+        self.token = secrets.token_hex(8)
+        self._names: tuple[str, NameTable] | None = ("", names) if names is not None else None
+        self._lock = threading.Lock()
 
     @classmethod
     def of(cls, graph: KnowledgeGraph, **options: Any) -> Snapshot:
-        """A snapshot of ``graph``; ``options`` are the retriever's defaults.
+        """A snapshot of ``graph``, every table made; ``options`` are the retriever's defaults.
 
         Raises
         ------
         InvalidArgumentError
-            If an option is not one of :class:`~sgkr.retrieval.retriever.RetrieverOptions`.
+            If an option is not one of :class:`~sgkr.retrieval.options.RetrieverOptions`.
         """
         retriever = Retriever(graph, **options)
         retriever.prepare()
@@ -67,16 +73,58 @@ class Snapshot:
             store.index.prepare(reverse_calls=False, connect=True)
         names = NameTable.of(graph)
         names.suggest("")  # the table of spellings, made now
-        return cls(retriever, names, secrets.token_hex(8))
+        return cls(retriever, names)
+
+    @classmethod
+    def of_store(cls, store: GraphStore | str, **options: Any) -> Snapshot:
+        """A snapshot of the graph store at ``store`` (a URL or a store), reached now.
+
+        Raises
+        ------
+        StoreError
+            If the store cannot be reached.
+        """
+        snapshot = cls(Retriever(store=store, **options))
+        snapshot.names()
+        return snapshot
 
     @property
     def reader(self) -> GraphReader:
-        """The graph, as one consistent version for one request."""
+        """The graph's current version, for one request."""
         return self.retriever.store.reader()
+
+    def version(self, reader: GraphReader) -> str:
+        """This snapshot and the version of the graph ``reader`` reads (a store's changes)."""
+        return f"{self.token}:{getattr(reader, 'version', '')}"
+
+    def names(self, reader: GraphReader | None = None) -> NameTable:
+        """The names of the graph ``reader`` reads (default: the current version)."""
+        names = self._names
+        if names is not None and isinstance(self.retriever.store, MemoryStore):
+            return names[1]
+        reader = reader or self.reader
+        seen = str(getattr(reader, "version", ""))
+        if names is None or names[0] != seen:
+            if not isinstance(reader, NamesReader):
+                raise InvalidArgumentError(
+                    f"the graph store {self.retriever.store.url} cannot list its names")
+            with self._lock:
+                self._names = names = (seen, NameTable.of_reader(reader))
+        return names[1]
 
     def summary(self) -> dict[str, object]:
         """Counts, build metadata, most-called functions and tag labels (the stats resource)."""
-        return graph_summary(self.retriever.graph)
+        store = self.retriever.store
+        if isinstance(store, MemoryStore):
+            return graph_summary(store.graph)
+        reader = store.reader()
+        count, called = (getattr(reader, name, None) for name in ("function_count",
+                                                                  "most_called"))
+        labels = {t.label for tags in (listed_phrases(reader) or {}).values() for t in tags}
+        return {"store": store.url, "version": str(getattr(reader, "version", "")),
+                "functions": count() if callable(count) else None,
+                "most_called": [{"id": i} for i in called(10)] if callable(called) else [],
+                "tag_labels": sorted(labels)}
 
 
 class Library:

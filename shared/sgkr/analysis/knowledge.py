@@ -359,9 +359,10 @@ def describe(d: Definition) -> str:
 
     Examples
     --------
-    >>> from sgkr.records import Definition, SourceSpan
+    >>> from sgkr.records import Definition, Parameter, SourceSpan
     >>> describe(Definition("m.compute_avg_fee", "compute_avg_fee", "function", "",
-    ...                     SourceSpan("m.py", 1, 2), params=("fees", "amount")))
+    ...                     SourceSpan("m.py", 1, 2), parameters=(Parameter("fees"),
+    ...                                                           Parameter("amount"))))
     'compute_avg_fee(fees, amount): compute avg fee from fees, amount.'
     """
     if d.kind == "module":
@@ -416,9 +417,10 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
     Examples
     --------
-    >>> from sgkr.records import SourceSpan
+    >>> from sgkr.records import Parameter, SourceSpan
     >>> infer_tags(Definition("m.get_average_fees", "get_average_fees", "function", "",
-    ...            SourceSpan("m.py", 1, 2), params=("self", "merchant", "rows"),
+    ...            SourceSpan("m.py", 1, 2),
+    ...            parameters=tuple(map(Parameter, ("self", "merchant", "rows"))),
     ...            subscript_keys=("card_scheme", "row")))
     (('merchant', 'row', 'card scheme'), ('average fee',))
     >>> code = ("def shares(df, by):\\n    '''Return the total amounts per merchant.'''\\n"
@@ -426,7 +428,7 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     ...         "    out['share'] = out.total / df.amount.sum()\\n    return out\\n")
     >>> infer_tags(Definition("m.shares", "shares", "function", code,
     ...            SourceSpan("m.py", 1, 5), docstring="Return the total amounts per merchant.",
-    ...            params=("df", "by"), subscript_keys=("share",)))
+    ...            parameters=(Parameter("df"), Parameter("by")), subscript_keys=("share",)))
     (('df', 'by', 'total', 'eur amount', 'sum', 'amount'), ('share', 'out', 'total amount'))
     """
     if d.inferred_inputs is not None and d.inferred_outputs is not None:

@@ -40,12 +40,21 @@ Examples
 from __future__ import annotations
 
 import builtins
-import re
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
 
-from ..records import CallSite, Definition, ModuleExtract, Resolution, ValueUse
+from ..records import (
+    Argument,
+    BindingKind,
+    CallSite,
+    Definition,
+    ModuleExtract,
+    ParameterKind,
+    Ref,
+    Resolution,
+    ValueUse,
+)
 
 __all__ = ["resolve_calls", "CallResolver", "CallEdge", "NAME_MATCH_LIMIT", "FANOUT_LIMIT",
            "flatten"]
@@ -169,7 +178,7 @@ class CallResolver:
         self.fields: dict[str, dict[str, list[tuple[str, str, str]]]] = {}
         # The names passed to calls, by the callee's last name: (definition, callee, slot,
         # name passed), read to infer what a parameter holds.
-        self.passed: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
+        self.passed: dict[str, list[tuple[str, CallSite, str, str]]] = defaultdict(list)
         self._subclasses: dict[str, list[str]] | None = None
         self._nesting = 0
         # What the call sites passing names reach (without parameters' values), and the
@@ -187,7 +196,7 @@ class CallResolver:
                                                                  frozenset[str]]] = {}
         self._reading: set[str] | None = None
         self._chains: dict[str, tuple[str, ...]] = {}
-        self._seen: dict[tuple[str, str, str | None], tuple[list[str], Resolution]] = {}
+        self._seen: dict[tuple[str, str, Ref | None], tuple[list[str], Resolution]] = {}
         for module in modules:
             self._add(module)
 
@@ -215,7 +224,7 @@ class CallResolver:
             binds(q.rpartition(".")[0])
             if owner.setdefault(q, name) != name:
                 self.shared.add(q)
-            elif d.bindings:
+            elif d.bindings or d.returns or d.decorators or d.arguments:
                 self._add_bindings(d)
             self.defs.setdefault(q, d)
             if d.kind != "module":
@@ -240,16 +249,19 @@ class CallResolver:
     def _add_bindings(self, d: Definition) -> None:
         table = self.assigned.setdefault(d.qualname, {})
         cls = d.enclosing_class
+        for a in d.arguments:
+            self.passed[a.call.name].append(_passed(d.qualname, a))
+        if d.returns:
+            table["return"] = [_bound(ref, BindingKind.ASSIGNED) for ref in d.returns]
+        if d.decorators:
+            table["@"] = [("name", decorator) for decorator in d.decorators]
         for b in d.bindings:
-            if b.kind == "arg":
-                slot, callee, last = _arg_target(b.target)
-                self.passed[last].append((d.qualname, callee, slot, b.value))
-                continue
-            table.setdefault(b.target, []).append((b.kind, b.value))
+            kind, value = _bound(b.value, b.kind)
+            table.setdefault(b.target, []).append((kind, value))
             head, _, attr = b.target.partition(".")
             if cls is not None and head == "self" and attr and "." not in attr:
                 self.fields.setdefault(cls, {}).setdefault(attr, []).append(
-                    (d.qualname, b.kind, b.value))
+                    (d.qualname, kind, value))
 
     def _remove(self, module: ModuleExtract) -> None:
         self._forget()
@@ -258,12 +270,10 @@ class CallResolver:
         self.modules.discard(name)
         self.depends.pop(name, None)
         for d in module.definitions:
-            if self.owner.get(d.qualname) == name and d.bindings:
+            if self.owner.get(d.qualname) == name:
                 self.assigned.pop(d.qualname, None)
-                for passed in d.bindings:
-                    if passed.kind == "arg":
-                        slot, callee, last = _arg_target(passed.target)
-                        _drop(self.passed, last, (d.qualname, callee, slot, passed.value))
+                for a in d.arguments:
+                    _drop(self.passed, a.call.name, _passed(d.qualname, a))
                 if d.enclosing_class is not None:
                     self.fields.pop(d.enclosing_class, None)
             self.owner.pop(d.qualname, None)
@@ -287,8 +297,7 @@ class CallResolver:
         the calls it passes names to (``#args:`` and the callee's last name), the bases
         of its classes (``#sub:`` and the base's last name)."""
         keys = {"#sub:" + base.rpartition(".")[2] for c in module.classes for base in c.bases}
-        keys.update("#args:" + _arg_target(b.target)[2]
-                    for d in module.definitions for b in d.bindings if b.kind == "arg")
+        keys.update("#args:" + a.call.name for d in module.definitions for a in d.arguments)
         return keys
 
     def replace(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract]) -> bool:
@@ -330,7 +339,7 @@ class CallResolver:
                 # equals a fresh build), cycles of assignments included.
                 self._inferred.clear()
                 self.resolve_definition(d, module.module, calls)
-                if refs is not None and (d.uses or d.bindings):
+                if refs is not None and (d.uses or d.arguments):
                     self.resolve_uses(d, module.module, calls.get(d.qualname, {}), refs)
             self._reading.discard(module.module)
             self._reading = None
@@ -341,8 +350,7 @@ class CallResolver:
         """Add the functions ``d`` uses as values to ``refs[d.qualname]`` (not those in
         ``called``, nor ``d`` itself)."""
         # Names passed to a call outside the sources known to call them.
-        passed = [b for b in d.bindings if b.kind == "arg"
-                  and _arg_target(b.target)[2] in _CALLING]
+        passed = [a for a in d.arguments if a.call.name in _CALLING]
         if not d.uses and not passed:
             return
         scopes = self._scopes(d, module)
@@ -353,21 +361,20 @@ class CallResolver:
             for target in self._used(cls, scopes, chain, use):
                 if target not in called and target != d.qualname:
                     found[target] = "exact"
-        for b in passed:
-            if not self._is_local(chain, b.value.partition(".")[0]):
+        for a in passed:
+            if not self._is_local(chain, a.value.name.partition(".")[0]):
                 continue
-            for target in self._passed_out(cls, scopes, chain, b.target, b.value):
+            for target in self._passed_out(cls, scopes, chain, a.call, str(a.value)):
                 if target not in called and target not in found and target != d.qualname:
                     found[target] = "inferred"
         if found:
             refs[d.qualname] = dict(sorted(found.items()))
 
     def _passed_out(self, cls: str | None, scopes: list[str], chain: tuple[str, ...],
-                    target: str, value: str) -> list[str]:
-        """The functions a local name ``value`` holds, passed (``target``: ``slot:callee``)
-        to a call outside the sources (``map(fn, xs)``); none when passed to the sources,
-        whose parameters then hold them."""
-        site = _site(target.partition(":")[2])
+                    site: CallSite, value: str) -> list[str]:
+        """The functions a local name ``value`` holds, passed to a call ``site`` outside
+        the sources (``map(fn, xs)``); none when passed to the sources, whose parameters
+        then hold them."""
         callees, how = self._resolve(cls, scopes, chain, site)
         if callees and how != "name":
             return []
@@ -393,11 +400,11 @@ class CallResolver:
         """The function a name used as a value is, when syntax alone tells."""
         if site.kind == "plain":
             target = self._target_of(scopes, site.name)
-        elif site.receiver in ("self", "cls"):
+        elif _receiver(site) in ("self", "cls"):
             method = self._method(cls, site.name) if cls is not None else None
             target = method
         elif site.receiver is not None:
-            head, _, rest = site.receiver.partition(".")
+            head, _, rest = str(site.receiver).partition(".")
             bound = self._target_of(scopes, head)
             target = ".".join(p for p in (bound, rest, site.name) if p) if bound else None
         else:
@@ -475,7 +482,7 @@ class CallResolver:
                 if method is not None:
                     return [method], "exact"
             return [], "exact"
-        receiver = call.receiver
+        receiver = _receiver(call)
         if receiver is not None and receiver.endswith("()"):  # ``A().m()``
             made = self._returned(chain, cls, receiver[:-2], 0)
             reached = self._reached(self._attribute(made, call.name, 0)) if made else None
@@ -538,7 +545,7 @@ class CallResolver:
               exact: bool) -> tuple[list[str], Resolution]:
         """What a call reaching ``target`` (``exact``: by syntax) may reach as well: the
         overrides of a ``self.`` method in subclasses, what its decorators made of it."""
-        if exact and call.receiver in ("self", "cls") and cls is not None:
+        if exact and _receiver(call) in ("self", "cls") and cls is not None:
             return self._overrides(cls, call.name)
         decorators = self.assigned.get(target, {}).get("@")
         if not decorators:
@@ -740,7 +747,7 @@ class CallResolver:
         return self._kept(self._parameters, (function, param),
                           lambda: self._given(d, param, passed, 0))
 
-    def _given(self, d: Definition, param: str, passed: list[tuple[str, str, str, str]],
+    def _given(self, d: Definition, param: str, passed: list[tuple[str, CallSite, str, str]],
                depth: int) -> frozenset[str]:
         slots = _slots(d, param)
         found: set[str] = set()
@@ -752,14 +759,14 @@ class CallResolver:
             self._nesting -= 1
         return frozenset(found)
 
-    def _passed_to(self, caller: str, callee: str, slot: str, value: str,
+    def _passed_to(self, caller: str, site: CallSite, slot: str, value: str,
                    function: Definition, slots: _Slots, depth: int) -> frozenset[str]:
         """What ``value``, passed in ``slot`` of a call of ``callee`` made in ``caller``,
         gives the parameter of ``function`` described by ``slots`` (nothing: another
         call)."""
         positional, star, keyword, dstar, param = slots
-        if not slot.isdigit():
-            if slot != param and not (dstar == param and slot not in keyword):
+        if not slot.isdigit():  # a keyword reaches its parameter, else ``**kwargs``
+            if not (slot == param and param in keyword or dstar == param and slot not in keyword):
                 return frozenset()
         elif param not in positional[int(slot):int(slot) + 2] and star != param:
             return frozenset()  # not reached however many parameters come first
@@ -767,7 +774,6 @@ class CallResolver:
         module = self.owner.get(caller)
         if d is None or module is None:
             return frozenset()
-        site = _site(callee)
         scopes = self._scopes(d, module)
         if slot.isdigit():
             index = int(slot) + self._offset(function, site, scopes)
@@ -821,7 +827,8 @@ class CallResolver:
             return 0
         if d.name == "__init__" or d.params[0] == "cls":
             return 1
-        head = site.receiver.partition(".")[0] if site.receiver else None
+        receiver = _receiver(site)
+        head = receiver.partition(".")[0] if receiver else None
         target = self._target_of(scopes, head) if head else None
         return 0 if target is not None and target in self.classes else 1
 
@@ -1117,43 +1124,44 @@ def _bounded(found: list[str]) -> tuple[list[str], Resolution]:
 #: A function's positional parameters, its ``*`` and keyword-only ones, its ``**`` one,
 #: and the parameter asked about.
 _Slots = tuple[tuple[str, ...], str | None, frozenset[str], str | None, str]
-_STARS = re.compile(r"(?<![\w*])(\*\*?)\s*([A-Za-z_]\w*)")
 
 
 def _slots(d: Definition, param: str = "") -> _Slots:
-    """The parameters of ``d`` by how arguments reach them, read off its signature."""
+    """The parameters of ``d`` by how arguments reach them."""
     star = dstar = None
-    for stars, name in _STARS.findall(d.signature.partition("(")[2]):
-        if stars == "*":
-            star = name
+    positional: list[str] = []
+    keyword: list[str] = []
+    for p in d.parameters:
+        if p.kind is ParameterKind.VAR_POSITIONAL:
+            star = p.name
+        elif p.kind is ParameterKind.VAR_KEYWORD:
+            dstar = p.name
+        elif p.kind is ParameterKind.KEYWORD_ONLY:
+            keyword.append(p.name)
         else:
-            dstar = name
-    params = d.params
-    bare = d.signature.find("*,") >= 0 or d.signature.find("*)") >= 0
-    cut = params.index(star) if star in params else len(params)
-    if bare and star is None:
-        cut = min(cut, _bare_star_index(d))
-    return (params[:cut], star, frozenset(params), dstar, param)
+            positional.append(p.name)
+            if p.kind is ParameterKind.POSITIONAL:
+                keyword.append(p.name)
+    return (tuple(positional), star, frozenset(keyword), dstar, param)
 
 
-def _bare_star_index(d: Definition) -> int:
-    before = d.signature.partition("(")[2].split("*,")[0].split("*)")[0]
-    return sum(1 for p in d.params if re.search(rf"(?<!\w){re.escape(p)}(?!\w)", before))
+def _passed(caller: str, argument: Argument) -> tuple[str, CallSite, str, str]:
+    """An argument as the table of passed values holds it: the caller, the call, the
+    slot and the value (``f()`` for what f returns)."""
+    return caller, argument.call, str(argument.slot), str(argument.value)
 
 
-def _arg_target(target: str) -> tuple[str, str, str]:
-    """An ``arg`` binding's target, ``slot:callee``, as the slot, the callee and the
-    callee's last name (``"0:pkg.apply"`` -> ``("0", "pkg.apply", "apply")``)."""
-    slot, _, callee = target.partition(":")
-    return slot, callee, callee.rpartition(".")[2]
+def _bound(value: Ref, kind: BindingKind) -> tuple[str, str]:
+    """A value given a name, as the tables hold it: ``("call", f)`` for what calling
+    ``f`` gives, ``("name", v)`` for what ``v`` holds (``f()`` for what f gives)."""
+    if value.called and kind is BindingKind.ASSIGNED:
+        return "call", value.name
+    return "name", str(value)
 
 
-def _site(callee: str) -> CallSite:
-    """The call site of a dotted callee (``f`` or ``mod.f``), as extraction makes it."""
-    receiver, _, name = callee.rpartition(".")
-    if receiver:
-        return CallSite("attribute", name, receiver, 0)
-    return CallSite("plain", name, None, 0)
+def _receiver(site: CallSite) -> str | None:
+    """A call site's receiver as written (``A()`` for what A gives)."""
+    return None if site.receiver is None else str(site.receiver)
 
 
 def _drop(table: dict[str, list[_T]], name: str, qualname: _T) -> None:

@@ -97,7 +97,8 @@ def extract_files(
     cache
         A cache folder (or :class:`~sgkr.ingest.cache.ExtractCache`); ``None`` for none.
     progress
-        Called as ``progress("parse", done, total)``.
+        Called as ``progress("cache", found, total)`` for what the cache holds, then
+        ``progress("parse", done, total)`` from the start of parsing on.
 
     Returns
     -------
@@ -123,6 +124,8 @@ def extract_files(
     processes = _processes(jobs, len(todo))
     entries: list[tuple[str, bytes]] = []
     done = cached
+    if progress is not None and todo:  # the bar shows while the first files are parsed
+        progress("parse", done, len(files))
     for index, module, entry in _extract(files, keys, todo, processes):
         results[index] = module
         if entry is not None:

@@ -49,7 +49,9 @@ def build_graph(
     options
         How to build (see :class:`~sgkr.build.options.BuildOptions`; default: its defaults).
     progress
-        Called as ``progress(stage, done, total)`` during long work.
+        Called as ``progress(stage, done, total)`` during long work, the
+        stages in order: ``read`` (files), ``cache`` and ``parse`` (files),
+        ``assemble`` (one step).
     **kwargs
         Options by name (``knowledge=``, ``examples=``, ``merge=``,
         ``infer_tags=``, ``root=``, ``max_file_bytes=``, ``exclude=``,
@@ -80,9 +82,14 @@ def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
     plan = make_plan(sources, options)
     files, problems = read_sources(plan.inputs, root=plan.base,
                                    max_file_bytes=plan.max_file_bytes, exclude=plan.exclude,
-                                   gitignore=plan.gitignore)
+                                   gitignore=plan.gitignore, progress=progress)
     if not files:
         raise SourceError(f"found no Python source to read in {plan.where}")
     modules, _ = extract_files([(f.path, f.text) for f in files], jobs=options.jobs,
                                cache=options.cache, progress=progress)
-    return Assembly.add(plan, modules, problems, started=started).graph
+    if progress is not None:  # one step: calls resolved, knowledge and tags attached
+        progress("assemble", 0, 1)
+    graph = Assembly.add(plan, modules, problems, started=started).graph
+    if progress is not None:
+        progress("assemble", 1, 1)
+    return graph

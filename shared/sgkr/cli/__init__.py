@@ -34,6 +34,7 @@ from ..errors import (
     SourceError,
     StoreError,
 )
+from ..masking import mask_secrets
 from ..version import __version__
 from . import bench, build, demo, evaluate, export, inspect, mcp, push, query
 from .terminal import error_line, printable_streams
@@ -126,7 +127,7 @@ def _main(argv: Sequence[str] | None) -> int:
         raise
     except (SGKRError, OSError) as exc:
         if args.verbose:
-            traceback.print_exc()
+            print(mask_secrets(traceback.format_exc()), end="", file=sys.stderr)
         print(f"sgkr: error: {error_line(exc)}", file=sys.stderr)
         return next(code for kind, code in EXIT_CODES.items() if isinstance(exc, kind))
 

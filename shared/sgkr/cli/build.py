@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import NoReturn, TextIO
@@ -20,7 +21,8 @@ from ..ingest.cache import ExtractCache, default_cache_dir
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES
 from .terminal import error_line, json_text
 
-__all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch"]
+__all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch",
+           "add_build_options", "build_options"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,6 +32,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "notebooks.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="Python files, notebooks (.ipynb) or folders")
+    add_build_options(p)
+    p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
+    p.add_argument("--cache", metavar="DIR", default=None,
+                   help="content-hash cache of parsed files (default: a folder for the "
+                        "output's folder under ~/.cache/sgkr)")
+    p.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
+    p.add_argument("--watch", type=positive_float, default=None, metavar="SECONDS",
+                   help="keep running: every SECONDS, update the graph from the files that "
+                        "changed and write it again (Ctrl-C stops)")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as one JSON object (counts and every problem)")
+    p.set_defaults(run=run)
+
+
+def add_build_options(p: argparse._ActionsContainer) -> None:
+    """The options of a build from sources, shared by ``build`` and ``mcp``."""
     p.add_argument("--knowledge", metavar="FILE", help="sidecar knowledge file (JSON or YAML)")
     p.add_argument("--examples", metavar="FILE", help="examples JSONL of solved questions")
     p.add_argument("--merge", choices=MERGE_POLICIES, default=DEFAULT_MERGE,
@@ -47,20 +66,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
                    help="skip larger files; a notebook counts without its outputs "
                         "(default: %(default)s)")
-    p.add_argument("-o", "--output", default="graph.json", help="graph file to write")
     p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                    help="processes that parse files (default: all cores; small builds: 1)")
-    p.add_argument("--cache", metavar="DIR", default=None,
-                   help="content-hash cache of parsed files (default: .sgkr-cache next to "
-                        "the output)")
-    p.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
-    p.add_argument("--watch", type=positive_float, default=None, metavar="SECONDS",
-                   help="keep running: every SECONDS, update the graph from the files that "
-                        "changed and write it again (Ctrl-C stops)")
-    p.add_argument("--quiet", action="store_true", help="print nothing on success")
-    p.add_argument("--json", action="store_true",
-                   help="print the summary as one JSON object (counts and every problem)")
-    p.set_defaults(run=run)
+
+
+def build_options(args: argparse.Namespace, cache: str | os.PathLike[str] | None) -> BuildOptions:
+    """The :class:`BuildOptions` of the flags :func:`add_build_options` added."""
+    return BuildOptions(
+        knowledge=args.knowledge, examples=args.examples, merge=args.merge,
+        infer_tags=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
+        jobs=args.jobs, gitignore=not args.no_gitignore, cache=cache)
 
 
 def positive_int(text: str) -> int:
@@ -94,7 +109,10 @@ class ProgressBar:
     """A build's ``progress(stage, done, total)`` drawn as a bar, on a terminal only.
 
     Nothing is written when ``stream`` (default: standard error) is not a
-    terminal, nor for a stage that ends within ``delay`` seconds.
+    terminal, nor for a stage that ends within ``delay`` seconds. A stage that
+    runs longer is shown from then on, its clock ticking while no file is
+    done (workers parsing their first files, calls being resolved), so the
+    screen is never blank while a build works.
 
     Examples
     --------
@@ -105,25 +123,52 @@ class ProgressBar:
     False
     """
 
-    def __init__(self, stream: TextIO | None = None, *, delay: float = 0.5) -> None:
+    def __init__(self, stream: TextIO | None = None, *, delay: float = 0.5,
+                 tick: float = 0.5) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = self.stream.isatty()
         self.delay = delay
+        self.tick = tick
         self._bar: tqdm[NoReturn] | None = None
         self._stage: str | None = None
+        self._lock = threading.Lock()
+        self._ticking: threading.Thread | None = None
+        self._stop = threading.Event()
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled:
             return
-        if stage != self._stage or self._bar is None:
-            self.close()
-            self._stage = stage
-            self._bar = tqdm(total=total, desc=stage, unit="file", file=self.stream,
-                             delay=self.delay, leave=False, dynamic_ncols=True)
-        self._bar.update(done - self._bar.n)
+        with self._lock:
+            if stage != self._stage or self._bar is None:
+                self._close_bar()
+                self._stage = stage
+                self._bar = tqdm(total=total, desc=stage, unit="file", file=self.stream,
+                                 delay=self.delay, leave=False, dynamic_ncols=True)
+            self._bar.update(done - self._bar.n)
+        if self._ticking is None:
+            self._ticking = threading.Thread(target=self._tick, name="sgkr-progress",
+                                             daemon=True)
+            self._ticking.start()
+
+    def _tick(self) -> None:
+        """Redraw the open bar now and then: its elapsed time moves while nothing is done."""
+        while not self._stop.wait(self.tick):
+            with self._lock:
+                bar = self._bar
+                if bar is not None and time.time() - bar.start_t >= self.delay:
+                    bar.refresh()
 
     def close(self) -> None:
-        """Take the bar off the screen."""
+        """Take the bar off the screen and stop redrawing it."""
+        self._stop.set()
+        if self._ticking is not None:
+            self._ticking.join()
+        with self._lock:
+            self._close_bar()
+        self._stop.clear()
+        self._ticking = None
+
+    def _close_bar(self) -> None:
         if self._bar is not None:
             self._bar.close()
         self._bar, self._stage = None, None
@@ -141,12 +186,8 @@ def _say_if_cache_unused(cache: ExtractCache) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and save the graph; print the summary (and, with ``--watch``, keep updating)."""
-    options = BuildOptions(
-        knowledge=args.knowledge, examples=args.examples, merge=args.merge,
-        infer_tags=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
-        jobs=args.jobs, gitignore=not args.no_gitignore,
-        cache=None if args.no_cache else (args.cache or default_cache_dir(args.output)),
-    )
+    options = build_options(
+        args, None if args.no_cache else (args.cache or default_cache_dir(args.output)))
     if args.json and args.watch is not None:
         raise InvalidArgumentError("--json prints one summary: it does not go with --watch")
     if isinstance(options.cache, (str, os.PathLike)):

@@ -71,5 +71,6 @@ def run(args: argparse.Namespace) -> int:
     for task in DEMO_QUESTIONS:
         print("\n" + "=" * 78)
         print(f"task {task} (not among the examples the graph was built from)")
-        print_result(retriever.retrieve(held_out[task]), show_code=args.code)
+        print_result(retriever.retrieve(held_out[task]), retriever.store.reader(),
+                     show_code=args.code)
     return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..atomic import write_atomic
 from ..errors import InvalidArgumentError
 from ..export import FORMATS, format_for, render_view, subgraph
 from ..graph.model import KnowledgeGraph
@@ -69,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(text)
         return 0
-    with open(args.output, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    write_atomic(args.output, text)
     marked = sum(1 for n in view.nodes if n.role is not None)
     print(f"wrote {args.output} ({fmt}): {len(view.nodes)} nodes, {len(view.edges)} edges"
           + (f", {marked} highlighted" if result is not None else ""), file=sys.stderr)

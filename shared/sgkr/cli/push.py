@@ -7,6 +7,7 @@ import sys
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
+from ..masking import mask_url
 from ..stores import is_store_url
 from .build import positive_int
 
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from ..stores.falkor import push_graph
 
     if not is_store_url(args.url):
-        raise InvalidArgumentError(f"{args.url!r} is not a store URL "
+        raise InvalidArgumentError(f"{mask_url(args.url)!r} is not a store URL "
                                    "(expected falkor://host:port/name, or falkors:// for TLS)")
     graph = KnowledgeGraph.load(args.graph)
     report = push_graph(graph, args.url, batch=args.batch, log=_log)

@@ -8,8 +8,9 @@ from ..agents.answer import where
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
+from ..retrieval.hops import hop_arrow, paths_hops
 from ..retrieval.retriever import Retriever
-from ..stores import is_store_url
+from ..stores import GraphReader, is_store_url
 from .options import add_retrieval_options, retrieval_options
 from .terminal import json_text
 
@@ -28,16 +29,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
-def print_result(result: RetrievalResult, *, show_code: bool = True) -> None:
-    """Human-readable output: tags, paths, then each function with its knowledge."""
+def print_result(result: RetrievalResult, reader: GraphReader, *,
+                 show_code: bool = True) -> None:
+    """Human-readable output: tags, paths (each step named), then each function's knowledge.
+
+    ``reader`` is the graph retrieved from: it says which relation each step of a path
+    follows (``tag:amount -input of-> fn:fee -called by-> fn:main``).
+    """
     print(f"question: {result.question}")
     if not result.tags:
-        print("tags: none matched; nothing retrieved" + (
-            " (fallback used)" if result.fallback_used else ""))
+        print("tags: none matched" + ("" if result.documents else "; nothing retrieved"))
     for m in result.tags:
         print(f"tag: {m.label!r} <- {m.text!r} ({m.role})")
-    for path in result.paths[:5]:
-        print("path: " + " -> ".join(path))
+    for path, hops in zip(result.paths[:5], paths_hops(reader, result.paths[:5]), strict=True):
+        print("path: " + " ".join([path[0], *(f"{hop_arrow(h)} {h.target}" for h in hops)]))
     if len(result.paths) > 5:
         print(f"... {len(result.paths) - 5} more paths")
     for d in result.documents:
@@ -60,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json_text(result.to_dict()))
     else:
-        print_result(result)
+        print_result(result, retriever.store.reader())
     return 0

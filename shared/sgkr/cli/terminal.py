@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 from ..errors import SGKRError
+from ..masking import mask_secrets
 from ..text import escaped
 
 __all__ = ["printable", "json_text", "PrintableStream", "printable_streams", "error_line"]
@@ -99,4 +100,4 @@ def error_line(exc: SGKRError | OSError) -> str:
         message = str(exc)
     else:
         message = f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
-    return " ".join(message.split("\n")).strip()
+    return mask_secrets(" ".join(message.split("\n")).strip())

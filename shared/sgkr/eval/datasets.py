@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.knowledge import Example, Sidecar, load_examples, load_sidecar
+from ..atomic import write_atomic
 from ..build.builder import build_graph
 from ..errors import InvalidArgumentError, KnowledgeFormatError, SourceError
 from ..graph.model import KnowledgeGraph
@@ -326,19 +327,19 @@ def write_dataset(dataset: Dataset, folder: str | os.PathLike[str]) -> Path:
                      for n, f in side.functions.items()}
         doc = {"functions": functions,
                "tags": {label: {"aliases": list(a)} for label, a in side.tags.items()}}
-        (out / "knowledge.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    with open(out / "examples.jsonl", "w", encoding="utf-8") as fh:
-        for e in dataset.examples:
-            entry: dict[str, Any] = {
-                "id": e.id, "question": e.question, "code": e.code,
-                "inputs": [{"tag": r.label, "functions": list(r.functions)} for r in e.inputs],
-                "outputs": [{"tag": r.label, "functions": list(r.functions)} for r in e.outputs]}
-            if e.answer is not None:
-                entry["answer"] = e.answer
-            fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        write_atomic(out / "knowledge.json", json.dumps(doc, indent=1) + "\n")
+    lines: list[str] = []
+    for e in dataset.examples:
+        entry: dict[str, Any] = {
+            "id": e.id, "question": e.question, "code": e.code,
+            "inputs": [{"tag": r.label, "functions": list(r.functions)} for r in e.inputs],
+            "outputs": [{"tag": r.label, "functions": list(r.functions)} for r in e.outputs]}
+        if e.answer is not None:
+            entry["answer"] = e.answer
+        lines.append(json.dumps(entry, ensure_ascii=False) + "\n")
+    write_atomic(out / "examples.jsonl", "".join(lines))
     if dataset.questions:
-        with open(out / "questions.jsonl", "w", encoding="utf-8") as fh:
-            for q in dataset.questions:
-                fh.write(json.dumps(q.to_dict(), ensure_ascii=False) + "\n")
-    (out / "dataset.json").write_text(json.dumps({"name": dataset.name}) + "\n", encoding="utf-8")
+        write_atomic(out / "questions.jsonl", "".join(
+            json.dumps(q.to_dict(), ensure_ascii=False) + "\n" for q in dataset.questions))
+    write_atomic(out / "dataset.json", json.dumps({"name": dataset.name}) + "\n")
     return out

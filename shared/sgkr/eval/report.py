@@ -12,12 +12,14 @@ sgkr       all     3  0.500   0.250      0.000       4.0    120     1.50
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_atomic
 from ..errors import InvalidArgumentError
 from .runner import EvalResult
 
@@ -101,10 +103,10 @@ def plot(results: Sequence[EvalResult], path: str | os.PathLike[str], *,
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=110)
+    image = io.BytesIO()
+    fig.savefig(image, dpi=110, format="png")
     plt.close(fig)
-    return out
+    return write_atomic(path, image.getvalue())
 
 
 def write_report(results: Sequence[EvalResult], folder: str | os.PathLike[str], *,
@@ -113,8 +115,8 @@ def write_report(results: Sequence[EvalResult], folder: str | os.PathLike[str], 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "results.json", out / "results.md"]
-    written[0].write_text(to_json(results, meta) + "\n", encoding="utf-8")
-    written[1].write_text(to_markdown(results, meta), encoding="utf-8")
+    write_atomic(written[0], to_json(results, meta) + "\n")
+    write_atomic(written[1], to_markdown(results, meta))
     if png:
         written.append(plot(results, out / "recall_vs_tokens.png"))
     return written

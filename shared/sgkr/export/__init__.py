@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..atomic import write_atomic
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
@@ -137,7 +138,9 @@ def write(path: str | os.PathLike[str], graph: KnowledgeGraph,
           around: Iterable[str] = (), depth: int = 1, focus: bool = False) -> Path:
     """Render (as :func:`render`) and write the picture to ``path``; return the path.
 
-    ``format`` defaults to the one the file suffix implies, else ``html``.
+    ``format`` defaults to the one the file suffix implies, else ``html``. The
+    file is written atomically; a symlink at ``path`` is replaced, never
+    followed (:func:`sgkr.atomic.write_atomic`).
 
     Examples
     --------
@@ -152,6 +155,4 @@ def write(path: str | os.PathLike[str], graph: KnowledgeGraph,
         raise InvalidArgumentError(f"path must be a file name, got {type(path)}")
     text = render(graph, result, format or format_for(path) or "html",
                   around=around, depth=depth, focus=focus)
-    target = Path(path)
-    target.write_text(text, encoding="utf-8")
-    return target
+    return write_atomic(path, text)

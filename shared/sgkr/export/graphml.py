@@ -4,6 +4,8 @@ Written by :func:`networkx.generate_graphml`. GraphML values are scalars, so
 lists (qualnames, sources, aliases) are JSON strings. Every node has
 ``kind``, ``label``, ``role`` (empty when none) and ``faded``; every edge
 ``type``, ``role`` and ``faded``; the graph has ``question`` and ``highlighted``.
+Edges keep the graph's direction: ``consumes`` from the tag to the function
+that takes it as input, ``produces`` from the function to its output tag.
 Every string comes back exactly from an XML reader, except the characters XML
 1.0 cannot hold at all (C0 controls other than tab, newline and carriage return,
 lone surrogates, U+FFFE, U+FFFF), which are written as ``\\xNN`` / ``\\uNNNN``.

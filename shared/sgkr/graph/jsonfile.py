@@ -8,6 +8,11 @@ Schema (version 2)::
      "edges": [{"source", "target", "type": "calls"|"references"|"consumes"|"produces",
                 "resolution": "exact"|"inferred"|"name" (calls and references only)}]}
 
+Edges point the way a path walks them: a ``consumes`` edge from the tag to the
+function that takes it as input (``tag → function``: the tag is an input of the
+function), a ``produces`` edge from the function to the tag it outputs, a
+``calls`` or ``references`` edge from the caller to the callee.
+
 Version 1 (no ``references`` edges, no ``inferred`` resolution) is still read.
 A tag's ``weight`` (how specific it is, from 0 to 1, see
 :func:`sgkr.graph.tagging.tag_weights`) is 1 in files written before tags had one.
@@ -28,16 +33,13 @@ sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import stat
-import tempfile
-import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..atomic import remove_orphans, write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
 from ..ingest.files import FileRefused, opened, parse_json
 from ..records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, TagNode
@@ -159,96 +161,10 @@ _CHUNK = 1 << 22
 
 
 def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    """Write graph.json atomically: a temporary file in the same folder, then a rename."""
+    """Write graph.json atomically, never through a symlink (:func:`sgkr.atomic.write_atomic`)."""
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
-    target = Path(path)
-    if target.is_dir():
-        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(target))
-    text = _dumps(doc)
-    folder = target.parent if str(target.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
-    remove_orphans(folder, target.name)
-    # The writer's process id in the name tells a later save whether it was left behind.
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp",
-                               dir=folder)
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; a graph file is not
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            os.replace(tmp, target)
-        except OSError as exc:
-            if exc.filename is None:
-                raise
-            # Named by the file asked for, not by the temporary one.
-            raise type(exc)(exc.errno, exc.strerror, str(target)) from exc
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-# A temporary file whose writer cannot be known is left alone this long.
-_ORPHAN_SECONDS = 3600.0
-
-
-def remove_orphans(folder: Path, name: str) -> list[str]:
-    """Delete the temporary files of saves of ``name`` that a killed process left in ``folder``.
-
-    A temporary file is an orphan when the process named in it is gone (on
-    POSIX), or, for one without a process id, when it is over an hour old.
-    Saves in progress are left alone. Returns the names removed.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / ".graph.json.999999999.x1.tmp").write_text("{")
-    >>> remove_orphans(folder, "graph.json")
-    ['.graph.json.999999999.x1.tmp']
-    """
-    prefix = f".{name}."
-    removed: list[str] = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return removed
-    for entry in entries:
-        if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-            if not stat.S_ISREG(info.st_mode) or not _orphan(entry.name[len(prefix):], info):
-                continue
-            os.unlink(entry.path)
-            removed.append(entry.name)
-        except OSError:
-            continue  # gone already, or not ours to remove
-    return removed
-
-
-def _orphan(rest: str, info: os.stat_result) -> bool:
-    pid_text = rest.split(".", 1)[0]
-    if os.name == "posix" and pid_text.isdigit():
-        pid = int(pid_text)
-        if pid == os.getpid():
-            return False  # a save of this process, maybe in another thread
-        try:
-            os.kill(pid, 0)  # signal 0: only asks whether the process exists
-        except ProcessLookupError:
-            return True
-        except (PermissionError, OverflowError):
-            return False
-        return False
-    return time.time() - info.st_mtime > _ORPHAN_SECONDS
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    write_atomic(path, _dumps(doc))
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

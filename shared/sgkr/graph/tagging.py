@@ -29,7 +29,16 @@ from ..analysis.knowledge import (
     infer_tags,
     mentions_any,
 )
-from ..records import Definition, Edge, EdgeRow, FunctionNode, ModuleExtract, Problem, TagNode
+from ..records import (
+    BindingKind,
+    Definition,
+    Edge,
+    EdgeRow,
+    FunctionNode,
+    ModuleExtract,
+    Problem,
+    TagNode,
+)
 from ..text import fold
 from .model import KnowledgeGraph, tag_id
 
@@ -189,9 +198,9 @@ def bound_outputs(d: Definition, resolved: Mapping[str, object] | None,
     if not resolved:
         return
     for b in d.bindings:
-        if b.kind != "call" or b.target == "return":
+        if b.kind is not BindingKind.ASSIGNED:
             continue
-        name = b.value.rpartition(".")[2]
+        name = b.value.name.rpartition(".")[2]
         label = " ".join(fold(b.target.rpartition(".")[2]))
         if len(label) < 2:
             continue

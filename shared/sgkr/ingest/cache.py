@@ -17,6 +17,15 @@ replaced. The file is not synced to disk after each write (that would double a
 build's writes): only an operating system crash or a power cut can damage it,
 and then it is replaced too. Entries are JSON and text (never pickle).
 
+Nothing of a cache folder is trusted for being there (a repository may ship
+one): the default folder lies outside the sources
+(:func:`~sgkr.ingest.cachedir.default_cache_dir`); a folder, database or
+journal that is a symlink, or owned or writable by another user, is not used;
+a database holding anything but the one table of entries is replaced; and an
+entry is read only when its HMAC-SHA256, under this user's secret key
+(:func:`~sgkr.ingest.cachedir.secret_key`), matches its content, so an entry
+crafted elsewhere, even for the exact bytes of a file, is a miss.
+
 Examples
 --------
 >>> import tempfile
@@ -35,17 +44,19 @@ True
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import sqlite3
-import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import InvalidArgumentError
 from ..records import (
+    Argument,
     Binding,
+    BindingKind,
     CallKind,
     CallSite,
     ClassInfo,
@@ -53,11 +64,15 @@ from ..records import (
     FunctionKind,
     ImportBinding,
     ModuleExtract,
+    Parameter,
+    ParameterKind,
     Problem,
+    Ref,
     SourceSpan,
     ValueUse,
 )
 from ..version import __version__
+from .cachedir import default_cache_dir, refusal, secret_key
 
 __all__ = [
     "CACHE_FORMAT",
@@ -72,7 +87,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 13
+CACHE_FORMAT = 14
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -86,6 +101,11 @@ DATABASE = "extract.sqlite"
 _BUSY_TIMEOUT = 30.0
 # Keys per SELECT: under SQLite's smallest limit on query parameters (999).
 _CHUNK = 900
+# The one table of a cache database, as SQLite keeps its definition.
+_TABLE = "CREATE TABLE entries (key TEXT PRIMARY KEY, data BLOB NOT NULL)"
+_SCHEMA = {("table", "entries", _TABLE), ("index", "sqlite_autoindex_entries_1", None)}
+# The database and the files SQLite writes beside it.
+_SUFFIXES = ("", "-journal", "-wal", "-shm")
 
 
 def cache_key(path: str, text: str, *, module: str | None = None) -> str:
@@ -105,17 +125,6 @@ def cache_key(path: str, text: str, *, module: str | None = None) -> str:
     digest.update(head.encode("utf-8"))
     digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
-
-
-def default_cache_dir(output: str | os.PathLike[str]) -> Path:
-    """The cache folder used next to a graph file: ``.sgkr-cache`` in its folder.
-
-    Examples
-    --------
-    >>> default_cache_dir("out/graph.json").as_posix()
-    'out/.sgkr-cache'
-    """
-    return Path(output).parent / ".sgkr-cache"
 
 
 class ExtractCache:
@@ -147,9 +156,11 @@ class ExtractCache:
         self.hits = 0
         self.misses = 0
         self.writes = 0
-        #: Why the folder is not used (owned by another user, writable by others), if so.
+        #: Why the folder is not used (a symlink, owned by another user, writable by
+        #: others, no key to sign entries with), if so.
         self.refused: str | None = None
         self._checked = False
+        self._secret = b""
         self._db: sqlite3.Connection | None = None
 
     def __len__(self) -> int:
@@ -173,7 +184,7 @@ class ExtractCache:
         found: dict[str, ModuleExtract] = {}
         for key in wanted:
             data = raw.get(key)
-            module = None if data is None else _decode(data, key)
+            module = None if data is None else _decode(data, key, self._secret)
             if module is None:
                 self.misses += 1
             else:
@@ -211,6 +222,7 @@ class ExtractCache:
         rows = list(rows)
         if not rows or not self.usable():
             return  # nothing to write: no lock taken on a shared cache
+        rows = [(key, _signed(self._secret, raw)) for key, raw in rows]
         try:
             self._insert(rows)
         except sqlite3.DatabaseError as exc:
@@ -229,28 +241,54 @@ class ExtractCache:
     def usable(self) -> bool:
         """Whether the folder may be used, creating it private (0700) when it is missing.
 
-        A folder owned by another user, or that other users may write to (a
-        shared ``/tmp/.sgkr-cache``), is not used: every look-up is a miss and
-        nothing is written; :attr:`refused` says why.
+        A folder that is a symlink, owned by another user, or that other users
+        may write to (a shared ``/tmp/.sgkr-cache``), a database or journal
+        that is a symlink or not a regular file, and a missing key to sign
+        entries with (:func:`~sgkr.ingest.cachedir.secret_key`) are reasons not
+        to use it: every look-up is a miss and nothing is written;
+        :attr:`refused` says why.
         """
         if not self._checked:
-            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self.refused = _not_private(self.folder) or (
-                _not_private(self.path) if self.path.exists() else None)
+            self.refused = self._refusal()
             self._checked = True
         return self.refused is None
+
+    def _refusal(self) -> str | None:
+        why = refusal(self.folder, folder=True)  # a link is refused before mkdir
+        if why is None:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            files = (Path(f"{self.path}{suffix}") for suffix in _SUFFIXES)
+            why = refusal(self.folder, folder=True) or next(
+                (r for r in (refusal(f, folder=False) for f in files) if r is not None), None)
+        if why is not None:
+            return why
+        try:
+            self._secret = secret_key()
+        except OSError as exc:
+            return f"no key to sign entries with: {exc}"
+        return None
 
     def _open(self) -> sqlite3.Connection:
         if self._db is None:
             if not self.usable():
                 raise sqlite3.OperationalError(f"cache folder not used: {self.refused}")
-            # Autocommit mode: transactions are begun and ended explicitly.
-            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
-            # The journal still rolls back a write that a crash cut short; only an
-            # operating system crash or a power cut can damage the file, and a
-            # damaged file is replaced. Syncing to disk would double a build's writes.
-            self._db.execute("PRAGMA synchronous=OFF")
+            db = self._connect()
+            if _foreign(db):  # tables, views or triggers SGKR does not make: start afresh
+                db.close()
+                self._remove_damaged_file()
+                db = self._connect()
+            self._db = db
         return self._db
+
+    def _connect(self) -> sqlite3.Connection:
+        # Autocommit mode: transactions are begun and ended explicitly.
+        db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
+        # The journal still rolls back a write that a crash cut short; only an
+        # operating system crash or a power cut can damage the file, and a
+        # damaged file is replaced. Syncing to disk would double a build's writes.
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute("PRAGMA trusted_schema=OFF")  # no function with side effects in a schema
+        return db
 
     def _existing(self) -> sqlite3.Connection | None:
         """The connection, without creating the database when there is none."""
@@ -276,7 +314,7 @@ class ExtractCache:
 
     def _insert(self, rows: Iterable[tuple[str, bytes]]) -> None:
         db = self._open()
-        db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+        db.execute(_TABLE.replace("TABLE", "TABLE IF NOT EXISTS", 1))
         db.execute("BEGIN IMMEDIATE")
         try:
             db.executemany("INSERT OR REPLACE INTO entries (key, data) VALUES (?, ?)", rows)
@@ -288,18 +326,35 @@ class ExtractCache:
 
     def _remove_damaged_file(self) -> None:
         self.close()
-        for suffix in ("", "-journal"):
+        for suffix in _SUFFIXES:
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
 
-def _decode(raw: bytes, key: str) -> ModuleExtract | None:
+def _foreign(db: sqlite3.Connection) -> bool:
+    """Whether the database holds anything but the table of entries (it may have none yet)."""
+    try:
+        found = set(db.execute("SELECT type, name, sql FROM sqlite_master"))
+    except sqlite3.DatabaseError:
+        return True  # not a database: replaced as a damaged one
+    return not found <= _SCHEMA
+
+
+def _signed(secret: bytes, raw: bytes) -> bytes:
+    """An entry of :func:`entry_bytes` with its SHA-256 replaced by its HMAC under ``secret``."""
+    payload = raw[_DIGEST:]
+    return hmac.digest(secret, payload, "sha256").hex().encode("ascii") + payload
+
+
+def _decode(raw: bytes, key: str, secret: bytes) -> ModuleExtract | None:
     """The extraction in one stored entry; None for a damaged, edited or foreign entry (a miss).
 
-    The entry's SHA-256 must match its content, its kind, format, version and
-    key those of this cache, and every field the type and range extraction gives it.
+    The entry's HMAC under this user's ``secret`` must match its content, its
+    kind, format, version and key those of this cache, and every field the
+    type and range extraction gives it.
     """
     digest, payload = raw[:_DIGEST], raw[_DIGEST:]
-    if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
+    if not secret or not hmac.compare_digest(
+            hmac.digest(secret, payload, "sha256").hex().encode("ascii"), digest):
         return None
     try:
         data = _entry_json(payload)
@@ -435,8 +490,8 @@ _DEFINITION_KINDS: dict[str, FunctionKind] = {"function": "function", "method": 
 _CALL_KINDS: dict[str, CallKind] = {"plain": "plain", "attribute": "attribute",
                                     "super": "super", "subscript": "subscript",
                                     "result": "result"}
-_BINDING_KINDS: dict[str, Literal["call", "name", "arg"]] = {"call": "call", "name": "name",
-                                                             "arg": "arg"}
+_PARAMETER_KINDS = {kind.value: kind for kind in ParameterKind}
+_BINDING_KINDS = {kind.value: kind for kind in BindingKind}
 _PROBLEM_KINDS: dict[str, Literal["skipped", "syntax", "knowledge"]] = {
     "skipped": "skipped", "syntax": "syntax", "knowledge": "knowledge"}
 
@@ -450,36 +505,36 @@ def _definition_to_json(d: Definition) -> list[Any]:
             knowledge = _SAME_AS_COMMENT
     inputs, outputs = d.inferred_inputs, d.inferred_outputs
     return [d.qualname, d.name, d.kind, d.code, d.span.file, d.span.start_line,
-            d.span.end_line, d.docstring, d.comment, list(d.params), d.signature,
-            [[c.kind, c.name, c.receiver, c.line] for c in d.calls],
+            d.span.end_line, d.docstring, d.comment,
+            [[p.name, p.kind.value, p.default] for p in d.parameters],
+            [_site_to_json(c) for c in d.calls],
             list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
-            [_use_to_json(u) for u in d.uses],
-            [[b.target, b.kind, b.value] for b in d.bindings],
+            [[_site_to_json(u.site), None if u.argument_of is None
+              else _site_to_json(u.argument_of)] for u in d.uses],
+            [[b.target, b.value.name, b.value.called, b.kind.value] for b in d.bindings],
+            [[r.name, r.called] for r in d.returns], list(d.decorators),
+            [[_site_to_json(a.call), a.slot, a.value.name, a.value.called]
+             for a in d.arguments],
             *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
 
 
-def _use_to_json(use: ValueUse) -> list[Any]:
-    s, c = use.site, use.argument_of
-    return [s.kind, s.name, s.receiver, s.line,
-            None if c is None else [c.kind, c.name, c.receiver, c.line]]
+def _site_to_json(site: CallSite) -> list[Any]:
+    receiver = site.receiver
+    return [site.kind, site.name, None if receiver is None else receiver.name,
+            receiver is not None and receiver.called, site.line]
 
 
-def _use_from_json(raw: list[Any]) -> ValueUse:
-    kind, name, receiver, line, callee = raw
-    return ValueUse(CallSite(_CALL_KINDS[kind], name, receiver, line),
-                    None if callee is None else _call_from_json(callee))
-
-
-def _call_from_json(raw: list[Any]) -> CallSite:
-    kind, name, receiver, line = raw
-    return CallSite(_CALL_KINDS[kind], name, receiver, line)
+def _site_from_json(raw: list[Any]) -> CallSite:
+    kind, name, receiver, called, line = raw
+    return CallSite(_CALL_KINDS[kind], name,
+                    None if receiver is None else Ref(receiver, called), line)
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
-    (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
+    (qualname, name, kind, code, file, start, end, docstring, comment, params,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
-     *cells) = raw
+     returns, decorators, arguments, *cells) = raw
     if type(knowledge) is int:
         if knowledge not in (_SAME_AS_DOCSTRING, _SAME_AS_COMMENT):
             raise ValueError(f"unknown knowledge reference {knowledge!r}")
@@ -487,11 +542,16 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
     return Definition(
         qualname=qualname, name=name, kind=_DEFINITION_KINDS[kind], code=code,
         span=SourceSpan(path if file == path else file, start, end, *(cells[0] if cells else ())),
-        docstring=docstring, comment=comment, params=tuple(params), signature=signature,
-        calls=tuple([CallSite(_CALL_KINDS[k], n, r, ln) for k, n, r, ln in calls]),
+        docstring=docstring, comment=comment,
+        parameters=tuple([Parameter(n, _PARAMETER_KINDS[k], f) for n, k, f in params]),
+        calls=tuple([_site_from_json(c) for c in calls]),
         subscript_keys=tuple(keys),
-        uses=tuple([_use_from_json(u) for u in uses]),
-        bindings=tuple([Binding(t, _BINDING_KINDS[k], v) for t, k, v in bindings]),
+        uses=tuple([ValueUse(_site_from_json(s), None if c is None else _site_from_json(c))
+                    for s, c in uses]),
+        bindings=tuple([Binding(t, Ref(n, c), _BINDING_KINDS[k]) for t, n, c, k in bindings]),
+        returns=tuple([Ref(n, c) for n, c in returns]), decorators=tuple(decorators),
+        arguments=tuple([Argument(_site_from_json(s), slot, Ref(n, c))
+                         for s, slot, n, c in arguments]),
         enclosing_class=enclosing, is_async=is_async, knowledge=knowledge,
         inferred_inputs=None if inputs is None else tuple(inputs),
         inferred_outputs=None if outputs is None else tuple(outputs),
@@ -516,30 +576,46 @@ def _check_extract(data: dict[str, Any]) -> None:
 
 
 def _check_definition(raw: list[Any]) -> None:
-    (qualname, name, kind, code, file, start, end, docstring, comment, params, signature,
+    (qualname, name, kind, code, file, start, end, docstring, comment, params,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
-     *cells) = raw
-    _strings(qualname, name, kind, code, file, signature, *params, *keys)
+     returns, decorators, arguments, *cells) = raw
+    _strings(qualname, name, kind, code, file, *keys, *decorators)
     _texts(docstring, comment, enclosing, None if type(knowledge) is int else knowledge)
     _lines(start, end, *(cells[0] if cells else ()))
     _flag(is_async)
     for tags in (inputs, outputs):
         if tags is not None:
             _strings(*tags)
+    for param, param_kind, default in params:
+        _strings(param, param_kind)
+        _flag(default)
     for site in calls:
         _check_site(site)
-    for *site, callee in uses:
+    for site, callee in uses:
         _check_site(site)
         if callee is not None:
             _check_site(callee)
-    for binding in bindings:
-        _strings(*binding)
+    for target, value, called, binding_kind in bindings:
+        _strings(target, value, binding_kind)
+        _flag(called)
+    for value, called in returns:
+        _strings(value)
+        _flag(called)
+    for site, slot, value, called in arguments:
+        _check_site(site)
+        if type(slot) is int:
+            _lines(slot + 1)
+        else:
+            _strings(slot)
+        _strings(value)
+        _flag(called)
 
 
 def _check_site(site: list[Any]) -> None:
-    kind, name, receiver, line = site
+    kind, name, receiver, called, line = site
     _strings(kind, name)
     _texts(receiver)
+    _flag(called)
     _lines(line)
 
 
@@ -565,14 +641,3 @@ def _flag(value: Any) -> None:
         raise TypeError(f"expected true or false, got {value!r}")
 
 
-def _not_private(path: Path) -> str | None:
-    """Why ``path`` may not be trusted as this user's cache, or None."""
-    getuid = getattr(os, "getuid", None)
-    if getuid is None:  # no owners to compare (Windows): the folder's ACLs decide
-        return None
-    st = path.stat()
-    if st.st_uid != getuid():
-        return f"{path} is owned by another user (uid {st.st_uid})"
-    if st.st_mode & 0o022:
-        return f"{path} may be written by other users (mode {stat.filemode(st.st_mode)})"
-    return None

@@ -25,14 +25,19 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from ..errors import InvalidArgumentError
 from ..records import (
+    Argument,
     Binding,
+    BindingKind,
     CallSite,
     ClassInfo,
     Definition,
     FunctionKind,
     ImportBinding,
     ModuleExtract,
+    Parameter,
+    ParameterKind,
     Problem,
+    Ref,
     SourceSpan,
     ValueUse,
 )
@@ -126,6 +131,9 @@ class _Scope:
     keys: list[str] = field(default_factory=list)
     uses: list[ValueUse] = field(default_factory=list)
     bindings: list[Binding] = field(default_factory=list)
+    returns: list[Ref] = field(default_factory=list)
+    decorators: list[str] = field(default_factory=list)
+    arguments: list[Argument] = field(default_factory=list)
 
 
 def extract_module(path: str, text: str, *, module: str | None = None) -> ModuleExtract:
@@ -217,6 +225,8 @@ class _Extractor:
                 calls=tuple(c for d in body for c in d.calls),
                 uses=tuple(u for d in body for u in d.uses),
                 bindings=tuple(b for d in body for b in d.bindings),
+                returns=tuple(r for d in body for r in d.returns),
+                arguments=tuple(a for d in body for a in d.arguments),
                 span=SourceSpan(self.path, 1, last)))
         return ModuleExtract(self.path, self.module, self.is_package, tuple(definitions),
                              tuple(classes), tuple(imports))
@@ -246,8 +256,8 @@ class _Extractor:
             deco = self._named_call(node)
             if deco is not None:
                 add((node.start_byte, node.end_byte, "call", deco))
-                for at, binding in self._decorated(node):
-                    add((at, at, "bind", binding))
+                for at, what, fact in self._decorated(node, deco):
+                    add((at, at, what, fact))
         for node in captures.get("call.raise", ()):
             name = self._str(node)
             if name[:1].isupper():  # ``raise E`` makes an E; a lower-case name holds one
@@ -263,12 +273,12 @@ class _Extractor:
             if dotted is not None:
                 add((node.start_byte, node.end_byte, "call",
                      CallSite("subscript", dotted, None, node.start_point[0] + 1)))
-        for kind in ("bind", "bind.return", "bind.for", "bind.as", "bind.default"):
+        for node in captures.get("bind.return", ()):
+            for ref, _ in self._given(node):
+                add((node.start_byte, node.end_byte, "return", ref))
+        for kind in ("bind", "bind.for", "bind.as", "bind.default"):
             for node in captures.get(kind, ()):
                 for binding in self._bindings(node, kind):
-                    if binding.kind == "call" and kind in ("bind.for", "bind.as"):
-                        # No assignment of the call's value: ``f()`` names what it gives.
-                        binding = Binding(binding.target, "name", binding.value + "()")
                     add((node.start_byte, node.end_byte, "bind", binding))
         for node in captures.get("use.args", ()):
             if node.named_child_count:
@@ -348,6 +358,12 @@ class _Extractor:
                 owner.uses.append(payload)  # type: ignore[arg-type]
             elif what == "bind":
                 owner.bindings.append(payload)  # type: ignore[arg-type]
+            elif what == "return":
+                owner.returns.append(payload)  # type: ignore[arg-type]
+            elif what == "arg":
+                owner.arguments.append(payload)  # type: ignore[arg-type]
+            elif what == "decorator":
+                owner.decorators.append(payload)  # type: ignore[arg-type]
             else:
                 imports.extend(self._imports(payload, owner.qualname))  # type: ignore[arg-type]
         return imports
@@ -361,11 +377,10 @@ class _Extractor:
         first_row, column = outer.start_point
         code = _dedent_at(self._str(outer), column)
         body = node.child_by_field_name("body")
-        signature = self._str_range(node.start_byte, body.start_byte if body else node.end_byte)
         enclosing = scope.parent.qualname if scope.parent and scope.parent.is_class else None
         kind: FunctionKind = "method" if enclosing else "function"
-        params = self._params(node.child_by_field_name("parameters"))
-        uses, bindings = _kept(scope, params)
+        parameters = self._params(node.child_by_field_name("parameters"))
+        uses, bindings = _kept(scope, tuple([p.name for p in parameters]))
         return Definition(
             qualname=scope.qualname,
             name=scope.name,
@@ -374,12 +389,14 @@ class _Extractor:
             span=SourceSpan(self.path, first_row + 1, node.end_point[0] + 1),
             docstring=self._docstring(body),
             comment=self._comment_above(first_row, outer.start_byte - column),
-            params=params,
-            signature=signature.rstrip().rstrip(":").strip(),
+            parameters=parameters,
             calls=tuple(scope.calls),
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
             uses=uses,
             bindings=bindings,
+            returns=tuple(scope.returns),
+            decorators=tuple(scope.decorators),
+            arguments=tuple(scope.arguments),
             enclosing_class=enclosing,
             is_async=self._is_async(node),
         )
@@ -416,6 +433,8 @@ class _Extractor:
             subscript_keys=tuple(dict.fromkeys(scope.keys)),
             uses=_kept(scope, (), local=False)[0],
             bindings=tuple(scope.bindings),
+            returns=tuple(scope.returns),
+            arguments=tuple(scope.arguments),
         )
 
     def _dotted(self, node: Node) -> str | None:
@@ -438,10 +457,8 @@ class _Extractor:
         return site if site.receiver is not None else None
 
     def _bindings(self, node: Node, kind: str) -> list[Binding]:
-        """What an assignment, a ``for`` loop, an ``as`` name, a parameter's default or a
-        returned or yielded expression (``kind``, the capture's) gives which name."""
-        if kind == "bind.return":  # the returned expression itself
-            return self._given("return", node)
+        """What an assignment, a ``for`` loop, an ``as`` name or a parameter's default
+        (``kind``, the capture's) gives which name."""
         if kind == "bind.as":
             alias = node.child_by_field_name("alias")
             value = node.named_children[0] if node.named_child_count else None
@@ -450,15 +467,15 @@ class _Extractor:
             if target is None or value is None:
                 return []
             if value.type == "call":  # ``with A() as a``: a is what A() made (or returns)
-                return self._given(target, value)
+                return self._holding(target, value)
             # ``except (E, F) as e``: e is an E or an F
             classes = value.named_children if value.type == "tuple" else [value]
-            return [Binding(target, "call", dotted) for dotted in map(self._dotted, classes)
-                    if dotted is not None]
+            return [Binding(target, Ref(dotted, called=True), BindingKind.ASSIGNED)
+                    for dotted in map(self._dotted, classes) if dotted is not None]
         if kind == "bind.default":
             name = node.child_by_field_name("name")
             value = node.child_by_field_name("value")
-            return [] if name is None or value is None else self._given(self._str(name), value)
+            return [] if name is None or value is None else self._bound(self._str(name), value)
         left = node.child_by_field_name("left")
         value = node.child_by_field_name("right")
         while value is not None and value.type == "assignment":  # ``a = b = f``
@@ -466,15 +483,23 @@ class _Extractor:
         if left is None or value is None:
             return []
         if kind == "bind.for":  # each item of a container, or what a generator yields
-            return [b for target in self._targets(left) for b in self._given(target, value)]
+            return [b for target in self._targets(left) for b in self._holding(target, value)]
         if left.type == "subscript":  # ``d[k] = f``: d holds f
             held = left.child_by_field_name("value")
             target = self._dotted(held) if held is not None else None
-            return [] if target is None else self._given(target, value)
+            return [] if target is None else self._bound(target, value)
         if left.type in ("pattern_list", "tuple_pattern"):
             return self._unpacked(left, value)
         target = self._dotted(left)
-        return [] if target is None else self._given(target, value)
+        return [] if target is None else self._bound(target, value)
+
+    def _bound(self, target: str, value: Node) -> list[Binding]:
+        """The bindings of ``target`` to the expression ``value`` by an assignment."""
+        return [Binding(target, ref, kind) for ref, kind in self._given(value)]
+
+    def _holding(self, target: str, value: Node) -> list[Binding]:
+        """``target`` holds what ``value`` gives, not assigned: ``with A() as a``."""
+        return [Binding(target, ref) for ref, _ in self._given(value)]
 
     def _targets(self, left: Node) -> list[str]:
         """The names a ``for`` loop's or an assignment's target binds (``x`` or ``a, *b``)."""
@@ -496,7 +521,7 @@ class _Extractor:
         targets = left.named_children
         if value.type not in ("expression_list", "tuple", "list") or any(
                 c.type in ("list_splat", "parenthesized_list_splat") for c in value.named_children):
-            return [b for target in self._targets(left) for b in self._given(target, value)]
+            return [b for target in self._targets(left) for b in self._bound(target, value)]
         items = value.named_children
         found: list[Binding] = []
         for index, target in enumerate(targets):
@@ -508,11 +533,12 @@ class _Extractor:
                 continue
             rest = len(targets) - index - 1
             for item in items[index:len(items) - rest] if starred else items[index:index + 1]:
-                found.extend(self._given(name, item))
+                found.extend(self._bound(name, item))
         return found
 
-    def _given(self, target: str, value: Node) -> list[Binding]:
-        """The bindings of ``target`` to the expression ``value``."""
+    def _given(self, value: Node) -> list[tuple[Ref, BindingKind]]:
+        """What the expression ``value`` gives: a name, what a named call returns (an
+        assignment of it), what a container holds."""
         kind = value.type
         if kind == "call":
             function = value.child_by_field_name("function")
@@ -524,58 +550,54 @@ class _Extractor:
                 first = args.named_children[0] if args is not None \
                     and args.named_child_count else None
                 item = self._dotted(first) if first is not None else None
-                return [] if item is None else [Binding(target, "name", item)]
-            return [Binding(target, "call", callee)]
+                return [] if item is None else [(Ref(item), BindingKind.HOLDS)]
+            return [(Ref(callee, called=True), BindingKind.ASSIGNED)]
         if kind in ("identifier", "attribute"):
             dotted = self._dotted(value)
-            return [] if dotted is None else [Binding(target, "name", dotted)]
+            return [] if dotted is None else [(Ref(dotted), BindingKind.HOLDS)]
         if kind == "subscript":  # an item of a container holds what the container holds
             container = value.child_by_field_name("value")
             dotted = self._dotted(container) if container is not None else None
-            return [] if dotted is None else [Binding(target, "name", dotted)]
-        found: list[Binding] = []
+            return [] if dotted is None else [(Ref(dotted), BindingKind.HOLDS)]
+        found: list[tuple[Ref, BindingKind]] = []
         if kind not in _CONTAINERS:
             return found
         for child in value.named_children:  # a container: the names it holds
             held = child.child_by_field_name("value") if child.type == "pair" else child
             dotted = self._dotted(held) if held is not None else None
             if dotted is not None:
-                found.append(Binding(target, "name", dotted))
+                found.append((Ref(dotted), BindingKind.HOLDS))
         return found
 
     def _arguments(self, arguments: Node, calls_at: dict[int, CallSite]
-                   ) -> list[tuple[str, ValueUse | Binding]]:
+                   ) -> list[tuple[str, ValueUse | Binding | Argument]]:
         """What a call's ``arguments`` pass: each name as a value use of the call, and
-        each name, container of names or named call's result as an ``arg`` binding
-        ``"<slot>:<callee>"``; a name added to a container (``xs.append(f)``) is held by
-        it. ``calls_at``: the calls by where their function ends."""
+        each name, container of names or named call's result as an :class:`Argument`;
+        a name added to a container (``xs.append(f)``) is held by it. ``calls_at``: the
+        calls by where their function ends."""
         call = calls_at.get(arguments.start_byte)
         if call is None:  # a space before the parenthesis, or a call of no name
             parent = arguments.parent
             function = parent.child_by_field_name("function") if parent is not None else None
             call = calls_at.get(function.end_byte) if function is not None else None
-        callee = None
-        if call is not None and call.kind != "super":
-            callee = call.name if call.receiver is None else f"{call.receiver}.{call.name}"
-            if callee in _TAKES_NO_FUNCTION or call.kind != "plain" and (
-                    call.receiver is None or call.name in _BUILTIN_METHODS):
-                callee = None
-        holder = call.receiver if callee is not None and call is not None \
-            and call.name in _ADDERS else None
-        found: list[tuple[str, ValueUse | Binding]] = []
-        position = 0
+        told = call is not None and call.kind != "super" and _may_call(call)
+        holder = call.receiver if told and call is not None and call.name in _ADDERS else None
+        found: list[tuple[str, ValueUse | Binding | Argument]] = []
+        position: int | None = 0
         for child in arguments.named_children:
             kind = child.type
+            slot: int | str | None
             if kind == "keyword_argument":
                 value = child.child_by_field_name("value")
                 name = child.child_by_field_name("name")
-                slot = self._str(name) if name is not None else ""
+                slot = self._str(name) if name is not None else None
             elif kind in ("list_splat", "dictionary_splat"):
-                position = -1 << 20  # later positions are not known
+                position = None  # later positions are not known
                 continue
             else:
-                value, slot = child, str(position)
-                position += 1
+                value, slot = child, position
+                if position is not None:
+                    position += 1
             if value is None:
                 continue
             if value.type in _NAMES:
@@ -583,37 +605,38 @@ class _Extractor:
                 if site is None:
                     continue
                 found.append(("use", ValueUse(site, call)))
-                if callee is None or slot[:1] in ("", "-"):
-                    continue
-                names = [site.name if site.receiver is None else f"{site.receiver}.{site.name}"]
-            elif callee is None or slot[:1] in ("", "-"):
+                refs = [Ref(site.callee)]
+            elif not told or slot is None:
                 continue
             else:
-                names = self._passed(value)
-            for dotted in names:
+                refs = self._passed(value)
+            if not told or slot is None or call is None:
+                continue
+            for ref in refs:
                 if holder is not None:  # a list's, or a method of the sources: both kept
-                    found.append(("bind", Binding(holder, "name", dotted)))
-                found.append(("bind", Binding(f"{slot}:{callee}", "arg", dotted)))
+                    found.append(("bind", Binding(holder.name, ref)))
+                found.append(("arg", Argument(call, slot, ref)))
         return found
 
-    def _passed(self, value: Node) -> list[str]:
+    def _passed(self, value: Node) -> list[Ref]:
         """What an argument passes: a name, the items of a container written out, or what a
         named function returns (``A()``)."""
         kind = value.type
         if kind in _NAMES:
             dotted = self._dotted(value)
-            return [] if dotted is None else [dotted]
+            return [] if dotted is None else [Ref(dotted)]
         if kind == "call":
             function = value.child_by_field_name("function")
             dotted = self._dotted(function) if function is not None else None
-            return [] if dotted is None or dotted in _TAKES_NO_FUNCTION else [dotted + "()"]
+            return [] if dotted is None or dotted in _TAKES_NO_FUNCTION else [
+                Ref(dotted, called=True)]
         if kind in _CONTAINERS:
-            return [b.value for b in self._given("", value)]
+            return [ref for ref, _ in self._given(value)]
         return []
 
-    def _decorated(self, node: Node) -> list[tuple[int, Binding]]:
-        """A decorator ``node`` (a name) of a function: the call of it with the function,
-        where it is written, and the decorator noted in the function (``@``)."""
+    def _decorated(self, node: Node, site: CallSite) -> list[tuple[int, str, object]]:
+        """A decorator ``node`` (a name, called at ``site``) of a function: the function
+        passed to it, where it is written, and the decorator noted in the function."""
         decorator = node.parent
         decorated = decorator.parent if decorator is not None else None
         definition = decorated.child_by_field_name("definition") \
@@ -630,8 +653,8 @@ class _Extractor:
             if holder.type == "class_definition":
                 path.insert(0, self._str(holder.child_by_field_name("name")))
             holder = holder.parent
-        return [(node.start_byte, Binding(f"0:{dotted}", "arg", ".".join(path))),
-                (definition.start_byte + 1, Binding("@", "name", dotted))]
+        return [(node.start_byte, "arg", Argument(site, 0, Ref(".".join(path)))),
+                (definition.start_byte + 1, "decorator", dotted)]
 
     def _attribute_call(self, function: Node) -> CallSite:
         """The call site of a called attribute, ``function``."""
@@ -639,7 +662,7 @@ class _Extractor:
             dotted = self.text[function.start_byte : function.end_byte]
             if _DOTTED.fullmatch(dotted) and not dotted.startswith(_NOT_RECEIVERS):
                 receiver, _, name = dotted.rpartition(".")
-                return CallSite("attribute", name, receiver, function.start_point[0] + 1)
+                return CallSite("attribute", name, Ref(receiver), function.start_point[0] + 1)
         obj = function.child_by_field_name("object")
         attr = function.child_by_field_name("attribute")
         line = attr.start_point[0] + 1 if attr is not None else function.start_point[0] + 1
@@ -651,11 +674,12 @@ class _Extractor:
             if func is not None and func.type == "identifier" and self._str(func) == "super":
                 return CallSite("super", name, None, line)
             made = self._dotted(func) if func is not None else None  # ``A().m()``
-            return CallSite("attribute", name, None if made is None else made + "()", line)
+            return CallSite("attribute", name, None if made is None else Ref(made, called=True),
+                            line)
         if kind == "identifier" or kind == "attribute":
             receiver = self._str(obj)
             if all(map(str.isidentifier, receiver.split("."))):
-                return CallSite("attribute", name, receiver, line)
+                return CallSite("attribute", name, Ref(receiver), line)
         return CallSite("attribute", name, None, line)
 
     def _imports(self, node: Node, scope: str) -> list[ImportBinding]:
@@ -709,20 +733,43 @@ class _Extractor:
             self._str(c) for c in supers.named_children if c.type in ("identifier", "attribute")
         )
 
-    def _params(self, node: Node | None) -> tuple[str, ...]:
+    def _params(self, node: Node | None) -> tuple[Parameter, ...]:
+        """The parameters of a signature's ``parameters`` node, with their kinds."""
         if node is None:
             return ()
-        names: list[str] = []
+        found: list[Parameter] = []
+        kind = ParameterKind.POSITIONAL
         for child in node.named_children:
-            if child.type == "identifier":
-                names.append(self._str(child))
+            what = child.type
+            if what == "positional_separator":  # ``/``: those before are positional only
+                found = [Parameter(p.name, ParameterKind.POSITIONAL_ONLY, p.default)
+                         for p in found]
                 continue
-            named = child.child_by_field_name("name")
-            if named is None:
-                named = next((c for c in child.named_children if c.type == "identifier"), None)
-            if named is not None and named.type == "identifier":
-                names.append(self._str(named))
-        return tuple(names)
+            if what == "keyword_separator":  # ``*``: those after are keyword only
+                kind = ParameterKind.KEYWORD_ONLY
+                continue
+            if what == "typed_parameter" and child.named_child_count:
+                inner = child.named_children[0]  # ``*args: int``, ``**kw: str``
+                if inner.type in _SPLATS:
+                    what, child = inner.type, inner
+            parameter = self._parameter(child, what, kind)
+            if parameter is not None:
+                found.append(parameter)
+                if parameter.kind is ParameterKind.VAR_POSITIONAL:
+                    kind = ParameterKind.KEYWORD_ONLY
+        return tuple(found)
+
+    def _parameter(self, node: Node, what: str, kind: ParameterKind) -> Parameter | None:
+        """One parameter node of type ``what``, in a part of the signature of ``kind``."""
+        if what in _SPLATS:
+            kind = _SPLATS[what]
+        named = node if what == "identifier" else node.child_by_field_name("name")
+        if named is None:
+            named = next((c for c in node.named_children if c.type == "identifier"), None)
+        if named is None or named.type != "identifier":
+            return None
+        return Parameter(self._str(named), kind,
+                         what in ("default_parameter", "typed_default_parameter"))
 
     def _is_async(self, node: Node) -> bool:
         if not self.has_error:  # the definition's first token is ``async`` or ``def``
@@ -815,9 +862,8 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
 
     A name that is a parameter or is assigned in the scope is a local variable:
     its uses are no function of the sources by scoping. A local (``local``) name's
-    binding is kept only when the scope calls it, calls through it or returns it (or,
-    given a name, passes it); what the scope passes (``arg``) and its decorators
-    (``@``) are kept.
+    binding is kept only when the scope calls it, calls through it, returns it or
+    passes it, or is given something so.
     """
     assigned = {b.target for b in scope.bindings}
     locals_ = assigned.union(params)
@@ -825,24 +871,31 @@ def _kept(scope: _Scope, params: tuple[str, ...], *, local: bool = True
                   if u.site.kind != "plain" or u.site.name not in locals_])
     if not local:
         return uses, tuple(scope.bindings)
-    used = {"return"}
+    used = {r.name.partition(".")[0] for r in scope.returns}
     for call in scope.calls:
-        used.add(call.name if call.receiver is None else call.receiver.partition(".")[0])
+        used.add(call.name if call.receiver is None else call.receiver.name.partition(".")[0])
     bindings = scope.bindings
     keep = [False] * len(bindings)
-    more = [i for i, b in enumerate(bindings) if b.kind == "arg" or b.target in used
-            or "." in b.target or b.target == "@"]
+    more = [i for i, b in enumerate(bindings) if b.target in used or "." in b.target]
     while more:  # what a kept binding is given is used too
         for i in more:
             keep[i] = True
-            if bindings[i].kind != "arg":
-                used.add(bindings[i].value.partition(".")[0])
+            used.add(bindings[i].value.name.partition(".")[0])
         more = [i for i, b in enumerate(bindings) if not keep[i] and b.target in used]
     # A name given another name and passed on (``h = fee; apply(h)``); not what a call
     # returns, which would name the callee's output (tag inference reads those).
-    passed = {b.value.partition(".")[0] for b in bindings if b.kind == "arg"}
+    passed = {a.value.name.partition(".")[0] for a in scope.arguments}
     return uses, tuple([b for b, k in zip(bindings, keep, strict=True)
-                        if k or b.kind == "name" and b.target in passed])
+                        if k or b.kind is BindingKind.HOLDS and b.target in passed])
+
+
+def _may_call(call: CallSite) -> bool:
+    """Whether what is passed to ``call`` may be called by it: not a builtin known never
+    to call its arguments, nor a method of a builtin type (but for those adding to a
+    container), nor a method of an unknown receiver."""
+    if call.kind != "plain":
+        return call.receiver is not None and call.name not in _BUILTIN_METHODS
+    return call.name not in _TAKES_NO_FUNCTION
 
 
 def _start_byte(node: Node) -> int:
@@ -853,6 +906,8 @@ def _start_byte(node: Node) -> int:
 # pattern with a child inside them keeps a state open per enclosing container, which
 # made deeply nested calls or literals quadratic (10,000 nested calls took seconds).
 _NAMES = ("identifier", "attribute")
+_SPLATS = {"list_splat_pattern": ParameterKind.VAR_POSITIONAL,
+           "dictionary_splat_pattern": ParameterKind.VAR_KEYWORD}
 _CONTAINERS = frozenset({"list", "tuple", "set", "dictionary", "expression_list"})
 # Calls whose result is an item of their first argument.
 _ITEM_OF = frozenset({"next", "iter", "reversed", "list", "tuple", "set", "frozenset",

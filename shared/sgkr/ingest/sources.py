@@ -21,7 +21,7 @@ import codecs
 import fnmatch
 import os
 import re
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,6 +130,7 @@ def read_sources(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     exclude: Sequence[str] = (),
     gitignore: bool = True,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[list[SourceFile], list[Problem]]:
     """Read the Python files and notebooks named by ``sources``.
 
@@ -148,6 +149,9 @@ def read_sources(
     gitignore
         Leave out what the ``.gitignore`` files inside the folders walked ignore
         (a file or folder given by name is read all the same).
+    progress
+        Called as ``progress("read", done, total)`` once the files are listed,
+        then as they are read.
 
     Returns
     -------
@@ -170,12 +174,16 @@ def read_sources(
                                         gitignore=gitignore)
     problems.extend(walk_problems)
     roots = roots_of(disk)
-    for path, rel in found:
+    for done, (path, rel) in enumerate(found):
+        if progress is not None and done % 100 == 0:
+            progress("read", done, len(found))
         text, problem = read_source(path, rel, max_file_bytes, roots=roots)
         if problem is not None:
             problems.append(problem)
         elif text is not None:
             files[rel] = SourceFile(rel, text)
+    if progress is not None and found:
+        progress("read", len(found), len(found))
     return [files[k] for k in sorted(files)], problems
 
 

@@ -6,27 +6,36 @@ the adapters only translate their frameworks' filters into it:
 
 - ``{"kind": "function"}``: a field holds a value (``$eq``);
 - ``{"file": {"$in": ["a.py", "b.py"]}}``: with an operator, one of ``$eq``,
-  ``$ne``, ``$in``, ``$nin`` (holds one of / none of the values) and
-  ``$all`` (holds every value);
+  ``$ne``, ``$in``, ``$nin`` (holds one of / none of the values), ``$all``
+  (holds every value), ``$gt``, ``$gte``, ``$lt``, ``$lte`` (holds a value
+  above, ..., below the operand: numbers by value, text in code point order),
+  ``$text_match`` and ``$text_match_insensitive`` (holds a text containing the
+  operand, with or without regard to case);
 - ``{"$and": [...]}``, ``{"$or": [...]}``, ``{"$not": {...}}``; several keys
   in one object must all hold.
 
 The fields are those of a document's metadata: ``file`` (every file the
 function was found in: a merged function has several), ``kind``
-(``function``, ``method`` or ``module``), ``name`` and ``matched_tags``
-(the labels of the matched tags on the paths through it: callees added
-after the paths have none).
+(``function``, ``method`` or ``module``), ``name``, ``matched_tags`` (the
+labels of the matched tags on the paths through it: callees added after the
+paths have none), all text, and ``start_line`` and ``end_line`` (of each of
+its places), integers. A field holding several values passes an operator
+when one of them does, except ``$ne`` and ``$nin`` (none may) and ``$all``.
+An operand is of its field's type: ``{"start_line": {"$gte": 100}}``,
+``{"name": {"$text_match": "fee"}}``.
 
 Examples
 --------
 >>> rule = compile_filter({"kind": "function", "file": {"$nin": ["tests/t.py"]}})
 >>> rule({"kind": ("function",), "file": ("fees.py",), "name": ("fee",), "matched_tags": ()})
 True
+>>> compile_filter({"start_line": {"$gte": 10}})({"start_line": (3, 12)})
+True
 >>> compile_filter({"path": "a.py"})
 Traceback (most recent call last):
 ...
 sgkr.errors.InvalidArgumentError: filter: unknown field 'path'; filterable: file, kind, name, \
-matched_tags
+matched_tags, start_line, end_line
 """
 
 from __future__ import annotations
@@ -40,20 +49,28 @@ from ..records import FunctionNode
 __all__ = ["FILTER_FIELDS", "Values", "Rule", "compile_filter", "filter_values"]
 
 #: The fields a filter may name.
-FILTER_FIELDS = ("file", "kind", "name", "matched_tags")
+FILTER_FIELDS = ("file", "kind", "name", "matched_tags", "start_line", "end_line")
 #: The values of each field for one function.
-Values = Mapping[str, Collection[str]]
+Values = Mapping[str, Collection[Any]]
 #: A compiled filter: the values of a function in, whether it may be returned out.
 Rule = Callable[[Values], bool]
 
-_TESTS: dict[str, Callable[[Collection[str], Any], bool]] = {
+_NUMBERS = frozenset({"start_line", "end_line"})
+_TESTS: dict[str, Callable[[Collection[Any], Any], bool]] = {
     "$eq": lambda held, value: value in held,
     "$ne": lambda held, value: value not in held,
     "$in": lambda held, values: any(v in held for v in values),
     "$nin": lambda held, values: not any(v in held for v in values),
     "$all": lambda held, values: all(v in held for v in values),
+    "$gt": lambda held, value: any(h > value for h in held),
+    "$gte": lambda held, value: any(h >= value for h in held),
+    "$lt": lambda held, value: any(h < value for h in held),
+    "$lte": lambda held, value: any(h <= value for h in held),
+    "$text_match": lambda held, value: any(value in h for h in held),
+    "$text_match_insensitive": lambda held, value: any(value in h.casefold() for h in held),
 }
 _LISTS = ("$in", "$nin", "$all")
+_TEXT = ("$text_match", "$text_match_insensitive")
 
 
 def compile_filter(spec: object) -> Rule:
@@ -81,7 +98,7 @@ def compile_filter(spec: object) -> Rule:
 
 
 def filter_values(function: FunctionNode,
-                  matched_tags: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
+                  matched_tags: Iterable[str] = ()) -> dict[str, tuple[Any, ...]]:
     """The values a filter sees for ``function``, reached through ``matched_tags``.
 
     Examples
@@ -93,7 +110,9 @@ def filter_values(function: FunctionNode,
     """
     return {"file": tuple(dict.fromkeys(s.file for s in function.sources)),
             "kind": (function.kind,), "name": (function.name,),
-            "matched_tags": tuple(matched_tags)}
+            "matched_tags": tuple(matched_tags),
+            "start_line": tuple(s.start_line for s in function.sources),
+            "end_line": tuple(s.end_line for s in function.sources)}
 
 
 def _compile(spec: object, where: str) -> Rule:
@@ -122,20 +141,39 @@ def _key_rule(key: object, value: object, where: str) -> Rule:
     tests = [_test(field, op, operand, f"{where}.{field}") for op, operand in value.items()]
     if not tests:
         raise InvalidArgumentError(f"{where}.{field}: no operator given")
-    return lambda values: all(test(values[field], operand) for test, operand in tests)
+    return lambda values: all(test(values.get(field, ()), operand) for test, operand in tests)
 
 
 def _test(field: str, op: object, operand: object,
-          where: str) -> tuple[Callable[[Collection[str], Any], bool], Any]:
+          where: str) -> tuple[Callable[[Collection[Any], Any], bool], Any]:
     test = _TESTS.get(op) if isinstance(op, str) else None
     if test is None:
         raise InvalidArgumentError(
             f"{where}: unknown operator {op!r}; expected one of {', '.join(_TESTS)}")
+    number = field in _NUMBERS
+    if op in _TEXT and number:
+        raise InvalidArgumentError(f"{where}: {op} is for text fields, not {field}")
     if op in _LISTS:
         if (isinstance(operand, str) or not isinstance(operand, Sequence)
-                or not all(isinstance(v, str) for v in operand)):
-            raise InvalidArgumentError(f"{where}: {op} takes a list of strings, got {operand!r}")
+                or not all(_typed(v, number) for v in operand)):
+            raise InvalidArgumentError(
+                f"{where}: {op} takes a list of {_kind(number)}s, got {operand!r}")
         return test, frozenset(operand)
-    if not isinstance(operand, str):
-        raise InvalidArgumentError(f"{where}: {op} takes a string, got {operand!r}")
+    if not _typed(operand, number):
+        raise InvalidArgumentError(f"{where}: {op} takes {_kind(number, True)}, got {operand!r}")
+    if op == "$text_match_insensitive":
+        return test, str(operand).casefold()
     return test, operand
+
+
+def _typed(value: object, number: bool) -> bool:
+    if number:
+        return (isinstance(value, (int, float)) and not isinstance(value, bool)
+                and value == value)  # not NaN
+    return isinstance(value, str)
+
+
+def _kind(number: bool, article: bool = False) -> str:
+    if article:
+        return "a number" if number else "a string"
+    return "number" if number else "string"

@@ -285,8 +285,9 @@ class RetrieverOptions:
               "fields " + ", ".join(FILTER_FIELDS),
         """Only functions whose metadata passes this filter are returned, with the
         budget ``k`` spent on them (see :mod:`sgkr.retrieval.filters`: ``file``,
-        ``kind``, ``name``, ``matched_tags``); the others still lead to their callees.
-        ``None``: no filter.""", check=_check_filter, metavar="JSON")
+        ``kind``, ``name``, ``matched_tags``, ``start_line``, ``end_line``; ``$eq``,
+        ``$in``, ``$gt``, ``$text_match``, ``$or``, ...); the others still lead to
+        their callees. ``None``: no filter.""", check=_check_filter, metavar="JSON")
 
     def __post_init__(self) -> None:
         for spec in OPTIONS.values():

@@ -21,10 +21,11 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
-from .base import GraphReader, GraphStore, NodeKind, Side, TagInfo
+from ..masking import mask_url
+from .base import GraphReader, GraphStore, NamesReader, NodeKind, Side, TagInfo
 from .memory import MemoryStore
 
-__all__ = ["GraphStore", "GraphReader", "TagInfo", "NodeKind", "Side", "MemoryStore",
+__all__ = ["GraphStore", "GraphReader", "NamesReader", "TagInfo", "NodeKind", "Side", "MemoryStore",
            "as_store", "as_reader", "listed_phrases", "open_store", "is_store_url"]
 
 #: What a URL starts with (RFC 3986): a file path never does.
@@ -80,7 +81,7 @@ def open_store(url: str, **options: Any) -> GraphStore:
         If the store cannot be reached.
     """
     if not is_store_url(url):
-        raise InvalidArgumentError(f"store URL {url!r}: {_EXPECTED}")
+        raise InvalidArgumentError(f"store URL {mask_url(url)!r}: {_EXPECTED}")
     scheme = url.split("://", 1)[0]
     if scheme not in ("falkor", "falkors", "falkordb"):
         raise InvalidArgumentError(f"store URL scheme {scheme!r}: {_EXPECTED}")

@@ -31,15 +31,20 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from ..records import EdgeType, FunctionNode, Role
+from ..records import EdgeType, FunctionNode, Resolution, Role
 
-__all__ = ["GraphStore", "GraphReader", "TagInfo", "NodeKind", "Side", "Path"]
+__all__ = ["GraphStore", "GraphReader", "NamesReader", "TagInfo", "NodeKind", "Side", "Path",
+           "FunctionName", "EdgeKind"]
 
 #: What a node is: ``tag``, or the kind of a function node.
 NodeKind = Literal["tag", "function", "method", "module"]
 #: Which end of an edge a node is on: ``out`` follows edges from it, ``in`` to it.
 Side = Literal["out", "in"]
 Path = tuple[str, ...]
+#: A function node's id, bare name and qualified names.
+FunctionName = tuple[str, str, tuple[str, ...]]
+#: An edge's type and, for calls and references, how it was resolved.
+EdgeKind = tuple[EdgeType, Resolution | None]
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,21 @@ class GraphReader(Protocol):
     def connect_paths(self, nodes: Sequence[str], *, max_depth: int,
                       max_paths: int) -> list[Path]:
         """:func:`sgkr.algorithms.paths.connect_paths` on this graph."""
+        ...
+
+
+@runtime_checkable
+class NamesReader(GraphReader, Protocol):
+    """A reader that also lists the names of its functions and tells its edges apart, for an
+    agent that names functions and asks how two of them are joined (both built-in stores).
+    """
+
+    def function_names(self) -> list[FunctionName]:
+        """The id, bare name and qualified names of every function node, sorted by id."""
+        ...
+
+    def edge_kinds(self, pairs: Collection[tuple[str, str]]) -> dict[tuple[str, str], EdgeKind]:
+        """The type and resolution of the edge ``a -> b`` of each pair that is an edge."""
         ...
 
 

@@ -34,7 +34,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -43,8 +43,9 @@ from ..algorithms.tokens import code_tokens
 from ..algorithms.paths import Fetch, connect_pairs, path_pairs, search_pairs
 from ..errors import InvalidArgumentError, StoreError
 from ..graph.model import KnowledgeGraph
+from ..masking import mask_secrets, mask_url
 from ..records import EdgeType, FunctionKind, FunctionNode, Role, SourceSpan
-from .base import NodeKind, Path, Side, TagInfo
+from .base import EdgeKind, FunctionName, NodeKind, Path, Side, TagInfo
 from .memory import MemoryStore
 
 __all__ = ["FalkorDBStore", "PushReport", "push_graph", "parse_url", "StoreAddress",
@@ -86,7 +87,7 @@ class StoreAddress:
     host: str
     port: int
     name: str
-    password: str | None
+    password: str | None = field(repr=False)  # never shown
     timeout: float
     scheme: str = "falkordb"
     username: str | None = None
@@ -114,7 +115,7 @@ def parse_url(url: str) -> StoreAddress:
     Examples
     --------
     >>> parse_url("falkordb://localhost:6380/stdlib?timeout=2")  # doctest: +NORMALIZE_WHITESPACE
-    StoreAddress(host='localhost', port=6380, name='stdlib', password=None, timeout=2.0,
+    StoreAddress(host='localhost', port=6380, name='stdlib', timeout=2.0,
                  scheme='falkordb', username=None, ca=None)
     >>> parse_url("falkors://db.example.com/payments").tls
     True
@@ -127,7 +128,7 @@ def parse_url(url: str) -> StoreAddress:
     if not isinstance(url, str):
         raise InvalidArgumentError(f"store URL must be a string, got {type(url)}")
     parts = urlsplit(url)
-    shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"
+    shown = _shown(url)
     name = parts.path.lstrip("/")
     try:
         port = parts.port or 6379
@@ -142,6 +143,12 @@ def parse_url(url: str) -> StoreAddress:
     username = unquote(parts.username) if parts.username else None
     return StoreAddress(parts.hostname, port, name, password, timeout, parts.scheme,
                         username, ca)
+
+
+def _shown(url: str) -> str:
+    """``url`` as an error shows it: its secrets masked, at most 200 characters."""
+    masked = mask_url(url)
+    return masked if len(masked) <= 200 else masked[:200] + "..."
 
 
 def _query_options(text: str, shown: str) -> tuple[float, str | None]:
@@ -195,7 +202,7 @@ class _Server:
         except StoreError:
             raise
         except Exception as exc:  # the client raises redis, OS and its own errors
-            reason = " ".join(str(exc).split()) or type(exc).__name__
+            reason = mask_secrets(" ".join(str(exc).split())) or type(exc).__name__
             raise StoreError(f"graph store {self.address.url}: {reason}") from None
 
     def query(self, graph: str, cypher: str, params: Mapping[str, Any] | None = None, *,
@@ -398,6 +405,20 @@ class FalkorDBReader:
             "RETURN n.id, n.name, n.qualnames, n.code, n.knowledge, n.sources, n.kind",
             ids=list(ids))
         return {row[0]: _function(row) for row in rows}
+
+    def function_names(self) -> list[FunctionName]:
+        """The id, bare name and qualified names of every function node, sorted by id."""
+        rows = self._rows("MATCH (n:Node) WHERE n.kind <> 'tag' RETURN n.id, n.name, n.qualnames")
+        return sorted((i, name, tuple(qualnames)) for i, name, qualnames in rows)
+
+    def edge_kinds(self, pairs: Collection[tuple[str, str]]) -> dict[tuple[str, str], EdgeKind]:
+        """The type and resolution of the edge ``a -> b`` of each pair that is an edge."""
+        rows = self._rows("UNWIND $pairs AS p MATCH (a:Node {id: p[0]})-[r]->(b:Node {id: p[1]}) "
+                          "RETURN a.id, b.id, type(r), r.resolution",
+                          pairs=[list(p) for p in pairs]) if pairs else []
+        kinds = {rel: kind for kind, rel in _REL.items()}
+        return {(a, b): (kinds[rel], resolution or None)  # type: ignore[misc]
+                for a, b, rel, resolution in rows if rel in kinds}
 
     def neighbours(self, ids: Collection[str], edge_type: EdgeType,
                    side: Side) -> dict[str, tuple[str, ...]]:

@@ -20,7 +20,7 @@ from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import EdgeType, FunctionNode, Role, TagNode
 from ..text import fold
-from .base import NodeKind, Path, Side, TagInfo
+from .base import EdgeKind, FunctionName, NodeKind, Path, Side, TagInfo
 
 __all__ = ["MemoryStore"]
 
@@ -143,6 +143,20 @@ class MemoryStore:
         """:func:`sgkr.algorithms.paths.connect_paths` with this store's shared index."""
         return connect_paths(self.graph, nodes, max_depth=max_depth, max_paths=max_paths,
                              index=self.index)
+
+    def function_names(self) -> list[FunctionName]:
+        """The id, bare name and qualified names of every function node, sorted by id."""
+        return [(f.id, f.name, f.qualnames) for f in self.graph.functions()]
+
+    def edge_kinds(self, pairs: Collection[tuple[str, str]]) -> dict[tuple[str, str], EdgeKind]:
+        """The type and resolution of the edge ``a -> b`` of each pair that is an edge."""
+        succ, _ = self.graph.adjacency()
+        found: dict[tuple[str, str], EdgeKind] = {}
+        for a, b in pairs:
+            data = succ.get(a, {}).get(b)
+            if data is not None:
+                found[(a, b)] = (data["type"], data.get("resolution"))  # type: ignore[assignment]
+        return found
 
     def prepare(self, *, reverse_calls: bool = True, connect: bool = True) -> None:
         """Make now the tables a retriever with these options will use (first-use cost)."""
