@@ -10,8 +10,14 @@ import numpy as np
 import pytest
 
 from sgkr import build_graph
-from sgkr.algorithms.lexical import LexicalIndex
-from sgkr.algorithms.lexicalfile import index_path, read_index, write_index
+from sgkr.algorithms.lexical import LexicalIndex, index_of
+from sgkr.algorithms.lexicalfile import (
+    index_path,
+    load_graph,
+    read_index,
+    save_graph,
+    write_index,
+)
 from sgkr.errors import GraphFormatError
 
 CODE = ("def set_timeout(request, seconds):\n    request.timeout = seconds\n"
@@ -100,3 +106,33 @@ def test_garbage_pickles_and_compression_are_refused(written: tuple[Path, object
 def test_the_index_lives_beside_its_graph() -> None:
     assert index_path("a/graph.json") == Path("a/graph.lexical.npz")
     assert index_path("a/std") == Path("a/std.lexical.npz")
+
+
+def test_a_graph_saved_with_its_index_loads_it(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = build_graph([("m.py", CODE)])
+    save_graph(graph, tmp_path / "graph.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "graph.lexical.npz"]
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the index was made again instead of read")
+
+    monkeypatch.setattr(LexicalIndex, "__init__", refuse)
+    loaded = load_graph(tmp_path / "graph.json")
+    assert index_of(loaded).search("timeout", 1) == [("fn:m.set_timeout", 1.0)]
+
+
+def test_a_bad_index_is_reported_and_made_again(tmp_path: Path) -> None:
+    graph = build_graph([("m.py", CODE)])
+    save_graph(graph, tmp_path / "graph.json")
+    (tmp_path / "graph.lexical.npz").write_bytes(b"garbage")
+    said: list[str] = []
+    loaded = load_graph(tmp_path / "graph.json", warn=said.append)
+    assert len(said) == 1 and "graph.lexical.npz" in said[0] and "made again" in said[0]
+    assert index_of(loaded).search("timeout", 1) == [("fn:m.set_timeout", 1.0)]
+    # An index of another graph is not used: the graph's own is made.
+    other = build_graph([("m.py", CODE.replace("timeout", "deadline"))])
+    save_graph(other, tmp_path / "other.json")
+    (tmp_path / "other.lexical.npz").replace(tmp_path / "graph.lexical.npz")
+    assert index_of(load_graph(tmp_path / "graph.json")).search("timeout", 1)[0][0] \
+        == "fn:m.set_timeout"

@@ -166,9 +166,9 @@ class LexicalIndex:
         found = self._scores(question)
         return {self.ids[d]: float(found[d]) for d in np.flatnonzero(found)}
 
-    def search(self, question: str, k: int) -> list[tuple[str, float]]:
-        """The ``k`` best functions for ``question``, scores scaled to the best's 1.0, ties
-        by id."""
+    def search(self, question: str, k: int, *, scaled: bool = True) -> list[tuple[str, float]]:
+        """The ``k`` best functions for ``question``, ties by id; their scores scaled to the
+        best's 1.0, or the BM25 scores themselves (``scaled=False``)."""
         _check_k(k)
         found = self._scores(question)
         hits = np.flatnonzero(found > 0)
@@ -176,6 +176,8 @@ class LexicalIndex:
             cut = np.partition(found[hits], len(hits) - k)[len(hits) - k]
             hits = hits[found[hits] >= cut]
         order = hits[np.lexsort((hits, -found[hits]))][:k]
+        if not scaled:
+            return [(self.ids[d], float(found[d])) for d in order.tolist()]
         top = float(found[order[0]]) if len(order) else 1.0
         return [(self.ids[d], round(float(found[d]) / top, 6)) for d in order.tolist()]
 
@@ -238,8 +240,10 @@ def add_up(words: Iterable[str],
     return found
 
 
-def best_hits(found: Mapping[str, float], k: int) -> list[tuple[str, float]]:
-    """The ``k`` best of ``found`` (function id -> score), scaled to the best's 1.0, ties by id.
+def best_hits(found: Mapping[str, float], k: int, *,
+              scaled: bool = True) -> list[tuple[str, float]]:
+    """The ``k`` best of ``found`` (function id -> score), ties by id, scaled to the best's 1.0
+    (or not: ``scaled=False``), as :meth:`LexicalIndex.search` gives them.
 
     Examples
     --------
@@ -249,6 +253,8 @@ def best_hits(found: Mapping[str, float], k: int) -> list[tuple[str, float]]:
     _check_k(k)
     best = sorted(((n, s) for n, s in found.items() if s > 0),
                   key=lambda item: (-item[1], item[0]))[:k]
+    if not scaled:
+        return best
     top = best[0][1] if best else 1.0
     return [(node_id, round(score / top, 6)) for node_id, score in best]
 
@@ -321,7 +327,9 @@ def _frequencies(texts: Sequence[str], numbers: dict[str, int]) -> Triples:
     unique, inverse = np.unique(keys, return_inverse=True)
     tf = np.bincount(inverse, weights=np.asarray(repeats, dtype=np.float64)[entry],
                      minlength=len(unique))
-    return unique // max(len(texts), 1), unique % max(len(texts), 1), tf
+    width_of = max(len(texts), 1)
+    return (np.asarray(unique // width_of, dtype=np.int64),
+            np.asarray(unique % width_of, dtype=np.int64), np.asarray(tf, dtype=np.float64))
 
 
 def _bm25(frequencies: Triples, documents: int, vocabulary: int, weight: float) -> Triples:

@@ -28,7 +28,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import warnings
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +42,9 @@ from ..errors import GraphFormatError, InvalidArgumentError
 from ..graph.jsonfile import MAX_GRAPH_BYTES
 from ..graph.model import KnowledgeGraph
 from ..ingest.files import parse_json, read_side_file
-from .lexical import B, K1, NAME_WEIGHT, LexicalIndex, fingerprint, indexed
+from .lexical import K1, NAME_WEIGHT, B, LexicalIndex, attach, fingerprint, index_of, indexed
 
-__all__ = ["index_path", "write_index", "read_index", "FORMAT"]
+__all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph", "FORMAT"]
 
 #: The layout and the tokenizer of a persisted index; another is rebuilt.
 FORMAT = 1
@@ -97,13 +99,54 @@ def read_index(path: str | os.PathLike[str], graph: KnowledgeGraph, *,
                                                                               NAME_WEIGHT):
         return None
     ids, words = header.get("ids"), header.get("words")
-    if not _strings(ids) or not _strings(words) or len(set(words)) != len(words):
+    if not isinstance(ids, list) or not isinstance(words, list) or not _strings(ids) \
+            or not _strings(words) or len(set(words)) != len(words):
         raise GraphFormatError(f"{where}: the ids and words must be lists of distinct strings")
     _check(arrays, len(ids), len(words), where)
     if header.get("fingerprint") != fingerprint(indexed(graph)):
         return None
     return LexicalIndex.from_arrays(ids, words, arrays["indptr"], arrays["indices"],
                                     arrays["data"], header["fingerprint"])
+
+
+def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
+    """Write ``graph`` to ``path`` (graph.json) and its lexical index beside it.
+
+    The index is the one :func:`~sgkr.algorithms.lexical.index_of` gives: made
+    now unless the graph has one, so a retriever over the graph loaded back
+    answers its first question as fast as the next.
+    """
+    if not isinstance(graph, KnowledgeGraph):
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+    graph.save(path)
+    write_index(index_of(graph), index_path(path))
+
+
+def load_graph(path: str | os.PathLike[str], *,
+               warn: Callable[[str], None] | None = None) -> KnowledgeGraph:
+    """Read graph.json (:meth:`~sgkr.graph.KnowledgeGraph.load`) and the index saved with it.
+
+    An index that is missing, or was made for other functions, is made again on
+    a retriever's first question; a malformed one is reported to ``warn``
+    (default: :func:`warnings.warn`) and made again too: the graph is never refused
+    for its index.
+
+    Raises
+    ------
+    GraphFormatError
+        If the graph file cannot be read or is malformed.
+    """
+    graph = KnowledgeGraph.load(path)
+    where = index_path(path)
+    if os.path.lexists(where):
+        try:
+            index = read_index(where, graph)
+        except GraphFormatError as exc:
+            (warn or warnings.warn)(f"{exc}; the index is made again")
+        else:
+            if index is not None:
+                attach(graph, index)
+    return graph
 
 
 def _text(text: str) -> npt.NDArray[np.uint8]:

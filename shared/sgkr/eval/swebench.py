@@ -33,7 +33,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -56,9 +55,10 @@ __all__ = ["GoldFunction", "Instance", "Localizer", "Localization", "Localizatio
            "LocalizationResult", "load_instances", "evaluate_localization",
            "default_localizers", "LOCALIZATION_ABLATIONS"]
 
-LocalizerKind = Literal["sgkr", "bm25s", "dense"]
+LocalizerKind = Literal["sgkr", "sgkr+dense", "bm25s", "dense"]
 Progress = Callable[[str, int, int], None]
 _DEPTHS = (5, 10)
+_SEEDED = 100  # the dense baseline's hits that seed SGKR
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,8 @@ class Instance:
 
 @dataclass(frozen=True)
 class Localizer:
-    """One row of the evaluation: SGKR with some options, or a baseline (``bm25s``, ``dense``)."""
+    """One row of the evaluation: SGKR with some options (``sgkr``; ``sgkr+dense``: seeded by
+    the dense baseline), or a baseline (``bm25s``, ``dense``)."""
 
     name: str
     kind: LocalizerKind = "sgkr"
@@ -93,7 +94,7 @@ class Localizer:
         if self.kind not in get_args(LocalizerKind):
             raise InvalidArgumentError(
                 f"kind must be one of {get_args(LocalizerKind)}, got {self.kind!r}")
-        if self.options and self.kind != "sgkr":
+        if self.options and not self.kind.startswith("sgkr"):
             raise InvalidArgumentError(f"{self.name}: options apply to sgkr only")
         RetrieverOptions.from_dict(dict(self.options))
 
@@ -184,17 +185,26 @@ def _instance(raw: Any, root: Path, where: str) -> Instance:
                     tuple(GoldFunction(g["file"], g["qualname"], g["line"]) for g in gold))
 
 
-#: SGKR without each part of its graph stage, one at a time.
-LOCALIZATION_ABLATIONS: tuple[Localizer, ...] = ()
+#: SGKR without its graph stage (the first stage alone), and without each of its parts.
+LOCALIZATION_ABLATIONS: tuple[Localizer, ...] = (
+    Localizer("sgkr no-graph", options={"fill": "none", "mentions": 0.0}),
+    Localizer("sgkr mentions=0", options={"mentions": 0.0}),
+    Localizer("sgkr walk=0", options={"walk": 0.0}),
+    Localizer("sgkr reuse=0", options={"reuse": 0.0}),
+    Localizer("sgkr evidence=0", options={"evidence": 0.0}),
+    Localizer("sgkr centrality=0", options={"centrality": 0.0}),
+    Localizer("sgkr brevity=0", options={"brevity": 0.0}),
+)
 
 
 def default_localizers(*, ablations: bool = True, dense: bool = True) -> list[Localizer]:
-    """SGKR, its ablations (optional), bm25s and the dense baseline (optional)."""
+    """SGKR, its ablations (optional), bm25s, and (optional) the dense baseline and SGKR
+    seeded by it."""
     rows = [Localizer("sgkr")]
-    rows += list(LOCALIZATION_ABLATIONS) if ablations else []
+    rows += list(LOCALIZATION_ABLATIONS) if ablations else [LOCALIZATION_ABLATIONS[0]]
     rows.append(Localizer("bm25s", "bm25s"))
     if dense:
-        rows.append(Localizer("dense", "dense"))
+        rows += [Localizer("dense", "dense"), Localizer("sgkr seeded by dense", "sgkr+dense")]
     return rows
 
 
@@ -227,7 +237,7 @@ def evaluate_localization(folder: str | Path, localizers: Sequence[Localizer], *
     if not localizers or len(set(names)) != len(names):
         raise InvalidArgumentError(f"give localizers with distinct names, got {names}")
     chosen = _chosen(load_instances(folder), instances)
-    if any(r.kind == "dense" for r in localizers) and embedding_model is None:
+    if any(r.kind in ("dense", "sgkr+dense") for r in localizers) and embedding_model is None:
         from ..retrieval.embeddings import default_embedding_model
 
         embedding_model = default_embedding_model()
@@ -274,8 +284,13 @@ def _localize(row: Localizer, graph: KnowledgeGraph, instance: Instance,
 
 def _ranker(row: Localizer, graph: KnowledgeGraph,
             model: EmbeddingModel | None) -> Callable[[str, int], list[str]]:
-    if row.kind == "sgkr":
-        retriever = Retriever(graph, **dict(row.options))
+    if row.kind.startswith("sgkr"):
+        seeds = None
+        if row.kind == "sgkr+dense":
+            assert model is not None
+            dense = DenseRetriever(graph, model, modules=False)
+            seeds = lambda q: dense(q, _SEEDED)  # noqa: E731
+        retriever = Retriever(graph, seed_retriever=seeds, **dict(row.options))
         return lambda q, k: [d.id for d in retriever.retrieve(q, k).documents]
     if row.kind == "bm25s":
         baseline: Callable[[str, int], Sequence[str]] = CodeBM25Retriever(graph)

@@ -39,8 +39,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..algorithms.lexical import add_up, best_hits, index_of
-from ..algorithms.tokens import code_tokens
 from ..algorithms.paths import Fetch, connect_pairs, path_pairs, search_pairs
+from ..algorithms.tokens import code_tokens
 from ..errors import InvalidArgumentError, StoreError
 from ..graph.model import KnowledgeGraph
 from ..masking import mask_secrets, mask_url
@@ -282,12 +282,12 @@ class FalkorDBStore:
         meta = self._meta.get(version)
         if meta is None:
             rows = self._server.query(version, "MATCH (m:SGKRMeta) "
-                                      "RETURN m.format, m.longest, m.curated")
+                                      "RETURN m.format, m.longest, m.curated, m.calling")
             if not rows or rows[0][0] != FORMAT:
                 found = rows[0][0] if rows else None
                 raise StoreError(f"graph store {self.url}: graph {version!r} is of format "
                                  f"{found!r}, not {FORMAT} (push it again with this sgkr)")
-            meta = (int(rows[0][1]), bool(rows[0][2]))
+            meta = (int(rows[0][1]), bool(rows[0][2]), int(rows[0][3]))
             if len(self._meta) > 8:  # versions come and go; keep a few
                 self._meta.clear()
             self._meta[version] = meta
@@ -299,15 +299,20 @@ class FalkorDBStore:
 class FalkorDBReader:
     """One version of a graph on a FalkorDB server (:class:`~sgkr.stores.base.GraphReader`)."""
 
-    def __init__(self, server: _Server, version: str, longest: int, curated: bool, *,
+    def __init__(self, server: _Server, version: str, longest: int, curated: bool,
+                 calling: int = 0, *,
                  phrases: dict[str, dict[str, list[TagInfo]]] | None = None) -> None:
         self._server, self.version, self._longest = server, version, longest
-        self._curated = curated
+        self._curated, self._calling = curated, calling
         self._vocabularies = {} if phrases is None else phrases
 
     def curated_tags(self) -> bool:
         """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
         return self._curated
+
+    def calling_count(self) -> int:
+        """How many function nodes call some function (pushed with the graph)."""
+        return self._calling
 
     def _rows(self, cypher: str, **params: Any) -> list[list[Any]]:
         return self._server.query(self.version, cypher, params)
@@ -366,14 +371,15 @@ class FalkorDBReader:
                           ids=list(ids)) if ids else []
         return {i: int(c) for i, c, _ in rows}, {i: int(z) for i, _, z in rows}
 
-    def lexical_search(self, question: str, k: int) -> list[tuple[str, float]]:
+    def lexical_search(self, question: str, k: int, *,
+                       scaled: bool = True) -> list[tuple[str, float]]:
         """:meth:`~sgkr.algorithms.lexical.LexicalIndex.search` over the pushed postings."""
         words = code_tokens(question)
         rows = self._rows("MATCH (t:Token) WHERE t.key IN $words RETURN t.key, t.postings",
                           words=sorted(set(words))) if words else []
         postings = {word: [(node, float(impact)) for node, impact in json.loads(hits)]
                     for word, hits in rows}
-        return best_hits(add_up(words, postings), k)
+        return best_hits(add_up(words, postings), k, scaled=scaled)
 
     def named(self, names: Collection[str]) -> dict[str, list[str]]:
         """The ids of the function nodes (module bodies aside) of each bare name, sorted."""
@@ -586,9 +592,11 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = _BATCH,
            "UNWIND $rows AS r CREATE (:Token {key: r.key, postings: r.postings})")
     longest = max((key.count(" ") + 1 for key in phrases), default=0)
     server.query(version, "CREATE (:SGKRMeta {format: $format, digest: $digest, "
-                 "longest: $longest, nodes: $nodes, edges: $edges, curated: $curated})",
+                 "longest: $longest, nodes: $nodes, edges: $edges, curated: $curated, "
+                 "calling: $calling})",
                  {"format": FORMAT, "digest": digest, "longest": longest, "nodes": nodes,
-                  "edges": edges, "curated": bool(graph.meta.get("curated_tags", True))},
+                  "edges": edges, "curated": bool(graph.meta.get("curated_tags", True)),
+                  "calling": memory.calling_count()},
                  write=True)
     if not _complete(server, version):
         raise StoreError(f"graph store {address.url}: version {version} was not written whole")
