@@ -66,3 +66,15 @@ def test_every_error_is_a_top_level_name() -> None:
 
     assert set(sgkr.errors.__all__) <= set(sgkr.__all__)
     assert sgkr.StoreError is sgkr.errors.StoreError
+
+
+def test_dev_installs_what_every_user_extra_needs(project: dict[str, Any]) -> None:
+    # CI installs only dev: a requirement of a user extra missing there goes untested.
+    extras = project["project"]["optional-dependencies"]
+
+    def names(requirements: list[str]) -> set[str]:
+        return {re.split(r"[\[<>=!~;\s]", r, maxsplit=1)[0].lower() for r in requirements}
+
+    for extra in ("llama-index", "langchain", "falkordb", "mcp"):
+        missing = names(extras[extra]) - names(extras["dev"])
+        assert not missing, f"dev lacks {sorted(missing)} of the {extra} extra"

@@ -6,6 +6,7 @@ import pytest
 
 from sgkr import KnowledgeGraph, build_graph
 from sgkr.agents.answer import MAX_ANSWER_CHARS, describe_page, explain_path
+from sgkr.algorithms.paths import MAX_PATHS
 from sgkr.errors import NodeNotFoundError
 from sgkr.records import RetrievalResult, RetrievedFunction, SourceSpan
 
@@ -69,5 +70,5 @@ def test_explain_never_exceeds_the_cap() -> None:
     code += "".join(f"def mid_{'x' * 200}_{i}():\n    return bottom()\n" for i in range(width))
     code += "def bottom():\n    return 1\n"
     graph = build_graph([("m.py", code)], infer_tags=False)
-    text = explain_path(graph, "top", "bottom", max_paths=10_000)
+    text = explain_path(graph, "top", "bottom", max_paths=MAX_PATHS)
     assert len(text) <= MAX_ANSWER_CHARS and "top -calls[exact]-> mid_" in text

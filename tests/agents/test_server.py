@@ -21,6 +21,7 @@ import sgkr
 from sgkr import KnowledgeGraph, Retriever
 from sgkr.agents.answer import MAX_ANSWER_CHARS
 from sgkr.agents.server import STATS_URI
+from sgkr.algorithms.paths import MAX_DEPTH, MAX_PATHS
 from sgkr.retrieval.options import OPTIONS
 from sgkr.retrieval.retriever import RetrieverOptions
 
@@ -203,6 +204,21 @@ async def test_tools_say_what_they_are_in_compact_schemas(requests_graph: Path) 
         assert tool.input_schema["additionalProperties"] is False
         assert all("title" not in p for p in tool.input_schema["properties"].values())
     assert sum(len(json.dumps(t.input_schema, separators=(",", ":"))) for t in tools) <= 2_400
+    for tool in tools:  # the bounds the core holds the search to
+        properties = tool.input_schema["properties"]
+        assert properties["max_depth"]["maximum"] == MAX_DEPTH
+        assert properties["max_paths"]["maximum"] == MAX_PATHS
+
+
+async def test_search_bounds_beyond_the_maxima_are_refused(requests_graph: Path) -> None:
+    async with _session(requests_graph) as session:
+        for tool, arguments in (("retrieve_knowledge", {"question": "How to send JSON?"}),
+                                ("explain_dependency", {"source": "get", "target": "send"})):
+            for name, limit in (("max_depth", MAX_DEPTH), ("max_paths", MAX_PATHS)):
+                over = await session.call_tool(tool, {**arguments, name: limit + 1})
+                assert over.is_error and f"{name}: {limit + 1} is greater than the maximum" \
+                    in _text(over)
+                assert not (await session.call_tool(tool, {**arguments, name: limit})).is_error
 
 
 async def test_the_answer_text_never_contradicts_itself(requests_graph: Path) -> None:

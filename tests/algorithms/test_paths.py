@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sgkr import KnowledgeGraph
-from sgkr.algorithms.paths import connect_paths, find_paths
+from sgkr.algorithms.paths import MAX_DEPTH, MAX_PATHS, connect_paths, find_paths, search_pairs
 from sgkr.errors import InvalidArgumentError, NodeNotFoundError
 from sgkr.records import Edge, FunctionNode, TagNode
 
@@ -99,8 +99,14 @@ def test_errors() -> None:
     g = make([("a", "b")], consumes=[("in", "a")])
     with pytest.raises(NodeNotFoundError, match="tag:nope"):
         find_paths(g, ["tag:nope"], ["tag:in"])
-    with pytest.raises(InvalidArgumentError, match="positive"):
+    with pytest.raises(InvalidArgumentError, match="max_depth must be an integer from 1"):
         find_paths(g, ["tag:in"], ["tag:in"], max_depth=0)
+    with pytest.raises(InvalidArgumentError, match=f"from 1 to {MAX_DEPTH}, got {MAX_DEPTH + 1}"):
+        find_paths(g, ["tag:in"], ["tag:in"], max_depth=MAX_DEPTH + 1)
+    with pytest.raises(InvalidArgumentError, match=f"max_paths must be .* to {MAX_PATHS}"):
+        connect_paths(g, ["tag:in", "b"], max_paths=MAX_PATHS + 1)
+    with pytest.raises(InvalidArgumentError, match="max_paths"):
+        search_pairs(lambda f, b: ({}, {}), [("a", "b")], max_paths=True)
 
 
 # -- the shared-tree search is the per-pair search it replaced ------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import pickle
 import socket
@@ -10,15 +11,20 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sgkr import KnowledgeGraph, Retriever, build_graph
 from sgkr.bench import make_questions
 from sgkr.errors import InvalidArgumentError, StoreError
 from sgkr.records import Edge, FunctionNode, SourceSpan, TagNode
 from sgkr.stores import GraphReader, GraphStore, MemoryStore, NamesReader, open_store
+from sgkr.stores.connection import Server as Connection
 from sgkr.stores.falkor import FalkorDBStore, parse_url, push_graph
+from sgkr.stores.layout import current_key
 
 from ..conftest import PAYMENTS
 from ..falkordb_server import Server, free_port, start_server
@@ -133,44 +139,6 @@ def test_records_round_trip_exactly(falkordb: Server) -> None:
     assert Retriever(store=url).retrieve(question) == Retriever(g).retrieve(question)
 
 
-def test_push_is_idempotent_and_replaces_atomically(falkordb: Server,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from sgkr.stores import falkor
-
-    url = falkordb.url("versions")
-    first, second, third = _odd_graph("one"), _odd_graph("two"), _odd_graph("three")
-    pushed = push_graph(first, url)
-    assert not pushed.unchanged
-    again = push_graph(first, url)
-    assert again.unchanged and again.version == pushed.version
-    store = FalkorDBStore(url)
-    before = store.reader()  # a question that began on the first graph
-    second_version = push_graph(second, url).version
-    assert before.functions(["fn:odd"])["fn:odd"].knowledge == "one"  # still whole
-    assert store.reader().functions(["fn:odd"])["fn:odd"].knowledge == "two"
-
-    # A push that fails half-way leaves the current graph current, whole.
-    calls = {"n": 0}
-    real = falkor._write
-
-    def failing(*args: object, **kwargs: object) -> None:
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise StoreError("graph store: the connection dropped")
-        real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(falkor, "_write", failing)
-    with pytest.raises(StoreError, match="dropped"):
-        push_graph(third, url)
-    monkeypatch.setattr(falkor, "_write", real)
-    assert store.reader().functions(["fn:odd"])["fn:odd"].knowledge == "two"
-    done = push_graph(third, url)  # and the next push writes it whole
-    assert store.reader().functions(["fn:odd"])["fn:odd"].knowledge == "three"
-    kept = {g for g in store._server.call(store._server.db.list_graphs)
-            if g.startswith("versions@")}
-    assert kept == {done.version, second_version}  # the current one and the one before
-
-
 def test_store_urls_and_missing_graphs(falkordb: Server) -> None:
     assert parse_url("falkordb://:s3cret@db.example:7000/g?timeout=0.5").password == "s3cret"
     for bad, why in [("falkordb://h/", "expected falkor://"), ("redis://h:1/g", "expected"),
@@ -248,7 +216,7 @@ def test_a_connection_dropped_mid_question_is_an_error_not_an_answer(
         retriever = Retriever(store=url)
         question = "What is the average fee for account type H and a transaction of 100 euros?"
         assert retriever.retrieve(question).documents
-        real = falkor._Server.query
+        real = falkor.Server.query
         seen = {"n": 0}
 
         def dropping(self: object, *args: object, **kwargs: object) -> object:
@@ -258,7 +226,7 @@ def test_a_connection_dropped_mid_question_is_an_error_not_an_answer(
                 server.process.wait(10)
             return real(self, *args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(falkor._Server, "query", dropping)
+        monkeypatch.setattr(falkor.Server, "query", dropping)
         with pytest.raises(StoreError, match=r"^graph store falkordb://127\.0\.0\.1:\d+/payments:"):
             retriever.retrieve(question)
     finally:
@@ -322,3 +290,117 @@ def test_a_graph_of_inferred_tags_answers_alike(falkordb: Server,
     push_graph(bare, url)
     for question in _questions(payments_graph):
         assert Retriever(store=url).retrieve(question) == Retriever(bare).retrieve(question)
+
+
+# -- L3: a malformed store is a StoreError, never a traceback ------------------------------
+
+_PROPERTIES = {"Function": ("id", "kind", "record", "callers", "central", "size", "key",
+                            "name", "qualnames"),
+               "Tag": ("id", "kind", "role", "record"), "Phrase": ("text", "key"),
+               "Token": ("word", "postings", "key"), "SGKRMeta": ("format", "longest", "curated")}
+# Values a Cypher parameter can carry (no NUL, no infinity).
+_texts = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"),
+                 max_size=20)
+_STORES = itertools.count()
+_odd_values = st.one_of(
+    st.none(), st.booleans(), st.integers(-2**63, 2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False), _texts,
+    st.lists(st.one_of(st.integers(), _texts), max_size=3),
+    st.sampled_from(["[", "{}", "[[1, 2]]", '[["fn:x", "y"]]', "[" * 100_000, '{"id": 1}',
+                     '{"id": "fn:odd", "type": "tag", "label": "x", "aliases": []}',
+                     '{"id": "fn:odd", "type": "function"}', "null", "method", "tag"]))
+
+
+def _every_read(url: str, graph: KnowledgeGraph) -> None:
+    """Every way a retriever reads the store; a StoreError is the only error allowed."""
+    ids = [n["id"] for n in graph.to_dict()["nodes"]] + ["fn:none"]
+    reads = [lambda r: r.functions(ids), lambda r: r.tags(ids), lambda r: r.kinds(ids),
+             lambda r: r.phrases(), lambda r: r.phrase_tags(["result value", "in", "out"]),
+             lambda r: r.neighbours(ids, "calls", "in"), lambda r: r.around(ids),
+             lambda r: r.most_called(5), lambda r: r.callers_and_sizes(ids),
+             lambda r: r.function_count(), lambda r: r.lexical_search("odd result value", 5),
+             lambda r: r.find_paths(["tag:in"], ["tag:out"], max_depth=4, max_paths=4,
+                                    reverse_calls=True),
+             lambda r: r.connect_paths(["tag:in", "tag:out"], max_depth=4, max_paths=4),
+             lambda r: r.function_names(),
+             lambda r: r.edge_kinds([(a, b) for a in ids for b in ids])]
+    for read in reads:
+        try:
+            read(FalkorDBStore(url).reader())
+        except StoreError as error:
+            assert "\n" not in str(error) and str(error).startswith("graph store falkordb://")
+    for options in ({}, {"fill": "none"}, {"partial": "nearest"}):
+        try:
+            Retriever(store=url, **options).retrieve("Given the in, what is the result value?")
+        except StoreError:
+            pass
+
+
+def _corrupted(falkordb: Server, name: str, label: str, prop: str, value: object, *,
+               every: bool = False) -> str:
+    """A new store ``name`` whose graph's first node of ``label`` (or every one) has
+    ``prop`` set to ``value``."""
+    url = falkordb.url(name)
+    version = push_graph(_odd_graph("odd"), url).version
+    server = FalkorDBStore(url)._server
+    server.query(version, f"MATCH (n:{label}) WITH n {'' if every else 'LIMIT 1'} "
+                          f"SET n.{prop} = $v", {"v": value}, write=True)
+    return url
+
+
+_IDS = ["fn:odd", "fn:bare", "fn:used", "tag:in", "tag:out"]
+
+
+@pytest.mark.parametrize("label, prop, value, read", [
+    ("Function", "record", "not json", lambda r: r.functions(_IDS)),
+    ("Function", "record", "[" * 100_000, lambda r: r.functions(_IDS)),
+    ("Function", "record", '{"id": "fn:other", "type": "function"}', lambda r: r.functions(_IDS)),
+    ("Function", "record", None, lambda r: r.functions(_IDS)),
+    ("Function", "id", 5, lambda r: r.kinds(_IDS)),
+    ("Function", "kind", "script", lambda r: r.kinds(_IDS)),
+    ("Function", "key", "elsewhere", lambda r: r.kinds(_IDS)),
+    ("Function", "callers", "many", lambda r: r.callers_and_sizes(_IDS)),
+    ("Function", "size", -1, lambda r: r.callers_and_sizes(_IDS)),
+    ("Function", "qualnames", "m.odd", lambda r: r.function_names()),
+    ("Tag", "role", "sideways", lambda r: r.tags(_IDS)),
+    ("Tag", "record", '{"id": "tag:out", "type": "tag"}', lambda r: r.tags(_IDS)),
+    ("Tag", "kind", "function", lambda r: r.kinds(_IDS)),
+    ("Phrase", "text", ["a"], lambda r: r.phrases()),
+    ("Token", "postings", '[["fn:odd"]]', lambda r: r.lexical_search("odd used bare", 5)),
+    ("Token", "postings", '[["fn:odd", "high"]]', lambda r: r.lexical_search("odd used", 5)),
+    ("SGKRMeta", "format", "6", lambda r: r),
+    ("SGKRMeta", "longest", -3, lambda r: r),
+    ("SGKRMeta", "curated", "yes", lambda r: r),
+])
+def test_malformed_records_are_store_errors(falkordb: Server, label: str, prop: str,
+                                            value: object, read: Any) -> None:
+    url = _corrupted(falkordb, f"malformed-{label}-{prop}-{next(_STORES)}", label, prop, value,
+                     every=True)
+    _every_read(url, _odd_graph("odd"))
+    with pytest.raises(StoreError, match=r"^graph store falkordb://\S+: .*(push|format)") as e:
+        read(FalkorDBStore(url).reader())
+    assert "\n" not in str(e.value)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_malformed_value_is_a_store_error(falkordb: Server, data: st.DataObject) -> None:
+    label = data.draw(st.sampled_from(sorted(_PROPERTIES)))
+    prop = data.draw(st.sampled_from(_PROPERTIES[label]))
+    name = f"malformed-{next(_STORES)}"  # a store of its own: edits never add up
+    url = _corrupted(falkordb, name, label, prop, data.draw(_odd_values),
+                     every=data.draw(st.booleans()))
+    _every_read(url, _odd_graph("odd"))
+    server = Connection(parse_url(url))
+    server.drop(str(server.get(current_key(name))))
+
+
+def test_a_malformed_store_through_the_cli(falkordb: Server) -> None:
+    url = _corrupted(falkordb, "malformed-cli", "Function", "record", "not json", every=True)
+    done = subprocess.run([sys.executable, "-m", "sgkr", "query", url,
+                           "Given the in, what is the result value?"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 8, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "push the graph again" in done.stderr

@@ -44,7 +44,7 @@ from .tools import EXPLAIN, RETRIEVE, TOOLS, ToolSpec, check_arguments
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-__all__ = ["make_server", "serve", "answer", "STATS_URI"]
+__all__ = ["make_server", "serve", "answer", "require_sdk", "STATS_URI"]
 
 STATS_URI = "sgkr://graph/stats"
 _INSTRUCTIONS = (
@@ -98,6 +98,22 @@ def answer(library: Library, tool: str, arguments: Any) -> str:
     return work(library.current, check_arguments(spec, arguments))
 
 
+def require_sdk() -> None:
+    """Check that the ``mcp`` SDK is installed (before a long build, not after).
+
+    Raises
+    ------
+    SGKRError
+        If it is not, saying how to install it.
+    """
+    try:
+        import jsonschema  # noqa: F401
+        import mcp.server.lowlevel  # noqa: F401
+    except ImportError as exc:
+        raise SGKRError(
+            f"the MCP server needs the mcp package ({exc}): pip install \"sgkr[mcp]\"") from None
+
+
 def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
     """The MCP server over ``graph`` (or a library of its versions); ``options`` are the
     retriever's defaults.
@@ -109,21 +125,20 @@ def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
     InvalidArgumentError
         If an option is not one of :class:`~sgkr.retrieval.retriever.RetrieverOptions`.
     """
-    try:
-        import anyio
-        import mcp.types as types
-        from mcp.server.lowlevel import Server
-        from mcp.shared.exceptions import MCPError
-    except ImportError as exc:
-        raise SGKRError(
-            f"the MCP server needs the mcp package ({exc}): pip install \"sgkr[mcp]\"") from None
+    require_sdk()
+    import anyio
+    import mcp.types as types
+    from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+
     _tools.prepare()
     if isinstance(graph, KnowledgeGraph):
         library = Library(Snapshot.of(graph, **options))
-    elif isinstance(graph, Library):
+    elif isinstance(graph, Library) and not options:
         library = graph
     else:
-        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph (with options) or a "
+                                   f"Library (its snapshots have theirs), got {type(graph)}")
     tools = [types.Tool(name=t.name, title=t.title, description=t.description,
                         input_schema=t.input_schema,
                         annotations=types.ToolAnnotations.model_validate(t.annotations))

@@ -96,10 +96,10 @@ EXPLAIN = ToolSpec(
         "name gets the nearest names."),
     input_schema=_object({
         "source": _NAME, "target": _NAME,
-        "max_depth": {"type": "integer", "minimum": 1, "default": DEFAULT_MAX_DEPTH,
-                      "description": "longest path, in edges"},
-        "max_paths": {"type": "integer", "minimum": 1, "default": DEFAULT_SHOWN_PATHS,
-                      "description": "most paths shown"},
+        "max_depth": {**OPTIONS["max_depth"].json_schema(description=False),
+                      "default": DEFAULT_MAX_DEPTH},
+        "max_paths": {**OPTIONS["max_paths"].json_schema(description=False),
+                      "default": DEFAULT_SHOWN_PATHS, "description": "most paths shown"},
     }, ["source", "target"]),
     annotations={"title": "Explain a dependency", **_READ_ONLY},
 )

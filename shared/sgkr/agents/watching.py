@@ -71,9 +71,12 @@ class Sources:
 
     def watched(self) -> list[Path]:
         """The files and folders whose changes make a new version."""
-        extra = [Path(f) for f in (self.options.knowledge, self.options.examples)
-                 if isinstance(f, (str, os.PathLike))]
-        return [*self.paths, *extra]
+        return [*self.paths, *self._side_files()]
+
+    def _side_files(self) -> list[Path]:
+        """The knowledge and examples files: read once by a build, so a change rebuilds."""
+        return [Path(f) for f in (self.options.knowledge, self.options.examples)
+                if isinstance(f, (str, os.PathLike))]
 
     def build(self) -> KnowledgeGraph:
         """The graph: built from every source, or loaded."""
@@ -88,8 +91,7 @@ class Sources:
         A changed knowledge or examples file, or a graph file, means a new build (or
         load); otherwise only the sources that changed are read again.
         """
-        if self.graph_file or self._builder is None or _touches(changed, self.watched()[
-                len(self.paths):]):
+        if self.graph_file or self._builder is None or _touches(changed, self._side_files()):
             return self.build()
         graph = self._builder.update()
         report = self._builder.last_update

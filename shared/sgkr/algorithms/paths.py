@@ -37,10 +37,15 @@ from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..graph.model import KnowledgeGraph
 
 __all__ = ["find_paths", "connect_paths", "search_pairs", "path_pairs", "connect_pairs",
-           "SearchIndex", "Fetch", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_PATHS"]
+           "SearchIndex", "Fetch", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_PATHS", "MAX_DEPTH",
+           "MAX_PATHS", "check_bounds"]
 
 DEFAULT_MAX_DEPTH = 8
 DEFAULT_MAX_PATHS = 32
+#: Largest bounds a search accepts: deeper paths explain nothing, and the paths returned
+#: (at most ``max_paths`` of at most ``max_depth`` edges) are the search's output.
+MAX_DEPTH = 64
+MAX_PATHS = 1_000
 Path = tuple[str, ...]
 
 
@@ -211,19 +216,31 @@ def search_pairs(fetch: Fetch, pairs: Sequence[tuple[str, str]], *, symmetric: b
     >>> search_pairs(fetch, [("a", "c")])
     [('a', 'b', 'c')]
     """
-    if max_depth < 1 or max_paths < 1:
-        raise InvalidArgumentError(
-            f"max_depth and max_paths must be positive, got {max_depth}, {max_paths}")
+    check_bounds(max_depth, max_paths)
     ahead = _Fetched(fetch, 0)
     behind = ahead if symmetric else _Fetched(fetch, 1)
     return _all_pairs(ahead, behind, pairs, max_depth, max_paths)
 
 
+def check_bounds(max_depth: int, max_paths: int) -> None:
+    """Refuse bounds of a search out of ``1..MAX_DEPTH`` and ``1..MAX_PATHS``.
+
+    Examples
+    --------
+    >>> check_bounds(8, 10_000)
+    Traceback (most recent call last):
+    ...
+    sgkr.errors.InvalidArgumentError: max_paths must be an integer from 1 to 1000, got 10000
+    """
+    for name, value, limit in (("max_depth", max_depth, MAX_DEPTH),
+                               ("max_paths", max_paths, MAX_PATHS)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= limit:
+            raise InvalidArgumentError(
+                f"{name} must be an integer from 1 to {limit}, got {value!r}")
+
+
 def _check(graph: KnowledgeGraph, nodes: Sequence[str], max_depth: int, max_paths: int) -> None:
-    if max_depth < 1 or max_paths < 1:
-        raise InvalidArgumentError(
-            f"max_depth and max_paths must be positive, got {max_depth}, {max_paths}"
-        )
+    check_bounds(max_depth, max_paths)
     for node in nodes:
         if node not in graph:
             raise NodeNotFoundError(f"search endpoint {node!r} is not in the graph")

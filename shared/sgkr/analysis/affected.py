@@ -36,8 +36,9 @@ Matches = tuple[tuple[str, ...], tuple[str, ...]]
 
 def matches(resolver: CallResolver, name: str) -> Matches:
     """What a bare-name call of ``name`` may resolve to."""
-    return (tuple(sorted(resolver.functions_by_name.get(name, ()))),
-            tuple(sorted(resolver.callables_by_name.get(name, ()))))
+    tables = resolver.tables
+    return (tuple(sorted(tables.functions_by_name.get(name, ()))),
+            tuple(sorted(tables.callables_by_name.get(name, ()))))
 
 
 def rematched(old: Matches, new: Matches) -> bool:

@@ -292,10 +292,7 @@ class Assembly:
         index.replace(old, new)
         redo = index.to_resolve(resolver, old, new, changed)
         # Modules whose inferred calls read the tables of a changed module.
-        touched = {m.module for m in (*old, *new)}
-        touched.update(*(resolver.keys_of(m) for m in (*old, *new)))
-        redo |= {name for name, read in resolver.depends.items()
-                 if name in resolver.by_module and not read.isdisjoint(touched)}
+        redo |= resolver.readers((*old, *new))
         refs: Calls = {}
         calls = resolver.resolve_modules((resolver.by_module[n] for n in sorted(redo)), refs)
         return redo, calls, refs
@@ -481,10 +478,10 @@ class Assembly:
 
     def _definitions(self, node_id: str) -> list[Definition]:
         """Definitions whose qualified name maps to ``node_id``, in build order."""
-        resolver = self.resolver
+        tables = self.resolver.tables
         quals = set(self._quals(node_id))
-        owners = sorted({resolver.owner[q] for q in quals if q in resolver.owner})
-        return [d for name in owners for d in resolver.by_module[name].definitions
+        owners = sorted({tables.owner[q] for q in quals if q in tables.owner})
+        return [d for name in owners for d in tables.by_module[name].definitions
                 if d.qualname in quals]
 
 

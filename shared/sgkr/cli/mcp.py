@@ -70,9 +70,11 @@ def _what(targets: list[str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Load, reach or build the graph, then serve it until the client disconnects."""
-    from ..agents.server import serve
+    from ..agents.server import require_sdk, serve
     from ..agents.serving import Library, Snapshot
     from ..agents.watching import Sources, Watcher
+
+    require_sdk()
 
     options: dict[str, Any] = retrieval_options(args)
     what = _what(args.targets)

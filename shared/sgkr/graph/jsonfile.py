@@ -44,8 +44,8 @@ from ..errors import GraphFormatError, InvalidArgumentError
 from ..ingest.files import FileRefused, opened, parse_json
 from ..records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, TagNode
 
-__all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_json",
-           "write_document", "remove_orphans"]
+__all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_node",
+           "read_json", "write_document", "remove_orphans"]
 
 SCHEMA_VERSION = 2
 MAX_GRAPH_BYTES = 2_000_000_000
@@ -120,6 +120,22 @@ def read_document(data: Any, *, where: str = "graph"
         types[record.id] = "function" if isinstance(record, FunctionNode) else "tag"
         records.append(record)
     return meta, records, _edges(edges, types, where)
+
+
+def read_node(raw: Any, where: str, name: str) -> FunctionNode | TagNode:
+    """One node object of a graph.json document, validated as :func:`read_document` does.
+
+    Raises
+    ------
+    GraphFormatError
+        Naming ``where``, ``name`` (the node, as the message shows it) and the problem.
+
+    Examples
+    --------
+    >>> read_node({"id": "tag:fee", "type": "tag", "label": "fee", "aliases": []}, "x", "0")
+    TagNode(id='tag:fee', label='fee', aliases=(), weight=1.0)
+    """
+    return _node(raw, (where, "node", name))
 
 
 def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:

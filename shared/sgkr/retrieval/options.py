@@ -40,7 +40,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from ..algorithms.paths import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS
+from ..algorithms.paths import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS, MAX_DEPTH, MAX_PATHS
 from ..errors import InvalidArgumentError
 from .filters import FILTER_FIELDS, compile_filter
 
@@ -200,10 +200,11 @@ class RetrieverOptions:
         minimum=1)
     max_depth: int = option(
         DEFAULT_MAX_DEPTH, "longest path, in edges",
-        """Bound of the path search: most edges on one path.""", minimum=1)
+        """Bound of the path search: most edges on one path.""", minimum=1,
+        maximum=MAX_DEPTH)
     max_paths: int = option(
         DEFAULT_MAX_PATHS, "most paths searched",
-        """Bound of the path search: most paths in all.""", minimum=1)
+        """Bound of the path search: most paths in all.""", minimum=1, maximum=MAX_PATHS)
     reverse_calls: bool = option(
         True, "walk calls from callee to caller too",
         """Walk call edges from callee to caller too (connects a helper shared by two
