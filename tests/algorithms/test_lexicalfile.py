@@ -64,6 +64,7 @@ def _rewrite(path: Path, **arrays: object) -> None:
     ({"data": np.zeros(4, dtype=np.float64)}, "float32"),
     ({"extra": np.zeros(1)}, "not a lexical index"),
     ({"header": np.frombuffer(b"{not json", dtype=np.uint8)}, "header is not JSON"),
+    ({"lengths": np.zeros(2, dtype=np.int64)}, "lengths do not match"),
 ])
 def test_a_malformed_index_is_refused_naming_the_file(
         written: tuple[Path, object], change: dict[str, object], message: str) -> None:
@@ -89,13 +90,13 @@ def test_garbage_pickles_and_compression_are_refused(written: tuple[Path, object
         read_index(path, graph)  # type: ignore[arg-type]
     buffer = io.BytesIO()
     np.savez(buffer, header=np.array([{"a": 1}], dtype=object), indptr=np.zeros(1),
-             indices=np.zeros(1), data=np.zeros(1))
+             indices=np.zeros(1), data=np.zeros(1), lengths=np.zeros(1))
     path.write_bytes(buffer.getvalue())
     with pytest.raises(GraphFormatError, match="not a lexical index"):
         read_index(path, graph)  # type: ignore[arg-type]
     buffer = io.BytesIO()
     np.savez_compressed(buffer, header=np.zeros(1, dtype=np.uint8), indptr=np.zeros(1),
-                        indices=np.zeros(1), data=np.zeros(1))
+                        indices=np.zeros(1), data=np.zeros(1), lengths=np.zeros(1))
     path.write_bytes(buffer.getvalue())
     with pytest.raises(GraphFormatError, match="compressed"):
         read_index(path, graph)  # type: ignore[arg-type]

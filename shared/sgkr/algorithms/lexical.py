@@ -43,7 +43,8 @@ from ..records import FunctionNode
 from .tokens import code_tokens, identifier_tokens, raw_words
 
 __all__ = ["LexicalIndex", "function_document", "fingerprint", "indexed", "index_of", "attach",
-           "weighted_postings", "add_up", "best_hits", "NAME_WEIGHT", "K1", "B"]
+           "attached", "weighted_postings", "add_up", "best_hits", "NAME_WEIGHT", "K1",
+           "B"]
 
 #: BM25's term-frequency saturation and length normalisation (bm25s's defaults).
 K1 = 1.5
@@ -117,6 +118,9 @@ class LexicalIndex:
         (documents) and ``data[...]`` (impacts).
     fingerprint
         :func:`fingerprint` of the indexed functions.
+    lengths
+        Each indexed function's length, the characters of its text (at least 1), which
+        the walk prices (kept with the index, so a graph loaded back has them made).
     """
 
     def __init__(self, graph: KnowledgeGraph) -> None:
@@ -127,24 +131,33 @@ class LexicalIndex:
         words, indptr, indices, data = weighted_postings(
             [[text for text, _ in documents], [name for _, name in documents]],
             (1.0, NAME_WEIGHT))
-        self._set([f.id for f in nodes], words, indptr, indices, data, fingerprint(nodes))
+        lengths = np.asarray([max(len(f.text), 1) for f in nodes], dtype=np.int64)
+        self._set([f.id for f in nodes], words, indptr, indices, data, fingerprint(nodes),
+                  lengths)
 
     @classmethod
     def from_arrays(cls, ids: Sequence[str], words: Sequence[str], indptr: Offsets,
-                    indices: Ints, data: Floats, digest: str) -> LexicalIndex:
+                    indices: Ints, data: Floats, digest: str,
+                    lengths: Offsets | None = None) -> LexicalIndex:
         """An index from its parts, as :mod:`~sgkr.algorithms.lexicalfile` reads them
-        (checked there)."""
+        (checked there); without ``lengths``, every length is 1."""
         index = cls.__new__(cls)
-        index._set(list(ids), list(words), indptr, indices, data, digest)
+        index._set(list(ids), list(words), indptr, indices, data, digest,
+                   np.ones(len(ids), dtype=np.int64) if lengths is None else lengths)
         return index
 
     def _set(self, ids: list[str], words: list[str], indptr: Offsets, indices: Ints,
-             data: Floats, digest: str) -> None:
+             data: Floats, digest: str, lengths: Offsets) -> None:
         self.ids = ids
         self.words = words
         self.vocabulary = {w: n for n, w in enumerate(words)}
         self.indptr, self.indices, self.data = indptr, indices, data
         self.fingerprint = digest
+        self.lengths = lengths
+
+    def length_of(self) -> dict[str, int]:
+        """Each indexed function's length (see :attr:`lengths`), by id."""
+        return dict(zip(self.ids, self.lengths.tolist(), strict=True))
 
     @property
     def size(self) -> int:
@@ -205,6 +218,11 @@ def attach(graph: KnowledgeGraph, index: LexicalIndex) -> None:
         raise InvalidArgumentError("attach takes a KnowledgeGraph and a LexicalIndex")
     with _LOCK:
         _ATTACHED[graph] = index
+
+
+def attached(graph: KnowledgeGraph) -> LexicalIndex | None:
+    """The index :func:`index_of` gives for ``graph``, if it has one already (none is made)."""
+    return _ATTACHED.get(graph)
 
 
 def index_of(graph: KnowledgeGraph) -> LexicalIndex:

@@ -49,7 +49,7 @@ __all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph"
 #: The layout and the tokenizer of a persisted index; another is rebuilt.
 FORMAT = 1
 _SUFFIX = ".lexical.npz"
-_ARRAYS = {"indptr": np.int64, "indices": np.int32, "data": np.float32}
+_ARRAYS = {"indptr": np.int64, "indices": np.int32, "data": np.float32, "lengths": np.int64}
 
 
 def index_path(graph_path: str | os.PathLike[str]) -> Path:
@@ -75,7 +75,8 @@ def write_index(index: LexicalIndex, path: str | os.PathLike[str]) -> None:
               "fingerprint": index.fingerprint, "ids": index.ids, "words": index.words}
     buffer = io.BytesIO()
     np.savez(buffer, header=_text(json.dumps(header, ensure_ascii=False)),
-             indptr=index.indptr, indices=index.indices, data=index.data)
+             indptr=index.indptr, indices=index.indices, data=index.data,
+             lengths=index.lengths)
     write_atomic(path, buffer.getvalue())
 
 
@@ -106,7 +107,7 @@ def read_index(path: str | os.PathLike[str], graph: KnowledgeGraph, *,
     if header.get("fingerprint") != fingerprint(indexed(graph)):
         return None
     return LexicalIndex.from_arrays(ids, words, arrays["indptr"], arrays["indices"],
-                                    arrays["data"], header["fingerprint"])
+                                    arrays["data"], header["fingerprint"], arrays["lengths"])
 
 
 def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
@@ -187,3 +188,6 @@ def _check(arrays: dict[str, npt.NDArray[Any]], documents: int, words: int, wher
         raise GraphFormatError(f"{where}: a posting names no indexed function")
     if not np.all(np.isfinite(data)) or np.any(data < 0):
         raise GraphFormatError(f"{where}: an impact is not a finite non-negative number")
+    lengths = arrays["lengths"]
+    if len(lengths) != documents or (documents and lengths.min() < 1):
+        raise GraphFormatError(f"{where}: the lengths do not match the functions")

@@ -167,7 +167,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _localization(args: argparse.Namespace) -> None:
     """``sgkr eval swebench``: bug localization, its table printed (and written to --out)."""
-    from ..eval.swebench import default_localizers, evaluate_localization, format_localization
+    from ..atomic import write_atomic
+    from ..eval.swebench import (
+        default_localizers,
+        evaluate_localization,
+        format_localization,
+        localization_markdown,
+    )
 
     if not args.data:
         raise InvalidArgumentError("swebench: give --data (the unpacked swebench-dev folder)")
@@ -181,9 +187,11 @@ def _localization(args: argparse.Namespace) -> None:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        target = out / "swebench.json"
-        target.write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {target}")
+        command = "sgkr eval " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["eval"] \
+            else "sgkr eval swebench"
+        for name, text in (("swebench.json", json.dumps(result.to_dict(), indent=1) + "\n"),
+                           ("swebench.md", localization_markdown(result, command))):
+            print(f"wrote {write_atomic(out / name, text)}")
 
 
 def _end_to_end(datasets: list[Any], results: list[Any], args: argparse.Namespace,

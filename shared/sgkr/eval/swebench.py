@@ -51,7 +51,7 @@ from .baselines import CodeBM25Retriever, DenseRetriever, EmbeddingModel
 from .metrics import count_tokens
 
 __all__ = ["GoldFunction", "Instance", "Localizer", "Localization", "LocalizationSummary",
-           "format_localization",
+           "format_localization", "localization_markdown",
            "LocalizationResult", "load_instances", "evaluate_localization",
            "default_localizers", "LOCALIZATION_ABLATIONS"]
 
@@ -132,6 +132,9 @@ class LocalizationResult:
     records: tuple[Localization, ...]
     summary: dict[str, LocalizationSummary]
     by_repo: dict[str, dict[str, LocalizationSummary]]
+    #: Halves ``A`` and ``B`` of the instances (sorted by id, alternately), for ablations
+    #: judged on a half they were not tuned on.
+    by_half: dict[str, dict[str, LocalizationSummary]]
     seconds: float
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,6 +143,8 @@ class LocalizationResult:
                 "summary": {n: vars(s) for n, s in self.summary.items()},
                 "by_repo": {r: {n: vars(s) for n, s in rows.items()}
                             for r, rows in self.by_repo.items()},
+                "by_half": {h: {n: vars(s) for n, s in rows.items()}
+                            for h, rows in self.by_half.items()},
                 "records": [vars(r) | {"retrieved": list(r.retrieved)} for r in self.records]}
 
 
@@ -245,13 +250,19 @@ def evaluate_localization(folder: str | Path, localizers: Sequence[Localizer], *
     with tempfile.TemporaryDirectory(prefix="sgkr-localize-") as cache:
         for done, instance in enumerate(chosen, 1):
             graph = build_graph([instance.corpus], cache=cache)
-            records += [_localize(row, graph, instance, embedding_model) for row in localizers]
+            base = Retriever(graph)  # its tables serve every row of SGKR (with_options)
+            records += [_localize(row, graph, base, instance, embedding_model)
+                        for row in localizers]
             if progress is not None:
                 progress("swebench", done, len(chosen))
     repos = sorted({i.repo for i in chosen})
+    ordered = sorted(i.id for i in chosen)
+    halves = {"A": set(ordered[0::2]), "B": set(ordered[1::2])}
     return LocalizationResult(
         tuple(names), tuple(records), _summaries(records, names),
         {repo: _summaries([r for r in records if r.repo == repo], names) for repo in repos},
+        {half: _summaries([r for r in records if r.instance in ids], names)
+         for half, ids in halves.items()},
         time.perf_counter() - started)
 
 
@@ -265,9 +276,9 @@ def _chosen(found: list[Instance], ids: Sequence[str] | None) -> list[Instance]:
     return [known[i] for i in ids]
 
 
-def _localize(row: Localizer, graph: KnowledgeGraph, instance: Instance,
+def _localize(row: Localizer, graph: KnowledgeGraph, base: Retriever, instance: Instance,
               model: EmbeddingModel | None) -> Localization:
-    rank = _ranker(row, graph, model)
+    rank = _ranker(row, graph, base, model)
     answers = {k: rank(instance.question, k) for k in _DEPTHS}
     keys = _gold_keys(graph)
     gold = [(g.file, g.qualname) for g in instance.gold]
@@ -282,15 +293,15 @@ def _localize(row: Localizer, graph: KnowledgeGraph, instance: Instance,
                         sum(count_tokens(graph.function(i).text) for i in top))
 
 
-def _ranker(row: Localizer, graph: KnowledgeGraph,
+def _ranker(row: Localizer, graph: KnowledgeGraph, base: Retriever,
             model: EmbeddingModel | None) -> Callable[[str, int], list[str]]:
     if row.kind.startswith("sgkr"):
-        seeds = None
+        retriever = base.with_options(**dict(row.options))
         if row.kind == "sgkr+dense":
             assert model is not None
             dense = DenseRetriever(graph, model, modules=False)
-            seeds = lambda q: dense(q, _SEEDED)  # noqa: E731
-        retriever = Retriever(graph, seed_retriever=seeds, **dict(row.options))
+            retriever = Retriever(graph, seed_retriever=lambda q: dense(q, _SEEDED),
+                                  **dict(row.options))
         return lambda q, k: [d.id for d in retriever.retrieve(q, k).documents]
     if row.kind == "bm25s":
         baseline: Callable[[str, int], Sequence[str]] = CodeBM25Retriever(graph)
@@ -325,13 +336,37 @@ def _summaries(records: Iterable[Localization], names: Sequence[str],
     return out
 
 
+_HEAD = ("localizer", "n", "Acc@5", "Acc@10", "tokens@10", "prefix-stable", "half A",
+         "half B")
+
+
+def _rows(result: LocalizationResult) -> list[tuple[str, ...]]:
+    """One row per localizer; a half's cell is its Acc@5 / Acc@10."""
+    return [(n, str(s.instances), f"{s.acc5:.3f}", f"{s.acc10:.3f}", f"{s.tokens:.0f}",
+             f"{100 * s.prefix:.0f} %",
+             *(f"{result.by_half[h][n].acc5:.3f} / {result.by_half[h][n].acc10:.3f}"
+               for h in ("A", "B"))) for n, s in result.summary.items()]
+
+
+def localization_markdown(result: LocalizationResult, command: str) -> str:
+    """The summary as Markdown tables (the command that made it first), as the docs show it."""
+    repos = list(result.by_repo)
+    first = result.localizers[0]
+    lines = [f"`{command}`", "", "| " + " | ".join(_HEAD) + " |", "|" + "---|" * len(_HEAD)]
+    lines += ["| " + " | ".join(row) + " |" for row in _rows(result)]
+    counts = [f"{r} ({result.by_repo[r][first].instances})" for r in repos]
+    lines += ["", "Acc@10 by repository (instances):", "",
+              "| localizer | " + " | ".join(counts) + " |", "|" + "---|" * (len(repos) + 1)]
+    lines += [f"| {n} | " + " | ".join(f"{result.by_repo[r][n].acc10:.2f}" for r in repos)
+              + " |" for n in result.localizers]
+    return "\n".join(lines) + "\n"
+
+
 def format_localization(result: LocalizationResult) -> str:
     """The summary as a plain-text table (and Acc@10 per repository)."""
-    head = ("localizer", "n", "Acc@5", "Acc@10", "tokens@10", "prefix-stable")
-    rows = [head] + [(n, str(s.instances), f"{s.acc5:.3f}", f"{s.acc10:.3f}", f"{s.tokens:.0f}",
-                      f"{100 * s.prefix:.0f} %") for n, s in result.summary.items()]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["swebench (function-level localization)"]
+    rows = [_HEAD, *_rows(result)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_HEAD))]
+    lines = ["swebench (function-level localization; half A / B: Acc@5 / Acc@10)"]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
               for r in rows]
     repos = list(result.by_repo)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Sequence
 
+from ..algorithms.lexical import attached
 from ..algorithms.paths import SearchIndex, connect_paths, find_paths
 from ..algorithms.walk import call_counts
 from ..errors import InvalidArgumentError
@@ -152,6 +153,10 @@ class MemoryStore:
         """Each function's number of callers, and its text's length (each measured once)."""
         callers, _ = self._call_tables()
         sizes = self._sizes
+        if not sizes:  # the lexical index, when the graph has one, knows most of them
+            index = attached(self.graph)
+            if index is not None:
+                sizes.update(index.length_of())
         for node in ids:
             if node not in sizes:
                 sizes[node] = max(len(self.graph.function(node).text), 1)
