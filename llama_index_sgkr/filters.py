@@ -33,7 +33,7 @@ from llama_index.core.vector_stores.types import (
 )
 
 from sgkr.errors import InvalidArgumentError
-from sgkr.retrieval.filters import compile_filter
+from sgkr.retrieval.filters import MAX_FILTER_DEPTH, compile_filter
 
 __all__ = ["to_sgkr_filter"]
 
@@ -77,8 +77,11 @@ filterable: file, kind, name, matched_tags, start_line, end_line
     return spec
 
 
-def _convert(filters: MetadataFilters) -> dict[str, Any]:
-    parts = [_convert(f) if isinstance(f, MetadataFilters) else _one(f)
+def _convert(filters: MetadataFilters, depth: int = 1) -> dict[str, Any]:
+    if depth > MAX_FILTER_DEPTH // 2:  # each level is an object and a list in SGKR's form
+        raise InvalidArgumentError(
+            f"filters: MetadataFilters nested more than {MAX_FILTER_DEPTH // 2} levels deep")
+    parts = [_convert(f, depth + 1) if isinstance(f, MetadataFilters) else _one(f)
              for f in filters.filters]
     if not parts:
         raise InvalidArgumentError("filters: a nested MetadataFilters holds no filter")

@@ -285,17 +285,31 @@ class Definition:
     comment: str | None = None
     parameters: tuple[Parameter, ...] = ()
     calls: tuple[CallSite, ...] = ()
-    subscript_keys: tuple[str, ...] = ()
     #: Names used as values (functions passed, stored, returned): ``references`` edges.
     uses: tuple[ValueUse, ...] = ()
     #: What names and ``self.`` attributes are given (``inferred`` edges).
     bindings: tuple[Binding, ...] = ()
     #: What it returns or yields.
     returns: tuple[Ref, ...] = ()
+    #: The names a ``return`` statement gives back alone (``return fee``): what its
+    #: result is called.
+    results: tuple[str, ...] = ()
     #: The dotted names of its decorators, the innermost last.
     decorators: tuple[str, ...] = ()
     #: The values it passes to calls.
     arguments: tuple[Argument, ...] = ()
+    #: String keys it reads and does not write: ``row["fee"]``, ``row.get("fee")``.
+    keys_read: tuple[str, ...] = ()
+    #: String keys it writes: ``row["fee"] = ...``.
+    keys_written: tuple[str, ...] = ()
+    #: Keywords it passes a value that is not a literal (``timeout=timeout``; not
+    #: ``ascending=False``, an option setting).
+    keywords: tuple[str, ...] = ()
+    #: Strings that read like names, passed to calls or listed (``groupby("merchant")``).
+    strings: tuple[str, ...] = ()
+    #: Attributes it reads, and does not call, of its parameters (but ``self`` and
+    #: ``cls``): ``df.amount`` is ``("df", "amount")``.
+    attributes: tuple[tuple[str, str], ...] = ()
     enclosing_class: str | None = None
     is_async: bool = False
     #: The knowledge of the definition alone: ``knowledge_of(self)``.

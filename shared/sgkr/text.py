@@ -14,8 +14,9 @@ Examples
 from __future__ import annotations
 
 import re
+import reprlib
 
-__all__ = ["fold", "singular", "words", "name_phrase", "without_docstring", "escaped"]
+__all__ = ["fold", "singular", "words", "name_phrase", "without_docstring", "escaped", "shown"]
 
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 _ACRONYM_PLURAL = re.compile(r"(?<=[A-Z])s\b")
@@ -156,3 +157,24 @@ def escaped(found: re.Match[str]) -> str:
     """
     code = ord(found.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlevel = 3
+
+
+def shown(value: object) -> str:
+    """A short repr of ``value`` for an error message, whatever its size or depth.
+
+    Long strings, lists and dicts are cut, deep ones shown to a few levels, and
+    an integer too long to print (``repr`` refuses over 4,300 digits) by its size.
+
+    Examples
+    --------
+    >>> shown("x" * 1000)[:12], shown(10**5000)
+    ("'xxxxxxxxxxx", 'an integer of about 5001 digits')
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    return _REPR.repr(value)

@@ -149,7 +149,8 @@ def _reference_paths(graph: KnowledgeGraph, pairs: list[tuple[str, str]], mode: 
             stack.extend((p, path + (p,)) for p in reversed(parents[node]))
         return out
 
-    found: set[tuple[str, ...]] = set()
+    # Paths of one length: the pairs in order, each adding what is left of max_paths.
+    by_length: dict[int, list[list[tuple[str, ...]]]] = {}
     for s, t in pairs:
         fpar: dict[str, list[str]] = {s: []}
         bpar: dict[str, list[str]] = {t: []}
@@ -172,7 +173,11 @@ def _reference_paths(graph: KnowledgeGraph, pairs: list[tuple[str, str]], mode: 
                 for tail in walk(middle, bpar):
                     if len(paths) < max_paths:
                         paths.append(tuple(reversed(head)) + tail[1:])
-        found.update(paths)
+        by_length.setdefault(best, []).append(paths)
+    found: set[tuple[str, ...]] = set()
+    for length in sorted(by_length):
+        for paths in by_length[length]:
+            found.update(paths[: max(max_paths - len(found), 0)])
     return sorted(found, key=lambda p: (len(p), p))[:max_paths]
 
 

@@ -98,7 +98,7 @@ def _definition(name: str, params: tuple[str, ...] = (), **kw: object) -> Defini
 
 def test_describe_and_infer() -> None:
     d = _definition("compute_monthly_fraud_rate", params=("self", "payments", "month"),
-                    subscript_keys=("has_fraudulent_dispute",))
+                    keys_read=("has_fraudulent_dispute",))
     assert describe(d) == ("compute_monthly_fraud_rate(self, payments, month): "
                            "compute monthly fraud rate from payments, month.")
     # Folded, as tag labels are: "payments" and "payment" are one tag.
@@ -106,7 +106,7 @@ def test_describe_and_infer() -> None:
                              ("monthly fraud rate",))
     assert infer_tags(_definition("_private", params=("rows", "y"))) == (("row",), ())
     assert infer_tags(_definition("list_fees", params=("rows", "row"),
-                                  subscript_keys=("Rows",))) == (("row",), ("fee",))
+                                  keys_read=("Rows",))) == (("row",), ("fee",))
 
 
 def test_annotate_derives_what_knowledge_of_and_infer_tags_compute() -> None:
@@ -130,3 +130,15 @@ def test_annotate_derives_what_knowledge_of_and_infer_tags_compute() -> None:
     assert knowledge_of(_definition("f", knowledge="given")) == "given"
     assert infer_tags(_definition("f", params=("a",), inferred_inputs=("b",),
                                   inferred_outputs=())) == (("b",), ())
+
+
+def test_tags_come_from_code_not_from_comments_or_docstrings() -> None:
+    from sgkr.ingest.extract import extract_module
+
+    source = ("def compute_average_fee(rows):\n"
+              "    '''Example: row['in_docstring'] = agg(kw=x)\n    return secret'''\n"
+              "    # row['in_comment'] = df.groupby('in_comment_too')\n"
+              "    # return commented\n"
+              "    return sum(r['amount'] for r in rows)\n")
+    inputs, outputs = infer_tags(extract_module("m.py", source).definitions[0])
+    assert inputs == ("row", "amount") and outputs == ("average fee",)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sgkr.errors import NodeNotFoundError
 from sgkr.graph import KnowledgeGraph
@@ -95,3 +97,26 @@ def test_a_batch_of_tags_with_a_functions_id_is_refused_whole(graph: KnowledgeGr
     with pytest.raises(NodeNotFoundError, match="no tag node 'fn:a'"):
         graph.add_tags([TagNode("tag:rate", "rate"), TagNode("fn:a", "a")])
     assert [t.id for t in graph.tags()] == ["tag:fee"]
+
+
+_PARTS = st.sampled_from(["m", "n", "C", "f", "g", "run", "__init__"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(_PARTS, min_size=1, max_size=5), min_size=1, max_size=12),
+       st.lists(st.lists(_PARTS, min_size=1, max_size=4).map(".".join), max_size=10))
+def test_find_many_finds_what_find_finds_one_name_at_a_time(
+        qualnames: list[list[str]], names: list[str]) -> None:
+    g = KnowledgeGraph()
+    for i, parts in enumerate(qualnames):
+        g.add_function(FunctionNode(f"fn:{i}", parts[-1], (".".join(parts),), "", "", (),
+                                    "function"))
+    names += ["fn:0", "fn:none", ""]
+    found = g.find_many(names)
+    for name in names:
+        # The rule itself: a node id names that node; else a bare name, a qualname or its tail.
+        expected = [name] if name in g and g.node_type(name) == "function" else sorted(
+            f.id for f in g.functions() if f.name == name or any(
+                q == name or q.endswith("." + name) for q in f.qualnames))
+        assert found[name] == expected == g.find(name)
+        assert all(g.finds(name, node) for node in expected)

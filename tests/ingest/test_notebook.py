@@ -224,3 +224,17 @@ def test_a_rerun_that_changes_only_outputs_changes_nothing(tmp_path: Path) -> No
     path.write_text(json.dumps(document), encoding="utf-8")
     builder.update()
     assert builder.last_update is not None and not builder.last_update.changed
+
+
+def test_m6_a_notebook_of_many_cells_is_read_in_linear_time() -> None:
+    # Issue 33, M6: each definition looked its cell up in a list made again each time
+    # (20,000 cells: 45 s). Every definition still lands in its own cell and line.
+    cells = [{"cell_type": "markdown", "source": "About f."}] + [
+        {"cell_type": "code", "source": f"def f{i}():\n    return {i}\n"} for i in range(20_000)]
+    module = extract_source("many.ipynb", json.dumps({"nbformat": 4, "cells": cells}))
+    last = module.definitions[-1]
+    assert len(module.definitions) == 20_000
+    assert (last.name, last.span.cell, last.span.start_line, last.span.end_line) == (
+        "f19999", 20_001, 1, 2)
+    first = next(d for d in module.definitions if d.name == "f0")
+    assert first.comment == "About f." and first.span.cell == 2

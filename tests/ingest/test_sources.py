@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sgkr.errors import SourceError
-from sgkr.ingest.sources import module_name, read_sources
+from sgkr.ingest.sources import decoded, module_name, read_sources
 
 
 def _write(root: Path, rel: str, data: bytes) -> None:
@@ -157,3 +157,23 @@ def test_an_unreadable_named_folder_is_still_reported(
     monkeypatch.setattr(sgkr.ingest.sources.os, "scandir", scandir)
     _, problems = read_sources([tmp_path / "locked"])
     assert [p.reason for p in problems] == ["folder not readable: Permission denied"]
+
+
+@pytest.mark.parametrize(("coding", "read"), [
+    ("latin-1", True), ("utf-8-unix", True), ("latin-1-dos", True), ("euc-jp", True),
+    ("cp1252", True), ("punycode", False), ("idna", False), ("utf-7", False),
+    ("unicode_escape", False), ("rot13", False), ("zlib", False), ("nonesuch", False),
+])
+def test_only_coding_lines_of_linear_text_encodings_are_read(coding: str, read: bool) -> None:
+    text, problem = decoded(f"# coding: {coding}\nx = 1\n".encode("ascii"), "m.py")
+    assert (text is not None) is read
+    if not read:
+        assert problem is not None and coding in problem.reason
+
+
+def test_m4_a_large_punycode_file_is_refused_at_once(tmp_path: Path) -> None:
+    # Issue 33, M4: decoding punycode is quadratic (a 4 MB file: minutes).
+    body = "# coding: punycode\n" + "x = '\u00e9'\n" * 500_000
+    (tmp_path / "p.py").write_bytes(body.encode("punycode"))
+    files, problems = read_sources([tmp_path])
+    assert files == [] and "punycode" in problems[0].reason

@@ -269,7 +269,7 @@ def test_from_sources_accepts_every_build_option(
     ({"graph": None}, "graph"),
     ({"knowlege": "k.json"}, r"unknown argument\(s\) \['knowlege'\]: expected"),
     ({"infer": True}, r"\['infer'\]"),
-    ({"jobs": 0}, "jobs must be a positive integer"),
+    ({"jobs": 0}, "jobs must be an integer from 1"),
 ])
 def test_from_sources_refuses_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises(InvalidArgumentError, match=match):

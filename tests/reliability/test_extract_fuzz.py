@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sgkr import build_graph
-from sgkr.ingest.extract import _dedent, extract_module
+from sgkr.ingest.codetext import dedent
+from sgkr.ingest.extract import extract_module
 from sgkr.ingest.sources import read_sources
 
 from .corpus import BREAKS, VALID, broken_variants, oddities
@@ -182,7 +183,7 @@ def test_random_python_like_text_never_crashes(pieces: list[str]) -> None:
 @FAST
 @given(st.text(alphabet=st.sampled_from(" \t\n\r\x0b\x0cab#\u00a0"), max_size=80))
 def test_linear_dedent_matches_textwrap(text: str) -> None:
-    assert _dedent(text) == textwrap.dedent(text)
+    assert dedent(text) == textwrap.dedent(text)
 
 
 @FAST

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..algorithms.paths import DEFAULT_MAX_DEPTH
+from ..algorithms.paths import DEFAULT_MAX_DEPTH, MAX_PATH_ENDS
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import FunctionNode, RetrievalResult, RetrievedFunction, SourceSpan
@@ -223,9 +223,11 @@ def _search(reader: GraphReader, sources: list[str], targets: list[str], max_dep
                                   reverse_calls=False)
         if paths:
             return ahead, behind, paths
-    ends = {*sources, *targets}
-    paths = [p for p in reader.connect_paths([*sources, *targets], max_depth=max_depth,
-                                             max_paths=max_paths)
+    # Both sides among the MAX_PATH_ENDS nodes a search joins, however many one names.
+    half = MAX_PATH_ENDS // 2
+    ends = {*sources[:half], *targets[:half]}
+    paths = [p for p in reader.connect_paths([*sources[:half], *targets[:half]],
+                                             max_depth=max_depth, max_paths=max_paths)
              if p[0] in ends and p[-1] in ends and (p[0] in sources) != (p[-1] in sources)]
     return (sources, None, paths) if paths else None
 

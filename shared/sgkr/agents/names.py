@@ -71,14 +71,15 @@ class NameTable:
         self._nodes: dict[str, Named] = {}
         for node in nodes:
             self._nodes[node.id] = node
+            # Each name of a node once, without a look into the lists: thousands of
+            # nodes may share one (an alias, a method name), and that look was quadratic.
             if node.label is not None:
-                for phrase in (node.label, *node.aliases):
-                    if fold(phrase) and node.id not in self._tags[tag_id(phrase)]:
-                        self._tags[tag_id(phrase)].append(node.id)
+                for key in dict.fromkeys(tag_id(p) for p in (node.label, *node.aliases)
+                                         if fold(p)):
+                    self._tags[key].append(node.id)
                 continue
-            for suffix in _suffixes(node):
-                if node.id not in self._by_suffix[suffix]:
-                    self._by_suffix[suffix].append(node.id)
+            for suffix in dict.fromkeys(_suffixes(node)):
+                self._by_suffix[suffix].append(node.id)
         self._choices: list[str] | None = None
         self._owners: list[list[str]] = []
 

@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import chain, filterfalse
+from itertools import chain, filterfalse, islice
 
 from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..graph.model import KnowledgeGraph
 
 __all__ = ["find_paths", "connect_paths", "search_pairs", "path_pairs", "connect_pairs",
            "SearchIndex", "Fetch", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_PATHS", "MAX_DEPTH",
-           "MAX_PATHS", "check_bounds"]
+           "MAX_PATHS", "MAX_PATH_ENDS", "check_bounds"]
 
 DEFAULT_MAX_DEPTH = 8
 DEFAULT_MAX_PATHS = 32
@@ -46,6 +46,10 @@ DEFAULT_MAX_PATHS = 32
 #: (at most ``max_paths`` of at most ``max_depth`` edges) are the search's output.
 MAX_DEPTH = 64
 MAX_PATHS = 1_000
+#: Most nodes a search starts from, and most it ends at (the first ones given, in
+#: their order): each pair is a search of its own, so 8,000 tags matched by one alias
+#: would be 64 M searches (minutes and gigabytes per question).
+MAX_PATH_ENDS = 32
 Path = tuple[str, ...]
 
 
@@ -125,7 +129,8 @@ def find_paths(
     graph
         The knowledge–code graph.
     inputs, outputs
-        Node ids (usually tag nodes) to start from and to reach.
+        Node ids (usually tag nodes) to start from and to reach: the first
+        :data:`MAX_PATH_ENDS` of each.
     max_depth
         Longest path, in edges.
     max_paths
@@ -140,6 +145,8 @@ def find_paths(
     list of paths
         Each a tuple of node ids from an input to an output; shortest first,
         then in lexicographic order. Pairs of a node with itself are skipped.
+        When more than ``max_paths`` paths have the shortest length, those of
+        the first pairs (inputs in their order, then outputs) are kept.
 
     Raises
     ------
@@ -179,14 +186,30 @@ def connect_paths(
 
 
 def path_pairs(inputs: Sequence[str], outputs: Sequence[str]) -> list[tuple[str, str]]:
-    """The (input, output) pairs :func:`find_paths` searches, in its order."""
-    return [(s, t) for s in dict.fromkeys(inputs) for t in dict.fromkeys(outputs) if s != t]
+    """The (input, output) pairs :func:`find_paths` searches, in its order.
+
+    The first :data:`MAX_PATH_ENDS` distinct inputs and outputs only.
+
+    Examples
+    --------
+    >>> len(path_pairs([f"i{n}" for n in range(8000)], [f"o{n}" for n in range(8000)]))
+    1024
+    """
+    return [(s, t) for s in _first(inputs) for t in _first(outputs) if s != t]
 
 
 def connect_pairs(nodes: Sequence[str]) -> list[tuple[str, str]]:
-    """The pairs :func:`connect_paths` searches, in its order."""
-    unique = list(dict.fromkeys(nodes))
+    """The pairs :func:`connect_paths` searches, in its order.
+
+    The first :data:`MAX_PATH_ENDS` distinct nodes only.
+    """
+    unique = _first(nodes)
     return [(a, b) for i, a in enumerate(unique) for b in unique[i + 1 :]]
+
+
+def _first(nodes: Sequence[str]) -> list[str]:
+    """The first :data:`MAX_PATH_ENDS` distinct ``nodes``, in their order."""
+    return list(islice(dict.fromkeys(nodes), MAX_PATH_ENDS))
 
 
 #: Fetches the sorted next nodes of two batches of nodes, one forward and one backward,
@@ -373,16 +396,21 @@ def _all_pairs(forward: Moves, backward: Moves, pairs: Sequence[tuple[str, str]]
     # Round d grows every open search by one layer, to depth d: a search that meets then
     # has shortest paths of d edges, and one still open has none shorter than d + 1. Once
     # max_paths paths are found, longer ones cannot displace any of them, and the far
-    # pairs' searches, whose deepest layers cost the most, stop there.
+    # pairs' searches, whose deepest layers cost the most, stop there. Within a round the
+    # pairs come in order, each adding what is left of max_paths: 1,024 pairs joined by
+    # the same 2^60 paths read 1,000 paths, not a million.
     for _ in range(max_depth):
         if not searches or len(found) >= max_paths:
             break
         _prefetch(searches)
         still: list[_Meeting] = []
         for search in searches:
+            if len(found) >= max_paths:
+                break
             middles = search.grow()
             if middles:
-                found.update(_pair_paths(search.ftree, search.btree, middles, max_paths))
+                found.update(_pair_paths(search.ftree, search.btree, middles,
+                                         max_paths - len(found)))
             elif search.ffront and search.bfront:
                 still.append(search)
         searches = still

@@ -48,6 +48,7 @@ from ..ingest.files import (
     roots_of,
 )
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES, decode_source
+from ..ingest.tokens import names_in
 from ..records import Definition, ModuleExtract
 from ..text import fold, name_phrase, singular, words
 
@@ -68,8 +69,6 @@ __all__ = [
     "code_terms",
 ]
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_STRING = re.compile(r"\"([^\"\n]{1,80})\"|'([^'\n]{1,80})'")
 _IGNORED_PARAMS = frozenset({"self", "cls", "args", "kwargs", "kw", "_"})
 
 
@@ -398,22 +397,23 @@ def knowledge_of(d: Definition, sidecar_text: str | None = None) -> str:
 
 
 def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Tags inferred from code alone: what a definition reads in, what it gives out.
+    """Tags inferred from a definition's facts alone: what it reads in, what it gives out.
 
-    Inputs: parameters, the keywords it passes data to (``timeout=timeout``;
-    not ``ascending=False``, an option setting), string keys
-    it reads (``row["card_scheme"]``, ``rule.get("aci")``), column names it
-    passes (``groupby("merchant")``, ``agg(total=("amount", "sum"))``) and the
-    attributes it reads of its parameters (``df.amount``; not ``self.``: the
-    object's state is not what one method takes in).
+    Inputs: parameters, the string keys it reads (``row["card_scheme"]``,
+    ``rule.get("aci")``), the keywords it passes data to (``timeout=timeout``;
+    not ``ascending=False``, an option setting), the strings it passes that read
+    like names (``groupby("merchant")``, ``agg(total=("amount", "sum"))``) and
+    the attributes it reads of its parameters (``df.amount``; not ``self.``: the
+    object's state is not what one method takes in); a key it writes is no input.
     Outputs: the noun phrase of its name (``compute_average_fee`` gives
     ``average fee``), the names it returns (``return fee``), the keys it
     writes (``row["fee"] = ...``) and the noun phrase opening its docstring
     (``Return the monthly fraud level.``). A module body (a script's steps)
-    has no parameters and no name phrase, the rest alike. The labels are folded
-    (:func:`sgkr.text.fold`), as the labels of tags are; common words are
-    weighed down by how many functions share them (:func:`sgkr.graph.tagging.tag_weights`),
-    not by a list.
+    has no parameters and no name phrase, the rest alike. Every fact comes from
+    the syntax tree (:mod:`sgkr.ingest.extract`): a comment or a docstring that
+    looks like code gives no tag. The labels are folded (:func:`sgkr.text.fold`),
+    as the labels of tags are; common words are weighed down by how many
+    functions share them (:func:`sgkr.graph.tagging.tag_weights`), not by a list.
 
     Examples
     --------
@@ -421,34 +421,28 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
     >>> infer_tags(Definition("m.get_average_fees", "get_average_fees", "function", "",
     ...            SourceSpan("m.py", 1, 2),
     ...            parameters=tuple(map(Parameter, ("self", "merchant", "rows"))),
-    ...            subscript_keys=("card_scheme", "row")))
+    ...            keys_read=("card_scheme", "row")))
     (('merchant', 'row', 'card scheme'), ('average fee',))
+    >>> from sgkr.ingest.extract import extract_module
     >>> code = ("def shares(df, by):\\n    '''Return the total amounts per merchant.'''\\n"
+    ...         "    # out = df.groupby(by).agg(ignored=('in_a_comment', 'sum'))\\n"
     ...         "    out = df.groupby(by).agg(total=('eur_amount', 'sum'))\\n"
     ...         "    out['share'] = out.total / df.amount.sum()\\n    return out\\n")
-    >>> infer_tags(Definition("m.shares", "shares", "function", code,
-    ...            SourceSpan("m.py", 1, 5), docstring="Return the total amounts per merchant.",
-    ...            parameters=(Parameter("df"), Parameter("by")), subscript_keys=("share",)))
+    >>> infer_tags(extract_module("m.py", code).definitions[0])
     (('df', 'by', 'total', 'eur amount', 'sum', 'amount'), ('share', 'out', 'total amount'))
     """
     if d.inferred_inputs is not None and d.inferred_outputs is not None:
         return d.inferred_inputs, d.inferred_outputs
-    code = d.code
-    written = _WRITTEN_KEY.findall(code)
+    written = d.keys_written
     names: list[str] = [p for p in d.params if p not in _IGNORED_PARAMS]
-    names += d.subscript_keys
-    names += _KEYWORD.findall(code)
-    names += [a or b for a, b in _KEY_READ.findall(code)]
-    names += [a or b for a, b in _STRING_ARGUMENT.findall(code)]
-    for receiver in d.params:  # not self: self.x is state, not what a method takes in
-        if receiver not in _IGNORED_PARAMS and receiver + "." in code:
-            names += _attribute_reads(code, receiver)
+    names += d.keys_read
+    names += d.keywords
+    names += d.strings
+    names += [attribute for name, attribute in d.attributes if name not in _IGNORED_PARAMS]
     inputs = _tag_labels(n for n in names if n not in written)
     # A module's name says where code is, not what it makes.
     phrase = "" if d.name.startswith("_") or d.kind == "module" else _name_tag_phrase(d.name)
-    returned = (n for n in (_RETURNED.findall(code) if "return" in code else ())
-                if not keyword.iskeyword(n))
-    outs = [phrase, *(_tag_phrase(n) for n in returned),
+    outs = [phrase, *(_tag_phrase(n) for n in d.results),
             *(_tag_phrase(k) for k in written), _doc_phrase(d.docstring)]
     outputs = tuple(o for o in dict.fromkeys(outs) if _label_ok(o))
     return inputs[:_MOST_TAGS], outputs[:_MOST_TAGS]
@@ -458,22 +452,6 @@ def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
 #: parameters first, the name's phrase first), so that a script writing thousands of keys
 #: is not tied to thousands of tags.
 _MOST_TAGS = 24
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-# keyword=value in a call or a signature (not ==), the value not a literal: a keyword given
-# a name or an expression passes data along (timeout=timeout); one given a literal is an
-# option setting (ascending=False, encoding="utf-8").
-_KEYWORD = re.compile(
-    rf"[(,]\s*({_NAME})\s*=(?!=)\s*(?![\d\"'\-.]|[rbfuRBFU]+[\"']|(?:True|False|None)\b)")
-_KEY_TEXT = r"[A-Za-z][A-Za-z0-9_\- ]{0,40}"
-_KEY_READ = re.compile(rf"\.(?:get|pop|setdefault)\(\s*(?:\"({_KEY_TEXT})\"|'({_KEY_TEXT})')")
-# A string argument or item that reads like a name (a column): ("amount", ...), ["a", "b"].
-_STRING_ARGUMENT = re.compile(
-    r"[(\[,]\s*(?:\"([A-Za-z][A-Za-z0-9_]{1,40})\"|'([A-Za-z][A-Za-z0-9_]{1,40})')"
-    r"\s*(?=[,)\]])")
-_WRITTEN_KEY = re.compile(r"\[\s*[\"']([A-Za-z][A-Za-z0-9_\- ]{0,40})[\"']\s*\]\s*=(?!=)")
-# An attribute name that is not called (after "df.").
-_ATTRIBUTE = re.compile(r"([A-Za-z_]\w*)\b(?!\s*\()")
-_RETURNED = re.compile(rf"^[ \t]*return[ \t]+({_NAME})[ \t]*(?:#.*)?$", re.MULTILINE)
 # The words that end the noun phrase opening a docstring ("the fee rules of a merchant").
 _PHRASE_ENDS = frozenset({
     "of", "for", "from", "in", "on", "to", "with", "by", "as", "at", "into", "per", "and",
@@ -483,25 +461,6 @@ _PHRASE_ENDS = frozenset({
 _ARTICLES = frozenset({"a", "an", "the", "all", "each", "every", "one", "some", "any"})
 _DOC_WORD = re.compile(r"[a-z][a-z_\-]*")
 _SENTENCE_END = re.compile(r"[.:;!?\n]")
-
-
-def _attribute_reads(code: str, receiver: str) -> list[str]:
-    """The attributes of ``receiver`` (a parameter) that ``code`` reads, not calls: ``df.amount``.
-
-    Found by :meth:`str.find` (a pattern a parameter name costs more to compile
-    than to run).
-    """
-    found: list[str] = []
-    key = receiver + "."
-    at = code.find(key)
-    while at >= 0:
-        before = code[at - 1] if at else " "
-        if not (before.isalnum() or before in "_."):
-            read = _ATTRIBUTE.match(code, at + len(key))
-            if read is not None:
-                found.append(read.group(1))
-        at = code.find(key, at + len(key))
-    return found
 
 
 def _tag_labels(names: Iterable[str]) -> tuple[str, ...]:
@@ -585,11 +544,9 @@ def _name_tag_phrase(name: str) -> str:
 
 
 def code_terms(d: Definition) -> list[str]:
-    """Identifiers, parameters, column keys and short string literals of a definition."""
-    terms = list(d.params) + list(d.subscript_keys)
-    terms += _IDENT.findall(d.code)
-    terms += [a or b for a, b in _STRING.findall(d.code)]
-    return list(dict.fromkeys(terms))
+    """Parameters, keys read and the names and short strings of a definition's code (read
+    off its syntax tree: not its comments or docstring)."""
+    return list(dict.fromkeys([*d.params, *d.keys_read, *names_in(d.code)]))
 
 
 def mentions_phrase(phrase: Sequence[str], terms: Iterable[str]) -> bool:

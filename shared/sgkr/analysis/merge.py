@@ -31,12 +31,12 @@ Examples
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Literal, get_args
 
 from ..errors import InvalidArgumentError
+from ..ingest.tokens import tokens_of
 from ..records import Definition
 
 __all__ = ["MergePolicy", "MERGE_POLICIES", "merge_groups", "SIMILARITY"]
@@ -47,7 +47,6 @@ MERGE_POLICIES: tuple[str, ...] = get_args(MergePolicy)
 SIMILARITY = 0.8
 # Pairwise comparison is quadratic: larger same-name groups merge only identical code.
 _PAIRWISE_LIMIT = 64
-_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\S")
 
 
 def merge_groups(
@@ -143,7 +142,7 @@ def _similar(same_name: list[Definition]) -> list[list[Definition]]:
     dunder = same_name[0].name.startswith("__") and same_name[0].name.endswith("__")
     if len(buckets) == 1 or len(buckets) > _PAIRWISE_LIMIT or dunder:
         return buckets
-    tokens = [set(_TOKEN.findall(b[0].code)) for b in buckets]
+    tokens = [tokens_of(b[0].code) for b in buckets]
     parent = list(range(len(buckets)))
 
     def find(i: int) -> int:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -390,9 +391,9 @@ class Assembly:
             touched |= graph.tags_of(called)
             tag_dirty |= called
         relabel = self._retag(tag_dirty - gone, touched)
-        for key in self._missing:
-            if key.rpartition(".")[2] in names or key.startswith(("fn:", "mod:")):
-                self._missing[key] = not graph.find(key)
+        keys = [key for key in self._missing
+                if key.rpartition(".")[2] in names or key.startswith(("fn:", "mod:"))]
+        self._missing.update((key, not ids) for key, ids in graph.find_many(keys).items())
         self._relabel(relabel)
         # Every tag is weighed again: the number of functions, and so every weight, may change.
         self.frequency.update(graph, gone | tag_dirty | merged.changed)
@@ -424,14 +425,18 @@ class Assembly:
                             if kind not in _BETWEEN_FUNCTIONS])
         inferred: list[tuple[str, Definition]] = []
         returned: list[tuple[str, str]] = []
+        # The sidecar entries naming each node, in the sidecar's order: one pass for all.
+        entries = plan.sidecar.functions if plan.sidecar is not None else {}
+        named: dict[str, list[str]] = defaultdict(list)
+        for key, ids in (graph.find_many(entries).items() if nodes else ()):
+            for node_id in nodes.intersection(ids):
+                named[node_id].append(key)
         for node_id in sorted(nodes):
             tagged = False
-            if plan.sidecar is not None:
-                for key, entry in plan.sidecar.functions.items():
-                    if graph.finds(key, node_id):
-                        linked = link_entry(graph, entry, [node_id])
-                        touched |= linked
-                        tagged = tagged or bool(linked)
+            for key in named.get(node_id, ()):
+                linked = link_entry(graph, entries[key], [node_id])
+                touched |= linked
+                tagged = tagged or bool(linked)
             if plan.infer_tags and not tagged:
                 inferred += [(node_id, d) for d in self._definitions(node_id)]
                 returned += self._named_by_callers(node_id)
@@ -579,4 +584,6 @@ def _add_inferred(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
 
 def _missing_keys(graph: KnowledgeGraph, sidecar: Sidecar | None) -> dict[str, bool]:
     """Whether each function key of the sidecar is found in no node."""
-    return {k: not graph.find(k) for k in sidecar.functions} if sidecar is not None else {}
+    if sidecar is None:
+        return {}
+    return {key: not ids for key, ids in graph.find_many(sidecar.functions).items()}

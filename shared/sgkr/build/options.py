@@ -23,10 +23,13 @@ from ..analysis.merge import MERGE_POLICIES
 from ..errors import InvalidArgumentError
 from ..ingest.cache import ExtractCache
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES
+from ..text import shown
 
-__all__ = ["BuildOptions", "DEFAULT_MERGE"]
+__all__ = ["BuildOptions", "DEFAULT_MERGE", "MAX_JOBS"]
 
 DEFAULT_MERGE = "auto"
+#: The most processes a build may be asked to parse with (each holds its own memory).
+MAX_JOBS = 256
 _PATH = (str, os.PathLike)
 
 
@@ -61,7 +64,8 @@ class BuildOptions:
     jobs
         Processes that parse files, this one included; ``None`` (default)
         uses every core for large builds and parses small ones in-process;
-        ``1`` never starts a process. The graph does not depend on it.
+        ``1`` never starts a process; at most :data:`MAX_JOBS`. The graph does
+        not depend on it.
     cache
         A folder of per-file extraction results keyed by content hash
         (see :mod:`sgkr.ingest.cache`): unchanged files are not parsed again.
@@ -90,32 +94,33 @@ class BuildOptions:
     def __post_init__(self) -> None:
         if self.knowledge is not None and not isinstance(self.knowledge, (*_PATH, Sidecar)):
             raise InvalidArgumentError(
-                f"knowledge must be a path or a Sidecar, got {self.knowledge!r}")
+                f"knowledge must be a path or a Sidecar, got {shown(self.knowledge)}")
         if self.examples is not None and not isinstance(self.examples, _PATH):
             if not isinstance(self.examples, Sequence) or not all(
                     isinstance(e, Example) for e in self.examples):
                 raise InvalidArgumentError(
-                    f"examples must be a path or a list of Example, got {self.examples!r}")
+                    f"examples must be a path or a list of Example, got {shown(self.examples)}")
             object.__setattr__(self, "examples", tuple(self.examples))
         if self.merge not in MERGE_POLICIES:
-            raise InvalidArgumentError(f"merge={self.merge!r} is not one of {MERGE_POLICIES}")
+            raise InvalidArgumentError(f"merge={shown(self.merge)} is not one of {MERGE_POLICIES}")
         if self.infer_tags is not None and not isinstance(self.infer_tags, bool):
             raise InvalidArgumentError(
-                f"infer_tags must be True, False or None, got {self.infer_tags!r}")
+                f"infer_tags must be True, False or None, got {shown(self.infer_tags)}")
         if self.root is not None and not isinstance(self.root, _PATH):
-            raise InvalidArgumentError(f"root must be a path, got {self.root!r}")
+            raise InvalidArgumentError(f"root must be a path, got {shown(self.root)}")
         if not _whole(self.max_file_bytes) or self.max_file_bytes <= 0:
             raise InvalidArgumentError(
-                f"max_file_bytes must be positive, got {self.max_file_bytes!r}")
+                f"max_file_bytes must be positive, got {shown(self.max_file_bytes)}")
         object.__setattr__(self, "exclude", _patterns(self.exclude))
-        if self.jobs is not None and (not _whole(self.jobs) or self.jobs < 1):
+        if self.jobs is not None and (not _whole(self.jobs) or not 1 <= self.jobs <= MAX_JOBS):
             raise InvalidArgumentError(
-                f"jobs must be a positive integer or None, got {self.jobs!r}")
+                f"jobs must be an integer from 1 to {MAX_JOBS} or None, got {shown(self.jobs)}")
         if not isinstance(self.gitignore, bool):
-            raise InvalidArgumentError(f"gitignore must be True or False, got {self.gitignore!r}")
+            raise InvalidArgumentError(
+                f"gitignore must be True or False, got {shown(self.gitignore)}")
         if self.cache is not None and not isinstance(self.cache, (*_PATH, ExtractCache)):
             raise InvalidArgumentError(
-                f"cache must be a folder or an ExtractCache, got {self.cache!r}")
+                f"cache must be a folder or an ExtractCache, got {shown(self.cache)}")
 
     @classmethod
     def from_kwargs(cls, base: BuildOptions | None = None, /, **kwargs: Any) -> BuildOptions:
@@ -146,5 +151,5 @@ def _patterns(exclude: object) -> tuple[str, ...]:
     if isinstance(exclude, str):
         return (exclude,)
     if not isinstance(exclude, Sequence) or not all(isinstance(p, str) for p in exclude):
-        raise InvalidArgumentError(f"exclude must be glob patterns (strings), got {exclude!r}")
+        raise InvalidArgumentError(f"exclude must be glob patterns (strings), got {shown(exclude)}")
     return tuple(exclude)

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..retrieval.options import OPTIONS, Option
+from ..text import shown
 
 __all__ = ["add_retrieval_options", "retrieval_options", "flag"]
 
@@ -82,7 +83,7 @@ def _convert(spec: Option, text: str) -> Any:
         except ValueError:
             what = "an integer" if spec.kind == "integer" else "a number"
             raise ValueError(
-                f"{spec.name} must be {what}{spec.range_text()}, got {text!r}") from None
+                f"{spec.name} must be {what}{spec.range_text()}, got {shown(text)}") from None
     if spec.kind == "object":
         try:
             return json.loads(text)

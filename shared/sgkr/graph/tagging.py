@@ -69,8 +69,9 @@ def add_sidecar_tags(graph: KnowledgeGraph, sidecar: Sidecar | None,
         return
     for label, aliases in sidecar.tags.items():
         add_tag(graph, label, aliases)
+    found = graph.find_many(sidecar.functions)
     for name, entry in sidecar.functions.items():
-        ids = graph.find(name)
+        ids = found[name]
         if not ids:
             problems.append(missing_function(name))
             continue
@@ -126,7 +127,7 @@ def _chosen(graph: KnowledgeGraph, ref: TagRef, defs: Sequence[Definition],
         found = [qual_to_id[d.qualname] for d in defs if d.name == name or d.qualname == name
                  or d.qualname.endswith("." + name)]
         if not found:
-            found = sorted(c for c in called if c in graph.find(name))
+            found = sorted(c for c in called if graph.finds(name, c))
         if not found:
             problems.append(Problem(module.path, f"example {example.id}: tag {ref.label!r} names "
                                     f"{name!r}, which the solution neither defines nor calls",

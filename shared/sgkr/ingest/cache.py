@@ -87,7 +87,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 14
+CACHE_FORMAT = 15
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -508,7 +508,7 @@ def _definition_to_json(d: Definition) -> list[Any]:
             d.span.end_line, d.docstring, d.comment,
             [[p.name, p.kind.value, p.default] for p in d.parameters],
             [_site_to_json(c) for c in d.calls],
-            list(d.subscript_keys), d.enclosing_class, d.is_async, knowledge,
+            list(d.keys_read), d.enclosing_class, d.is_async, knowledge,
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
             [[_site_to_json(u.site), None if u.argument_of is None
               else _site_to_json(u.argument_of)] for u in d.uses],
@@ -516,6 +516,8 @@ def _definition_to_json(d: Definition) -> list[Any]:
             [[r.name, r.called] for r in d.returns], list(d.decorators),
             [[_site_to_json(a.call), a.slot, a.value.name, a.value.called]
              for a in d.arguments],
+            list(d.results), list(d.keys_written), list(d.keywords), list(d.strings),
+            [list(pair) for pair in d.attributes],
             *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
 
 
@@ -534,7 +536,8 @@ def _site_from_json(raw: list[Any]) -> CallSite:
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
-     returns, decorators, arguments, *cells) = raw
+     returns, decorators, arguments, results, written, keywords, strings, attributes,
+     *cells) = raw
     if type(knowledge) is int:
         if knowledge not in (_SAME_AS_DOCSTRING, _SAME_AS_COMMENT):
             raise ValueError(f"unknown knowledge reference {knowledge!r}")
@@ -545,7 +548,9 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         docstring=docstring, comment=comment,
         parameters=tuple([Parameter(n, _PARAMETER_KINDS[k], f) for n, k, f in params]),
         calls=tuple([_site_from_json(c) for c in calls]),
-        subscript_keys=tuple(keys),
+        results=tuple(results), keys_read=tuple(keys), keys_written=tuple(written),
+        keywords=tuple(keywords),
+        strings=tuple(strings), attributes=tuple([(n, a) for n, a in attributes]),
         uses=tuple([ValueUse(_site_from_json(s), None if c is None else _site_from_json(c))
                     for s, c in uses]),
         bindings=tuple([Binding(t, Ref(n, c), _BINDING_KINDS[k]) for t, n, c, k in bindings]),
@@ -578,8 +583,14 @@ def _check_extract(data: dict[str, Any]) -> None:
 def _check_definition(raw: list[Any]) -> None:
     (qualname, name, kind, code, file, start, end, docstring, comment, params,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
-     returns, decorators, arguments, *cells) = raw
-    _strings(qualname, name, kind, code, file, *keys, *decorators)
+     returns, decorators, arguments, results, written, keywords, strings, attributes,
+     *cells) = raw
+    _strings(qualname, name, kind, code, file, *keys, *decorators, *results, *written,
+             *keywords, *strings)
+    for pair in attributes:
+        _strings(*pair)
+        if len(pair) != 2:
+            raise ValueError("an attribute read is a name and an attribute")
     _texts(docstring, comment, enclosing, None if type(knowledge) is int else knowledge)
     _lines(start, end, *(cells[0] if cells else ()))
     _flag(is_async)
@@ -589,6 +600,11 @@ def _check_definition(raw: list[Any]) -> None:
     for param, param_kind, default in params:
         _strings(param, param_kind)
         _flag(default)
+    _check_facts(calls, uses, bindings, returns, arguments)
+
+
+def _check_facts(calls: list[Any], uses: list[Any], bindings: list[Any], returns: list[Any],
+                 arguments: list[Any]) -> None:
     for site in calls:
         _check_site(site)
     for site, callee in uses:

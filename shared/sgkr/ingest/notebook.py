@@ -28,6 +28,7 @@ import bisect
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .files import parse_json
@@ -69,18 +70,21 @@ class NotebookCode:
     text: str
     cells: tuple[CodeCell, ...]
 
+    @cached_property
+    def _starts(self) -> list[int]:
+        # Made once: a notebook of n cells asks for the place of every definition.
+        return [c.first_line for c in self.cells]
+
     def place(self, line: int) -> tuple[int, int]:
         """The cell number and the line in that cell of a line of :attr:`text`."""
         if not self.cells:
             return 1, line
-        starts = [c.first_line for c in self.cells]
-        cell = self.cells[max(0, bisect.bisect_right(starts, line) - 1)]
+        cell = self.cells[max(0, bisect.bisect_right(self._starts, line) - 1)]
         return cell.number, max(1, min(line - cell.first_line + 1, cell.lines))
 
     def markdown_at(self, line: int) -> str | None:
         """The markdown above the cell that a line of :attr:`text` is in."""
-        starts = [c.first_line for c in self.cells]
-        index = bisect.bisect_right(starts, line) - 1
+        index = bisect.bisect_right(self._starts, line) - 1
         return self.cells[index].markdown if index >= 0 else None
 
 

@@ -45,8 +45,10 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..records import FunctionNode
+from ..text import shown
 
-__all__ = ["FILTER_FIELDS", "Values", "Rule", "compile_filter", "filter_values"]
+__all__ = ["FILTER_FIELDS", "Values", "Rule", "compile_filter", "filter_values",
+           "MAX_FILTER_DEPTH"]
 
 #: The fields a filter may name.
 FILTER_FIELDS = ("file", "kind", "name", "matched_tags", "start_line", "end_line")
@@ -56,6 +58,9 @@ Values = Mapping[str, Collection[Any]]
 Rule = Callable[[Values], bool]
 
 _NUMBERS = frozenset({"start_line", "end_line"})
+#: Most levels of objects and lists in a filter (``$and``, ``$or``, ``$not`` nest them).
+MAX_FILTER_DEPTH = 32
+
 _TESTS: dict[str, Callable[[Collection[Any], Any], bool]] = {
     "$eq": lambda held, value: value in held,
     "$ne": lambda held, value: value not in held,
@@ -91,10 +96,37 @@ def compile_filter(spec: object) -> Rule:
     ------
     InvalidArgumentError
         If the filter names an unknown field or operator, or a value is not a
-        string (a list of strings for ``$in``, ``$nin``, ``$all``); the
-        message names it.
+        string (a list of strings for ``$in``, ``$nin``, ``$all``), or it nests
+        deeper than :data:`MAX_FILTER_DEPTH`; the message names it.
+
+    Examples
+    --------
+    >>> deep = {"kind": "function"}
+    >>> for _ in range(5000):
+    ...     deep = {"$not": deep}
+    >>> compile_filter(deep)
+    Traceback (most recent call last):
+    ...
+    sgkr.errors.InvalidArgumentError: filter: nested more than 32 levels deep
     """
+    _check_depth(spec)
     return _compile(spec, "filter")
+
+
+def _check_depth(spec: object) -> None:
+    """Refuse a filter nested deeper than :data:`MAX_FILTER_DEPTH`, looked at without recursion."""
+    stack: list[tuple[object, int]] = [(spec, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping):
+            children: Iterable[object] = value.values()
+        elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+            children = value
+        else:
+            continue
+        if depth > MAX_FILTER_DEPTH:
+            raise InvalidArgumentError(f"filter: nested more than {MAX_FILTER_DEPTH} levels deep")
+        stack.extend((child, depth + 1) for child in children)
 
 
 def filter_values(function: FunctionNode,
@@ -117,7 +149,8 @@ def filter_values(function: FunctionNode,
 
 def _compile(spec: object, where: str) -> Rule:
     if not isinstance(spec, Mapping) or not spec:
-        raise InvalidArgumentError(f"{where}: expected a non-empty object, got {spec!r}")
+        raise InvalidArgumentError(
+            f"{where}: expected a non-empty object, got {shown(spec)}")
     rules = [_key_rule(key, value, where) for key, value in spec.items()]
     return rules[0] if len(rules) == 1 else (lambda values: all(r(values) for r in rules))
 
@@ -134,7 +167,7 @@ def _key_rule(key: object, value: object, where: str) -> Rule:
         return lambda values: not inner(values)
     if key not in FILTER_FIELDS:
         raise InvalidArgumentError(
-            f"{where}: unknown field {key!r}; filterable: {', '.join(FILTER_FIELDS)}")
+            f"{where}: unknown field {shown(key)}; filterable: {', '.join(FILTER_FIELDS)}")
     field = str(key)
     if not isinstance(value, Mapping):
         value = {"$eq": value}
@@ -149,7 +182,7 @@ def _test(field: str, op: object, operand: object,
     test = _TESTS.get(op) if isinstance(op, str) else None
     if test is None:
         raise InvalidArgumentError(
-            f"{where}: unknown operator {op!r}; expected one of {', '.join(_TESTS)}")
+            f"{where}: unknown operator {shown(op)}; expected one of {', '.join(_TESTS)}")
     number = field in _NUMBERS
     if op in _TEXT and number:
         raise InvalidArgumentError(f"{where}: {op} is for text fields, not {field}")
@@ -157,10 +190,11 @@ def _test(field: str, op: object, operand: object,
         if (isinstance(operand, str) or not isinstance(operand, Sequence)
                 or not all(_typed(v, number) for v in operand)):
             raise InvalidArgumentError(
-                f"{where}: {op} takes a list of {_kind(number)}s, got {operand!r}")
+                f"{where}: {op} takes a list of {_kind(number)}s, got {shown(operand)}")
         return test, frozenset(operand)
     if not _typed(operand, number):
-        raise InvalidArgumentError(f"{where}: {op} takes {_kind(number, True)}, got {operand!r}")
+        raise InvalidArgumentError(
+            f"{where}: {op} takes {_kind(number, True)}, got {shown(operand)}")
     if op == "$text_match_insensitive":
         return test, str(operand).casefold()
     return test, operand

@@ -42,12 +42,20 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from ..algorithms.paths import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATHS, MAX_DEPTH, MAX_PATHS
 from ..errors import InvalidArgumentError
+from ..text import shown
 from .filters import FILTER_FIELDS, compile_filter
 
 __all__ = ["RetrieverOptions", "Option", "OPTIONS", "option", "options_markdown",
            "DEFAULT_K", "Partial", "Fill", "Inferred", "Kind"]
 
 DEFAULT_K = 8
+# Beyond these the fill's scores overflow (a length to the power 100 is past any
+# float) or stop meaning anything: 1 is the default of both.
+#: Largest weight of a part of the graph stage's fusion, and the largest ``evidence``.
+MAX_WEIGHT = 100.0
+MAX_EVIDENCE = 1e6
+MAX_CENTRALITY = 100.0
+MAX_BREVITY = 10.0
 Partial = Literal["connect", "nearest", "none"]
 Fill = Literal["ppr", "none"]
 Inferred = Literal["seeds", "paths"]
@@ -113,34 +121,36 @@ class Option:
         >>> OPTIONS["callees"].validate(-1)
         Traceback (most recent call last):
         ...
-        sgkr.errors.InvalidArgumentError: callees must be an integer of at least 0, got -1
+        sgkr.errors.InvalidArgumentError: callees must be an integer from 0 to 64, got -1
         """
         if value is None and self.nullable:
             return
         if self.kind == "boolean":
             if not isinstance(value, bool):
-                raise InvalidArgumentError(f"{self.name} must be True or False, got {value!r}")
+                raise InvalidArgumentError(f"{self.name} must be True or False, got {shown(value)}")
         elif self.kind in ("integer", "number"):
             self._check_number(value)
         elif self.kind == "string":
             if value not in self.choices:
                 raise InvalidArgumentError(
-                    f"{self.name} must be one of {self.choices}, got {value!r}")
+                    f"{self.name} must be one of {self.choices}, got {shown(value)}")
         elif not isinstance(value, Mapping):
-            raise InvalidArgumentError(f"{self.name} must be an object (a dict), got {value!r}")
+            raise InvalidArgumentError(
+                f"{self.name} must be an object (a dict), got {shown(value)}")
         if self.check is not None:
             self.check(value)
 
     def _check_number(self, value: object) -> None:
         whole = self.kind == "integer"
+        # An int is compared as it is: math.isfinite(10**400) raises OverflowError.
         fits = (isinstance(value, (int, float)) and not isinstance(value, bool)
-                and (isinstance(value, int) or not whole) and math.isfinite(value)
+                and (isinstance(value, int) or (not whole and math.isfinite(value)))
                 and (self.minimum is None or value >= self.minimum)
                 and (self.maximum is None or value <= self.maximum))
         if not fits:
             raise InvalidArgumentError(
                 f"{self.name} must be {'an integer' if whole else 'a number'}"
-                f"{self.range_text()}, got {value!r}")
+                f"{self.range_text()}, got {shown(value)}")
 
     def range_text(self) -> str:
         """`` of at least 1``, `` from 0 to 1``, or nothing: the bounds in words."""
@@ -212,7 +222,8 @@ class RetrieverOptions:
     callees: int = option(
         2, "add callees this many calls deep",
         """Add the callees of retrieved functions up to this many calls deep, ranked
-        after the functions on paths (0: none).""", minimum=0, metavar="DEPTH")
+        after the functions on paths (0: none).""", minimum=0, maximum=MAX_DEPTH,
+        metavar="DEPTH")
     partial: Partial = option(
         "connect", "when no path joins input and output tags",
         """When no path leads from an input tag to an output tag (only inputs, or only
@@ -248,7 +259,7 @@ class RetrieverOptions:
         question's best BM25 score ``s``. Its hits weigh that much (the best 1) and the walk
         the rest: a question of a few words (best scores near 10) is answered mostly by the
         walk from its tags and hits, a bug report that names the code (scores in the
-        hundreds) mostly by its words.""", minimum=0.0,
+        hundreds) mostly by its words.""", minimum=0.0, maximum=MAX_EVIDENCE,
         agents=False)
     mentions: float = option(
         0.5, "weight of the functions the question names",
@@ -256,7 +267,7 @@ class RetrieverOptions:
         (``Dataset.chunks``, ``prepare_url(``, an identifier in backticks), matched exactly
         against the graph's function names and each name's share split among the functions
         that have it (:mod:`sgkr.retrieval.mentions`); the first stage's best hit weighs 1.
-        0: off.""", minimum=0.0,
+        0: off.""", minimum=0.0, maximum=MAX_WEIGHT,
         agents=False)
     walk: float = option(
         1.0, "weight of the walk's score in the graph stage",
@@ -264,26 +275,27 @@ class RetrieverOptions:
         question's seeds (matched tags, path functions, the best lexical hits and the named
         functions), times the centrality prior and priced by length (``centrality``,
         ``brevity``), its best scaled to 1; the first stage's best hit weighs 1.""",
-        minimum=0.0,
+        minimum=0.0, maximum=MAX_WEIGHT,
         agents=False)
     reuse: float = option(
         1.5, "weight of the helpers everything reuses",
         """Weight, in the graph stage's fusion, of how widely a function is reused: the share
         of the functions that call anything that call it. The helpers every script of a
         corpus calls (a loader, a filter) weigh near 1 and join every answer; in a code base
-        where calls spread thin they weigh little. 0: off.""", minimum=0.0,
+        where calls spread thin they weigh little. 0: off.""", minimum=0.0, maximum=MAX_WEIGHT,
         agents=False)
     centrality: float = option(
         1.0, "weight of being called often, in the fill",
         """Weight of the call graph's centrality as a prior of the fill: a function's
         walk score is multiplied by ``1 + centrality * p`` where ``p`` grows with its
-        callers (:func:`sgkr.algorithms.walk.centrality_prior`).""", minimum=0)
+        callers (:func:`sgkr.algorithms.walk.centrality_prior`).""", minimum=0,
+        maximum=MAX_CENTRALITY)
     brevity: float = option(
         1.0, "how much the fill prefers short functions",
         """How much the fill prefers short functions: a function's walk score is
         divided by its length to this power (1: its score per character; 0: length
         does not count), so the context a filled slot costs is priced in.""",
-        minimum=0)
+        minimum=0, maximum=MAX_BREVITY)
     specificity: float = option(
         0.0, "least specificity (IDF, 0-1) of a tag used",
         """Matched tags whose inverse document frequency over the functions, scaled to

@@ -32,7 +32,8 @@ from ..stores import GraphReader, GraphStore, MemoryStore, Side, open_store
 from .context import make_documents
 from .filters import compile_filter, filter_values
 from .mentions import mentions
-from .options import DEFAULT_K, RetrieverOptions
+from .options import DEFAULT_K, OPTIONS, RetrieverOptions
+from .question import check_question
 from .seeds import as_seed_retriever, seed_functions
 from .tagmatch import WeightedMatcher, names_tag
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
@@ -170,7 +171,7 @@ class Retriever:
 
     def match(self, question: str) -> list[TagMatch]:
         """The tags of ``question``, from the tag extractor."""
-        return self._match(question, self.store.reader())
+        return self._match(check_question(question), self.store.reader())
 
     def _match(self, question: str, reader: GraphReader) -> list[TagMatch]:
         extractor = self._extractor
@@ -203,16 +204,14 @@ class Retriever:
         Raises
         ------
         InvalidArgumentError
-            If ``question`` is not a string, or ``k`` is not positive.
+            If ``question`` is not a string or is longer than
+            :data:`~sgkr.retrieval.question.MAX_QUESTION_CHARS`, or ``k`` is not positive.
         StoreError
             If the graph store fails while answering (no partial answer is returned).
         """
-        if not isinstance(question, str):
-            raise InvalidArgumentError(
-                f"question must be a string, got {type(question).__name__}")
+        check_question(question)
         limit = self.options.k if k is None else k
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
+        OPTIONS["k"].validate(limit)
         if not question.strip():
             return RetrievalResult(question=question, documents=())
         o = self.options

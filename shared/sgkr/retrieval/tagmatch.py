@@ -37,7 +37,7 @@ import math
 import re
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..graph.model import KnowledgeGraph
 from ..records import TagMatch
@@ -100,6 +100,29 @@ def names_tag(match: TagMatch) -> bool:
     return match.score >= LEMMA_SCORE
 
 
+def _covered(matches: Sequence[TagMatch]) -> Callable[[int], bool]:
+    """Whether a place of the question is inside a match, asked of increasing places.
+
+    One sweep over the matches' spans, sorted and merged, for all the question's words
+    (a look through every match for every word was quadratic).
+    """
+    spans: list[list[int]] = []
+    for start, end in sorted((m.start, m.end) for m in matches):
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    at = 0
+
+    def covered(place: int) -> bool:
+        nonlocal at
+        while at < len(spans) and spans[at][1] <= place:
+            at += 1
+        return at < len(spans) and spans[at][0] <= place
+
+    return covered
+
+
 class _Vocabulary:
     """Each word of the tag phrases, the phrases it is in, and its rarity among them."""
 
@@ -147,10 +170,10 @@ class WeightedMatcher:
     def __call__(self, question: str) -> list[TagMatch]:
         """The tags of ``question``, each with its score, exact matches first."""
         matches = self._exact(question)
-        covered = [(m.start, m.end) for m in matches]
+        covered = _covered(matches)
         free: list[tuple[str, int, int]] = []
         for m in _TOKEN.finditer(question):
-            if any(s <= m.start() < e for s, e in covered):
+            if covered(m.start()):
                 continue
             free.extend((w, m.start(), m.end()) for w in fold(m.group())
                         if w not in FUNCTION_WORDS)

@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -36,13 +37,18 @@ from ..stores import GraphReader, as_reader
 from ..text import fold
 
 __all__ = ["VocabularyMatcher", "TagExtractor", "tag_role", "resolve_labels", "split_roles",
-           "FUNCTION_WORDS"]
+           "FUNCTION_WORDS", "MAX_PHRASE_WORDS"]
 
 #: A swappable tag extractor: the question in, tag matches or tag labels out.
 TagExtractor = Callable[[str], Iterable["TagMatch | str"]]
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:\.[0-9]+)?(?:['\u2019]s\b)?")
 _ASKING = frozenset({"which", "what", "who", "whom", "how", "list", "name"})
 _CUE_WINDOW = 4
+#: Labels and aliases of more words are not matched whole (the weighted matcher still
+#: matches them in part): each word of a question is tried as the start of a phrase
+#: of up to this many words, so a 300-word alias made every question cost its length
+#: times 300 squared.
+MAX_PHRASE_WORDS = 12
 #: Words of the wording of questions, never matched as a tag by themselves.
 FUNCTION_WORDS = frozenset({"a", "an", "the", "and", "or", "what", "which", "who", "whom",
                              "whose", "how", "why", "is", "are", "was", "were", "given"})
@@ -81,7 +87,7 @@ class VocabularyMatcher:
         tokens: list[tuple[str, int, int]] = []
         for m in _TOKEN.finditer(question):
             tokens.extend((w, m.start(), m.end()) for w in fold(m.group()))
-        longest = self._reader.longest_phrase() if tokens else 0
+        longest = min(self._reader.longest_phrase(), MAX_PHRASE_WORDS) if tokens else 0
         words = [t[0] for t in tokens]
         spans = {(i, size): " ".join(words[i : i + size]) for i in range(len(tokens))
                  for size in range(min(longest, len(tokens) - i), 0, -1)}
@@ -92,23 +98,29 @@ class VocabularyMatcher:
                 candidates.append((i, size))
         candidates.sort(key=lambda c: (-c[1], c[0]))
         taken: set[int] = set()
-        matches: list[TagMatch] = []
+        chosen: list[tuple[int, int]] = []
         for i, size in candidates:
             span = set(range(i, i + size))
-            if span & taken:
-                continue
-            taken |= span
-            start, end = tokens[i][1], tokens[i + size - 1][2]
-            for tag in found[spans[i, size]]:
-                matches.append(TagMatch(tag.id, tag.label, question[start:end],
-                                        start, end, tag.role))
-        matches.sort(key=lambda m: (m.start, m.tag_id))
+            if not span & taken:
+                taken |= span
+                chosen.append((i, size))
+        # A tag named twice is one match, at its first place: a phrase's tags are read at
+        # its first place only (a phrase that thousands of tags share, said a thousand
+        # times, is not a million matches first).
         seen: set[str] = set()
+        said: set[str] = set()
         unique: list[TagMatch] = []
-        for match in matches:  # a tag named twice is one match, at its first place
-            if match.tag_id not in seen:
-                seen.add(match.tag_id)
-                unique.append(match)
+        for i, size in sorted(chosen):
+            phrase = spans[i, size]
+            if phrase in said:
+                continue
+            said.add(phrase)
+            start, end = tokens[i][1], tokens[i + size - 1][2]
+            for tag in sorted(found[phrase], key=lambda t: t.id):
+                if tag.id not in seen:
+                    seen.add(tag.id)
+                    unique.append(TagMatch(tag.id, tag.label, question[start:end],
+                                           start, end, tag.role))
         return unique
 
 
@@ -175,14 +187,19 @@ def split_roles(question: str, matches: Sequence[TagMatch]) -> tuple[list[str], 
     pure_output = any(m.role == "output" for m in matches)
     inputs: list[str] = []
     outputs: list[str] = []
+    words: list[str] | None = None
+    ends: list[int] = []
     for m in matches:
         if m.role == "input":
             inputs.append(m.tag_id)
         elif m.role == "output":
             outputs.append(m.tag_id)
         else:
-            before = [w.lower() for w in _TOKEN.findall(question[: max(m.start, 0)])]
-            if m.start >= 0 and _ASKING.intersection(before[-_CUE_WINDOW:]):
+            if words is None:  # the question's words, read once for every match
+                found = list(_TOKEN.finditer(question))
+                words, ends = [w.group().lower() for w in found], [w.end() for w in found]
+            before = bisect.bisect_right(ends, m.start)  # the words ending before the match
+            if m.start >= 0 and _ASKING.intersection(words[max(0, before - _CUE_WINDOW):before]):
                 outputs.append(m.tag_id)
                 continue
             inputs.append(m.tag_id)

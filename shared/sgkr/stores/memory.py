@@ -73,12 +73,14 @@ class MemoryStore:
                 table = self._phrases
                 if table is None:
                     table = {}
-                    for tag in self.graph.tags():
+                    for tag in self.graph.tags():  # by id: each list is sorted
                         info = self._info(tag)
-                        for phrase in (tag.label, *tag.aliases):
-                            key = " ".join(fold(phrase))
-                            if key and info not in table.setdefault(key, []):
-                                table[key].append(info)
+                        # Each phrase of a tag once (a label and an alias may fold alike);
+                        # no look into the list, which thousands of tags may share.
+                        for key in dict.fromkeys(" ".join(fold(p))
+                                                 for p in (tag.label, *tag.aliases)):
+                            if key:
+                                table.setdefault(key, []).append(info)
                     self._longest = max((k.count(" ") + 1 for k in table), default=0)
                     self._phrases = table
         return table
