@@ -49,6 +49,7 @@ from sgkr import (
     TagMatch,
     build_graph,
 )
+from sgkr.algorithms.lexicalfile import load_graph
 from sgkr.errors import InvalidArgumentError
 from sgkr.ingest.sources import SourceInput
 from sgkr.masking import mask_url
@@ -117,6 +118,10 @@ class SGKRRetriever(_WithOptions):
             ``"embedding"`` or a callable (see :class:`sgkr.Retriever`).
         fallback: Callable[[str, int], Sequence[str]] | None
             Node ids to return when a question has no known tag.
+        seed_retriever: BaseRetriever | Any | None
+            The first stage in place of SGKR's BM25: any LangChain retriever (a
+            vector store's ``as_retriever()``), LlamaIndex retriever or callable;
+            its results seed the graph stage (see :mod:`sgkr.retrieval.seeds`).
 
     Instantiate:
         .. code-block:: python
@@ -205,6 +210,9 @@ class SGKRRetriever(_WithOptions):
                                   "tag matches or labels.")
     fallback: Callable[[str, int], Sequence[str]] | None = Field(
         default=None, description="(question, k) -> node ids, when no tag matches.")
+    seed_retriever: Any = Field(
+        default=None, description="A retriever (LangChain, LlamaIndex or a callable) whose "
+                                  "results seed the graph stage in place of BM25.")
 
     _core: Retriever | None = PrivateAttr(default=None)
     _made_of: tuple[Any, Any] = PrivateAttr(default=(None, None))
@@ -239,7 +247,7 @@ class SGKRRetriever(_WithOptions):
             yield name, (mask_url(value) if name == "store" and isinstance(value, str)
                          else value)
 
-    @field_serializer("tag_extractor", "fallback", when_used="json")
+    @field_serializer("tag_extractor", "fallback", "seed_retriever", when_used="json")
     def _callable_to_json(self, function: Callable[..., Any] | str | None) -> str | None:
         if function is None or isinstance(function, str):
             return function
@@ -292,7 +300,7 @@ class SGKRRetriever(_WithOptions):
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidArgumentError(f"path must be a file path, got {type(path).__name__}")
         _refuse_graph(kwargs, "from_graph_file reads the graph from path")
-        return cls(graph=KnowledgeGraph.load(path), **kwargs)
+        return cls(graph=load_graph(path), **kwargs)
 
     @classmethod
     def from_sources(cls, sources: Iterable[SourceInput],
@@ -365,10 +373,12 @@ class SGKRRetriever(_WithOptions):
         # Made once and shared by every call; made again if a field it holds changed.
         if (core is None or self._made_of != (self.graph, self.store)
                 or core.tag_extractor is not self.tag_extractor
-                or core.fallback is not self.fallback):
+                or core.fallback is not self.fallback
+                or core.seed_retriever is not self.seed_retriever):
             core = self._core = Retriever(self.graph, store=self.store,
                                           tag_extractor=self.tag_extractor,
-                                          fallback=self.fallback)
+                                          fallback=self.fallback,
+                                          seed_retriever=self.seed_retriever)
             self._made_of = (self.graph, self.store)
         return core.with_options(**{**self._options(), **options})
 

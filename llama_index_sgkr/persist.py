@@ -1,7 +1,8 @@
-"""Persisting a retriever as two JSON files: the graph and the retriever options.
+"""Persisting a retriever: the graph, its lexical index and the retriever options.
 
-``graph.json`` is written by :meth:`sgkr.graph.KnowledgeGraph.save` and read
-back with its validation; ``sgkr_retriever.json`` holds the
+``graph.json`` and its lexical index ``graph.lexical.npz`` are written by
+:func:`sgkr.algorithms.lexicalfile.save_graph` and read back with their validation
+(so the first question after loading costs what the next does); ``sgkr_retriever.json`` holds the
 :class:`~sgkr.retrieval.retriever.RetrieverOptions`. Nothing is pickled. Callables (a
 tag extractor, a fallback) are not persisted: pass them again when loading.
 
@@ -24,6 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from sgkr.algorithms.lexicalfile import load_graph, save_graph
 from sgkr.atomic import write_atomic
 from sgkr.errors import GraphFormatError, InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
@@ -39,7 +41,7 @@ OPTIONS_SCHEMA_VERSION = 1
 
 
 def save_retriever(retriever: Retriever, persist_dir: str | os.PathLike[str]) -> None:
-    """Write ``graph.json`` and ``sgkr_retriever.json`` into ``persist_dir`` (made if missing).
+    """Write ``graph.json``, its index and ``sgkr_retriever.json`` into ``persist_dir``.
 
     Raises
     ------
@@ -54,14 +56,14 @@ def save_retriever(retriever: Retriever, persist_dir: str | os.PathLike[str]) ->
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     save_retriever(Retriever(build_graph([("m.py", "x = 1\\n")])), folder)
     ...     sorted(os.listdir(folder))
-    ['graph.json', 'sgkr_retriever.json']
+    ['graph.json', 'graph.lexical.npz', 'sgkr_retriever.json']
     """
     if not isinstance(retriever, Retriever):
         raise InvalidArgumentError(
             f"retriever must be an sgkr.Retriever, got {type(retriever).__name__}")
     folder = _folder(persist_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    retriever.graph.save(folder / GRAPH_FILENAME)
+    save_graph(retriever.graph, folder / GRAPH_FILENAME)
     document = {"schema_version": OPTIONS_SCHEMA_VERSION,
                 "options": retriever.options.to_dict()}
     write_atomic(folder / OPTIONS_FILENAME, json.dumps(document, indent=1) + "\n")
@@ -88,7 +90,7 @@ def load_retriever(
     """
     folder = _folder(persist_dir)
     options = _read_options(folder / OPTIONS_FILENAME)
-    return KnowledgeGraph.load(folder / GRAPH_FILENAME), options
+    return load_graph(folder / GRAPH_FILENAME), options
 
 
 def _folder(persist_dir: object) -> Path:

@@ -31,6 +31,7 @@ from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
 from llama_index.core.utils import print_text
 from llama_index.core.vector_stores.types import MetadataFilters
 
+from sgkr.algorithms.lexicalfile import load_graph
 from sgkr.build import build_graph
 from sgkr.build.options import BuildOptions
 from sgkr.errors import InvalidArgumentError
@@ -114,6 +115,7 @@ class SGKRRetriever(BaseRetriever):
         build_options: BuildOptions | None = None,
         tag_extractor: TagExtractor | Extractor | None = None,
         fallback: Fallback | None = None,
+        seed_retriever: Any = None,
         similarity_top_k: int | None = None,
         filters: MetadataFilters | None = None,
         callback_manager: CallbackManager | None = None,
@@ -140,6 +142,10 @@ class SGKRRetriever(BaseRetriever):
             Passed to :class:`sgkr.Retriever` (see
             :func:`llama_index_sgkr.retriever_fallback` to fall back on
             another LlamaIndex retriever).
+        seed_retriever
+            The first stage in place of SGKR's BM25: any LlamaIndex retriever (a
+            ``VectorStoreIndex``'s ``as_retriever()``), LangChain retriever or
+            callable; its results seed the graph stage (:mod:`sgkr.retrieval.seeds`).
         similarity_top_k
             LlamaIndex's name for ``k``; give one or the other.
         filters
@@ -201,24 +207,28 @@ sources; got graph_path and sources
         _framework_options(similarity_top_k, filters, options)
         if store is not None:
             return cls(Retriever(store=store, tag_extractor=tag_extractor, fallback=fallback,
-                                 **options), callback_manager=callback_manager, verbose=verbose)
+                                 seed_retriever=seed_retriever, **options),
+                       callback_manager=callback_manager, verbose=verbose)
         if graph_path is not None:
-            graph = KnowledgeGraph.load(graph_path)
+            graph = load_graph(graph_path)
         elif sources is not None:
             graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build))
         if not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(
                 f"graph must be a KnowledgeGraph, got {type(graph).__name__} "
                 "(pass a graph.json path as graph_path=)")
-        core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback, **options)
+        core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
+                         seed_retriever=seed_retriever, **options)
         return cls(core, callback_manager=callback_manager, verbose=verbose)
 
     # -- persistence -----------------------------------------------------------------
 
     def persist(self, persist_dir: str | os.PathLike[str]) -> None:
-        """Write ``graph.json`` and ``sgkr_retriever.json`` (the options) into ``persist_dir``.
+        """Write ``graph.json``, its index and ``sgkr_retriever.json`` (the options) into
+        ``persist_dir``.
 
-        JSON only, no pickle. A tag extractor or a fallback is not persisted.
+        JSON only, no pickle; the lexical index beside the graph (NumPy arrays, no
+        objects). A tag extractor, a fallback or a seed retriever is not persisted.
 
         Examples
         --------
@@ -239,6 +249,7 @@ sources; got graph_path and sources
         *,
         tag_extractor: TagExtractor | Extractor | None = None,
         fallback: Fallback | None = None,
+        seed_retriever: Any = None,
         similarity_top_k: int | None = None,
         filters: MetadataFilters | None = None,
         callback_manager: CallbackManager | None = None,
@@ -266,7 +277,7 @@ sources; got graph_path and sources
         _framework_options(similarity_top_k, filters, options)
         graph, stored = load_retriever(persist_dir)
         core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
-                         **{**stored, **options})
+                         seed_retriever=seed_retriever, **{**stored, **options})
         return cls(core, callback_manager=callback_manager, verbose=verbose)
 
     # -- what it wraps -------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_cli_build_uses_jobs_and_a_cache_outside_the_sources(
     out = tmp_path / "out" / "graph.json"
     assert main(["build", str(src), "-o", str(out), "--jobs", "2", "--quiet"]) == 0
     assert len(ExtractCache(default_cache_dir(out))) == 3
-    assert sorted(p.name for p in out.parent.iterdir()) == ["graph.json"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["graph.json", "graph.lexical.npz"]
     other = tmp_path / "c2"
     assert main(["build", str(src), "-o", str(out), "--cache", str(other), "--quiet"]) == 0
     assert len(ExtractCache(other)) == 3

@@ -22,6 +22,7 @@ from sgkr import KnowledgeGraph, Retriever
 from sgkr.agents.answer import MAX_ANSWER_CHARS
 from sgkr.agents.server import STATS_URI
 from sgkr.algorithms.paths import MAX_DEPTH, MAX_PATHS
+from sgkr.retrieval.options import OPTIONS
 from sgkr.retrieval.retriever import RetrieverOptions
 
 from ..conftest import PAYMENTS, ROOT
@@ -94,9 +95,10 @@ async def test_the_case_study_through_a_stdio_client_session(graph_path: Path) -
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
             assert set(tools) == {"retrieve_knowledge", "explain_dependency"}
-            # Every retriever option, so that an option added to the retriever reaches agents.
+            # Every retriever option an agent may turn, so that one added reaches agents.
             assert set(tools["retrieve_knowledge"].input_schema["properties"]) == {
-                "question", "cursor", *(f.name for f in fields(RetrieverOptions))}
+                "question", "cursor", *(f.name for f in fields(RetrieverOptions)
+                                        if OPTIONS[f.name].agents)}
 
             answer = await session.call_tool("retrieve_knowledge", {"question": case["question"]})
             assert not answer.is_error

@@ -9,12 +9,16 @@ import pytest
 
 from sgkr.agents.tools import EXPLAIN, RETRIEVE, TOOLS, check_arguments, schema_chars
 from sgkr.errors import InvalidArgumentError
+from sgkr.retrieval.options import OPTIONS
 from sgkr.retrieval.retriever import RetrieverOptions
 
 
 def test_every_retriever_option_with_its_type() -> None:
     properties = RETRIEVE.input_schema["properties"]
-    assert set(properties) == {"question", "cursor", *(f.name for f in fields(RetrieverOptions))}
+    offered = {f.name for f in fields(RetrieverOptions) if OPTIONS[f.name].agents}
+    assert set(properties) == {"question", "cursor", *offered}
+    # The fusion's weights are for evaluations, not for an agent to turn.
+    assert offered == set(OPTIONS) - {"evidence", "mentions", "walk", "reuse"}
     assert properties["k"]["type"] == "integer" and properties["k"]["minimum"] == 1
     assert properties["partial"]["enum"] == ["connect", "nearest", "none"]
     assert properties["filter"]["type"] == ["object", "null"]

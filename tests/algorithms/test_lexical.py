@@ -1,33 +1,114 @@
-"""The built-in lexical scorer: names weigh most, common words little, postings bounded."""
+"""The first stage: code-aware BM25 over function documents, equal to bm25s's scores."""
 
 from __future__ import annotations
 
 import pytest
 
 from sgkr import build_graph
-from sgkr.algorithms.lexical import LexicalIndex
+from sgkr.algorithms.lexical import (
+    LexicalIndex,
+    add_up,
+    attach,
+    fingerprint,
+    function_document,
+    index_of,
+    indexed,
+    weighted_postings,
+)
+from sgkr.algorithms.tokens import code_tokens
 from sgkr.errors import InvalidArgumentError
 
 CODE = ("def set_timeout(request, seconds):\n    request.timeout = seconds\n"
         "def get_cookie(jar, name):\n    return jar.get(name)\n"
         "def cookies_from_dict(values):\n    return dict(values)\n"
-        "def send(request):\n    return request\n")
+        "def send(request):\n    return request\n"
+        "class PreparedRequest:\n    def prepare_content_length(self, body):\n"
+        "        self.headers['Content-Length'] = str(len(body))\n")
 
 
-def test_names_rank_first_and_plurals_fold() -> None:
-    index = LexicalIndex(build_graph([("m.py", CODE)]))
-    assert index.search("set a timeout on a request", 1)[0][0] == "fn:m.set_timeout"
-    assert index.search("make cookies from a dict", 1)[0][0] == "fn:m.cookies_from_dict"
-    assert {n for n, _ in index.search("cookie", 2)} == {"fn:m.cookies_from_dict",
-                                                          "fn:m.get_cookie"}
+@pytest.fixture(scope="module")
+def index() -> LexicalIndex:
+    return LexicalIndex(build_graph([("http/models.py", CODE)]))
+
+
+def test_names_and_stems_rank_first(index: LexicalIndex) -> None:
+    assert index.search("set a timeout on a request", 1)[0][0] == "fn:http.models.set_timeout"
+    assert index.search("make cookies from a dict", 1)[0][0] \
+        == "fn:http.models.cookies_from_dict"
+    assert {n for n, _ in index.search("cookie", 2)} == {"fn:http.models.cookies_from_dict",
+                                                          "fn:http.models.get_cookie"}
+    # Named whole, or in words: the identifier, its parts and its class's module.
+    assert index.search("prepare_content_length sends a length", 1)[0][0] \
+        == "fn:http.models.PreparedRequest.prepare_content_length"
+    assert index.search("Content-Length header of prepared requests", 1)[0][0] \
+        == "fn:http.models.PreparedRequest.prepare_content_length"
     assert index.search("zzz", 3) == []
 
 
-def test_postings_are_bounded_and_scores_scaled() -> None:
-    index = LexicalIndex(build_graph([("m.py", CODE)]), postings=1)
-    hits = index.search("request", 4)
-    assert len(hits) == 1 and hits[0][1] == 1.0
-    with pytest.raises(InvalidArgumentError, match="postings"):
-        LexicalIndex(build_graph([("m.py", CODE)]), postings=0)
+def test_scores_are_scaled_ranked_and_ties_broken_by_id(index: LexicalIndex) -> None:
+    hits = index.search("request", 10)
+    assert hits[0][1] == 1.0 and all(0 < s <= 1 for _, s in hits)
+    assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    ties = [n for n, s in hits if s == hits[-1][1]]
+    assert ties == sorted(ties)
     with pytest.raises(InvalidArgumentError, match="k must be"):
         index.search("request", 0)
+
+
+def test_a_repeated_word_counts_as_often_as_it_is_said(index: LexicalIndex) -> None:
+    once = index.scores("cookie timeout")
+    twice = index.scores("cookie cookie timeout")
+    assert twice["fn:http.models.get_cookie"] == pytest.approx(
+        2 * once["fn:http.models.get_cookie"])
+    assert twice["fn:http.models.set_timeout"] == once["fn:http.models.set_timeout"]
+
+
+def test_the_document_scores_equal_bm25s(index: LexicalIndex) -> None:
+    """The document field alone is what bm25s scores (Lucene's BM25, k1 1.5, b 0.75)."""
+    bm25s = pytest.importorskip("bm25s")
+    graph = build_graph([("http/models.py", CODE)])
+    nodes = indexed(graph)
+    model = bm25s.BM25()
+    model.index([code_tokens(function_document(f)[0]) for f in nodes], show_progress=False)
+    words, indptr, indices, data = weighted_postings(
+        [[function_document(f)[0] for f in nodes]], (1.0,))
+    names = LexicalIndex.from_arrays([f.id for f in nodes], words, indptr, indices, data, "")
+    for question in ("request timeout", "cookie from a dict", "prepared content length"):
+        tokens = [t for t in code_tokens(question) if t in model.vocab_dict]
+        expected = model.get_scores(tokens)
+        found = names.scores(question)
+        for i, f in enumerate(nodes):
+            assert found.get(f.id, 0.0) == pytest.approx(float(expected[i]), rel=1e-5)
+
+
+def test_postings_add_up_as_the_index_does(index: LexicalIndex) -> None:
+    question = "cookie cookie request timeout dict"
+    postings = {w: index.postings(w) for w in code_tokens(question)}
+    assert add_up(code_tokens(question), postings) == index.scores(question)
+    assert index.postings("no-such-word") == []
+
+
+def test_the_index_of_a_graph_is_made_once_and_can_be_attached() -> None:
+    graph = build_graph([("m.py", CODE)])
+    made = index_of(graph)
+    assert index_of(graph) is made
+    other = build_graph([("m.py", CODE)])
+    attach(other, made)
+    assert index_of(other) is made
+    with pytest.raises(InvalidArgumentError):
+        attach(other, "index")  # type: ignore[arg-type]
+
+
+def test_the_fingerprint_follows_what_is_indexed() -> None:
+    a = indexed(build_graph([("m.py", CODE)]))
+    b = indexed(build_graph([("m.py", CODE.replace("seconds", "secs"))]))
+    assert fingerprint(a) == fingerprint(indexed(build_graph([("m.py", CODE)])))
+    assert fingerprint(a) != fingerprint(b)
+
+
+def test_module_bodies_are_not_indexed() -> None:
+    graph = build_graph([("s.py", "import os\nx = os.getcwd()\nprint(x)\n")])
+    assert LexicalIndex(graph).size == 0
+    assert LexicalIndex(graph).search("getcwd", 3) == []
+    with pytest.raises(InvalidArgumentError, match="KnowledgeGraph"):
+        LexicalIndex("graph.json")  # type: ignore[arg-type]

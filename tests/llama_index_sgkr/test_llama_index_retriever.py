@@ -8,6 +8,7 @@ import json
 import pickle
 from pathlib import Path
 
+import numpy as np
 import pytest
 from llama_index.core.callbacks import CallbackManager, CBEventType, LlamaDebugHandler
 from llama_index.core.callbacks.schema import EventPayload
@@ -233,9 +234,10 @@ def test_persist_round_trip(payments_graph, case_question, tmp_path) -> None:  #
                                     max_paths=40)
     r.persist(tmp_path / "store")
     files = sorted(p.name for p in (tmp_path / "store").iterdir())
-    assert files == sorted([GRAPH_FILENAME, OPTIONS_FILENAME])
-    for name in files:  # JSON, nothing pickled
+    assert files == sorted([GRAPH_FILENAME, "graph.lexical.npz", OPTIONS_FILENAME])
+    for name in (GRAPH_FILENAME, OPTIONS_FILENAME):  # JSON, nothing pickled
         json.loads((tmp_path / "store" / name).read_text(encoding="utf-8"))
+    np.load(tmp_path / "store" / "graph.lexical.npz", allow_pickle=False)  # arrays, no objects
     back = SGKRRetriever.from_persist_dir(tmp_path / "store")
     assert back.options == r.options
     assert back.graph.to_dict() == payments_graph.to_dict()

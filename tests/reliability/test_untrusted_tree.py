@@ -114,7 +114,8 @@ def test_h2_the_default_cache_lies_outside_the_sources(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     out = repo / "graph.json"
     assert main(["build", str(repo), "-o", str(out), "--quiet"]) == 0
-    assert sorted(p.name for p in repo.iterdir()) == ["fees.py", "graph.json"]
+    assert sorted(p.name for p in repo.iterdir()) == ["fees.py", "graph.json",
+                                                      "graph.lexical.npz"]
     assert len(ExtractCache(default_cache_dir(out))) == 1
 
 

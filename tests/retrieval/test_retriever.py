@@ -300,7 +300,7 @@ def test_built_in_tag_extractors(graph: KnowledgeGraph) -> None:
     assert [(m.label, m.score < 0.9) for m in weighted.tags] == [("scheme count", True)]
     assert weighted.paths == ()  # a tag named in part seeds the walk, it anchors no path
     assert Retriever(graph, tag_extractor="keyword").match(question) == []
-    walked = Retriever(graph, k=2, lexical=False).retrieve(question)
+    walked = Retriever(graph, k=2, lexical=False, reuse=0.0).retrieve(question)
     assert [d.name for d in walked.documents][:1] == ["other"]  # the tag's producer
     with pytest.raises(InvalidArgumentError, match="tag_extractor must be one of"):
         Retriever(graph, tag_extractor="fuzzy")  # type: ignore[arg-type]

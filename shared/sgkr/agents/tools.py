@@ -55,8 +55,10 @@ class ToolSpec:
 
 
 def _option_schemas() -> dict[str, dict[str, Any]]:
-    """Each retrieval option's schema, as declared (the server's defaults may differ)."""
-    return {name: spec.json_schema(default=False) for name, spec in OPTIONS.items()}
+    """Each retrieval option's schema, as declared (the server's defaults may differ); the
+    fusion's weights are not an agent's to turn (:attr:`~sgkr.retrieval.options.Option.agents`)."""
+    return {name: spec.json_schema(default=False) for name, spec in OPTIONS.items()
+            if spec.agents}
 
 
 def _object(properties: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:

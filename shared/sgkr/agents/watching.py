@@ -34,6 +34,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..algorithms.lexicalfile import load_graph
 from ..build.incremental import GraphBuilder
 from ..build.options import BuildOptions
 from ..errors import SGKRError
@@ -80,7 +81,7 @@ class Sources:
     def build(self) -> KnowledgeGraph:
         """The graph: built from every source, or loaded."""
         if self.graph_file:
-            return KnowledgeGraph.load(self.paths[0])
+            return load_graph(self.paths[0])
         self._builder = GraphBuilder(self.paths, self.options)
         return self._builder.build()
 

@@ -1,17 +1,21 @@
-"""A built-in lexical scorer over function nodes: BM25 on names, identifiers and knowledge.
+"""The first stage: BM25 over one document per function, with a code-aware tokenizer.
 
-Each function node is a bag of folded words (:func:`sgkr.text.fold`): its
-name (counted three times: a name is what a function is about), the names of
-its class, its knowledge and its code. A question is scored with BM25
-(``k1`` 1.2, ``b`` 0.75). Words common to most functions (``self``,
-``return``, ``value``) weigh little by their inverse document frequency, so
-no list of generic words is needed.
+Each function node (module bodies aside) is indexed as two fields, both
+tokenized by :func:`~sgkr.algorithms.tokens.code_tokens` (identifiers split and
+kept whole, stop words out, Snowball stems):
 
-To keep a query cheap on a large code base, each word keeps only its
-``postings`` best documents (by that word's BM25 contribution, computed once
-here): a query adds up a few hundred numbers per word whatever the size of
-the graph. Documents a common word reaches beyond its best ones would get a
-small share from it anyway.
+- its **document**: the file it is defined in, its qualified name
+  (``package.module.Class.method``), its knowledge and its code;
+- its **name**: its qualified name alone, so a question naming the module, class
+  or function finds it before the many functions that merely use those words.
+
+Each field is scored by BM25 (``bm25s``: ``k1`` 1.5, ``b`` 0.75, Lucene's
+variant), and a function's score is the document's score plus half the name's
+(:data:`NAME_WEIGHT`). Both are folded, at build time, into one impact per
+(word, function), the postings: a question's score for a function is the sum of
+the impacts of its words, each counted as often as the question says it. The
+postings are what :mod:`sgkr.algorithms.lexicalfile` persists beside graph.json
+and a graph store pushes, so every interface ranks alike, to the last bit.
 
 Examples
 --------
@@ -24,158 +28,335 @@ Examples
 
 from __future__ import annotations
 
-import functools
-import heapq
-import math
-import re
-from collections import Counter, defaultdict
+import hashlib
+import threading
+import weakref
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import FunctionNode
-from ..text import fold
+from .tokens import code_tokens, identifier_tokens, raw_words
 
-__all__ = ["LexicalIndex", "node_words", "question_words", "add_up", "best_hits",
-           "DEFAULT_POSTINGS"]
+__all__ = ["LexicalIndex", "function_document", "fingerprint", "indexed", "index_of", "attach",
+           "attached", "weighted_postings", "add_up", "best_hits", "NAME_WEIGHT", "K1",
+           "B"]
 
-DEFAULT_POSTINGS = 256
-_K1 = 1.2
-_B = 0.75
-_NAME_REPEAT = 3
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]*|[0-9]+")
+#: BM25's term-frequency saturation and length normalisation (bm25s's defaults).
+K1 = 1.5
+B = 0.75
+#: Weight of the name field against the document's 1.
+NAME_WEIGHT = 0.5
 
-
-@functools.lru_cache(maxsize=262_144)
-def _folded(token: str) -> tuple[str, ...]:
-    return fold(token)
-
-
-def _text_words(text: str) -> list[str]:
-    """:func:`sgkr.text.fold` of ``text``, a token at a time (identifiers recur: each is
-    folded once)."""
-    return [w for token in _TOKEN.findall(text) for w in _folded(token)]
+Floats = npt.NDArray[np.float32]
+Ints = npt.NDArray[np.int32]
+Offsets = npt.NDArray[np.int64]
 
 
-def _counts(node: FunctionNode) -> Counter[str]:
-    """:func:`node_words` counted, each distinct token of the code folded once."""
-    counts: Counter[str] = Counter()
-    for token, c in Counter(_TOKEN.findall(f"{node.knowledge}\n{node.code}")).items():
-        for w in _folded(token):
-            counts[w] += c
-    counts.update(_head(node))
-    return counts
+def function_document(node: FunctionNode) -> tuple[str, str]:
+    """The two fields a function is indexed by: its document and its name.
 
-
-def node_words(node: FunctionNode) -> list[str]:
-    """The folded words a function node is indexed by: name three times, class, knowledge, code.
+    A function merged from copies (a helper every solution script repeats) is
+    indexed at its first definition's file and qualified name, so that its
+    copies do not lengthen its document.
 
     Examples
     --------
-    >>> from sgkr.records import FunctionNode
-    >>> node_words(FunctionNode("fn:m.C.get_fees", "get_fees", ("m.C.get_fees",),
-    ...                         "def get_fees(self): ...", "", (), "method"))
-    ['get', 'fee', 'get', 'fee', 'get', 'fee', 'c', 'def', 'get', 'fee', 'self']
+    >>> from sgkr.records import FunctionNode, SourceSpan
+    >>> node = FunctionNode("fn:m.C.get", "get", ("m.C.get", "b.C.get"), "def get(self): ...",
+    ...                     "Get it.", (SourceSpan("m.py", 1, 1), SourceSpan("b.py", 1, 1)),
+    ...                     "method")
+    >>> function_document(node)
+    ('b.py\\nb.C.get\\nGet it.\\n\\ndef get(self): ...', 'b.C.get')
     """
-    return _head(node) + _text_words(node.knowledge) + _text_words(node.code)
+    file = min((s.file for s in node.sources), default="")
+    name = min(node.qualnames, default=node.name)
+    # Knowledge that is the code's own docstring is in the code already.
+    first = node.knowledge.split("\n", 1)[0]
+    text = node.code if not first or first in node.code else f"{node.knowledge}\n\n{node.code}"
+    return f"{file}\n{name}\n{text}", name
 
 
-def _head(node: FunctionNode) -> list[str]:
-    """The name's words three times, and a method's class's words."""
-    name = _text_words(node.name) * _NAME_REPEAT
-    if node.kind != "method":
-        return name
-    owners = {q.rsplit(".", 2)[-2] for q in node.qualnames if q.count(".") >= 2}
-    return name + [w for o in sorted(owners) for w in _text_words(o)]
+def fingerprint(nodes: Iterable[FunctionNode]) -> str:
+    """A digest of what the index of ``nodes`` is made from (ids, files, names, text).
+
+    An index persisted for a graph is used only if the graph's functions still
+    give the same fingerprint.
+    """
+    parts: list[str] = []
+    for node in nodes:
+        parts += (node.id, "\0".join(s.file for s in node.sources), "\0".join(node.qualnames),
+                  node.knowledge, node.code)
+    digest = hashlib.blake2b(",".join(map(str, map(len, parts))).encode(), digest_size=16)
+    digest.update("\x1f".join(parts).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def indexed(graph: KnowledgeGraph) -> list[FunctionNode]:
+    """The function nodes an index of ``graph`` holds (module bodies aside), sorted by id."""
+    return sorted((f for f in graph.functions() if f.kind != "module"), key=lambda f: f.id)
 
 
 class LexicalIndex:
-    """BM25 over the function nodes of a graph, with truncated impact-ordered postings.
+    """BM25 postings over the function nodes of a graph (see the module documentation).
 
     Parameters
     ----------
     graph
         The graph whose function nodes are indexed (read once, here).
-    postings
-        Most documents kept per word (its best ones).
-    modules
-        Whether module bodies are indexed too (the retriever's seeds are functions).
+
+    Attributes
+    ----------
+    ids
+        The indexed function ids, sorted: a document's number is its place here.
+    vocabulary
+        Each word's number: its postings are ``indices[indptr[w]:indptr[w + 1]]``
+        (documents) and ``data[...]`` (impacts).
+    fingerprint
+        :func:`fingerprint` of the indexed functions.
+    lengths
+        Each indexed function's length, the characters of its text (at least 1), which
+        the walk prices (kept with the index, so a graph loaded back has them made).
     """
 
-    def __init__(self, graph: KnowledgeGraph, *, postings: int = DEFAULT_POSTINGS,
-                 modules: bool = False) -> None:
+    def __init__(self, graph: KnowledgeGraph) -> None:
         if not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
-        if not isinstance(postings, int) or isinstance(postings, bool) or postings < 1:
-            raise InvalidArgumentError(f"postings must be a positive integer, got {postings!r}")
-        nodes = [f for f in graph.functions() if modules or f.kind != "module"]
-        self._index, self.idf = _build(((f.id, _counts(f)) for f in nodes), postings)
-        self.size = len(nodes)
+        nodes = indexed(graph)
+        documents = [function_document(f) for f in nodes]
+        words, indptr, indices, data = weighted_postings(
+            [[text for text, _ in documents], [name for _, name in documents]],
+            (1.0, NAME_WEIGHT))
+        lengths = np.asarray([max(len(f.text), 1) for f in nodes], dtype=np.int64)
+        self._set([f.id for f in nodes], words, indptr, indices, data, fingerprint(nodes),
+                  lengths)
+
+    @classmethod
+    def from_arrays(cls, ids: Sequence[str], words: Sequence[str], indptr: Offsets,
+                    indices: Ints, data: Floats, digest: str,
+                    lengths: Offsets | None = None) -> LexicalIndex:
+        """An index from its parts, as :mod:`~sgkr.algorithms.lexicalfile` reads them
+        (checked there); without ``lengths``, every length is 1."""
+        index = cls.__new__(cls)
+        index._set(list(ids), list(words), indptr, indices, data, digest,
+                   np.ones(len(ids), dtype=np.int64) if lengths is None else lengths)
+        return index
+
+    def _set(self, ids: list[str], words: list[str], indptr: Offsets, indices: Ints,
+             data: Floats, digest: str, lengths: Offsets) -> None:
+        self.ids = ids
+        self.words = words
+        self.vocabulary = {w: n for n, w in enumerate(words)}
+        self.indptr, self.indices, self.data = indptr, indices, data
+        self.fingerprint = digest
+        self.lengths = lengths
+
+    def length_of(self) -> dict[str, int]:
+        """Each indexed function's length (see :attr:`lengths`), by id."""
+        return dict(zip(self.ids, self.lengths.tolist(), strict=True))
 
     @property
-    def postings(self) -> dict[str, tuple[tuple[str, float], ...]]:
-        """Each word's best documents with its BM25 contribution to each (a store pushes them)."""
-        return self._index
+    def size(self) -> int:
+        """The number of indexed functions."""
+        return len(self.ids)
+
+    def postings(self, word: str) -> list[tuple[str, float]]:
+        """The functions ``word`` occurs in, with its impact on each (a store pushes them)."""
+        n = self.vocabulary.get(word)
+        if n is None:
+            return []
+        start, end = int(self.indptr[n]), int(self.indptr[n + 1])
+        return [(self.ids[d], float(v))
+                for d, v in zip(self.indices[start:end].tolist(), self.data[start:end].tolist(),
+                                strict=True)]
 
     def scores(self, question: str) -> dict[str, float]:
-        """BM25 score of every function node sharing a word with ``question`` (unordered)."""
-        return add_up(question_words(question), self._index)
+        """The BM25 score of every function sharing a word with ``question`` (unordered)."""
+        found = self._scores(question)
+        return {self.ids[d]: float(found[d]) for d in np.flatnonzero(found)}
 
-    def search(self, question: str, k: int) -> list[tuple[str, float]]:
-        """The ``k`` best function nodes for ``question``, scores scaled to the best's 1.0."""
-        return best_hits(self.scores(question), k)
+    def search(self, question: str, k: int, *, scaled: bool = True) -> list[tuple[str, float]]:
+        """The ``k`` best functions for ``question``, ties by id; their scores scaled to the
+        best's 1.0, or the BM25 scores themselves (``scaled=False``)."""
+        _check_k(k)
+        found = self._scores(question)
+        hits = np.flatnonzero(found > 0)
+        if len(hits) > k:  # the k best, then every tie of the k-th
+            cut = np.partition(found[hits], len(hits) - k)[len(hits) - k]
+            hits = hits[found[hits] >= cut]
+        order = hits[np.lexsort((hits, -found[hits]))][:k]
+        if not scaled:
+            return [(self.ids[d], float(found[d])) for d in order.tolist()]
+        top = float(found[order[0]]) if len(order) else 1.0
+        return [(self.ids[d], round(float(found[d]) / top, 6)) for d in order.tolist()]
+
+    def _scores(self, question: str) -> npt.NDArray[np.float64]:
+        found = np.zeros(len(self.ids), dtype=np.float64)
+        for word in code_tokens(question):
+            n = self.vocabulary.get(word)
+            if n is not None:
+                start, end = self.indptr[n], self.indptr[n + 1]
+                found[self.indices[start:end]] += self.data[start:end]
+        return found
 
 
-def question_words(question: str) -> list[str]:
-    """The distinct folded words of ``question``, in order: the words whose postings count."""
-    return list(dict.fromkeys(_text_words(question)))
+_ATTACHED: weakref.WeakKeyDictionary[KnowledgeGraph, LexicalIndex] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
 
 
-def best_hits(found: Mapping[str, float], k: int) -> list[tuple[str, float]]:
-    """The ``k`` best of ``found`` (node -> BM25 score), scores scaled to the best's 1.0.
+def attach(graph: KnowledgeGraph, index: LexicalIndex) -> None:
+    """Make ``index`` the one :func:`index_of` gives for ``graph`` (a loader read it from disk).
+
+    The caller vouches that it indexes ``graph``'s functions
+    (:func:`sgkr.algorithms.lexicalfile.read_index` checks the fingerprint).
+    """
+    if not isinstance(graph, KnowledgeGraph) or not isinstance(index, LexicalIndex):
+        raise InvalidArgumentError("attach takes a KnowledgeGraph and a LexicalIndex")
+    with _LOCK:
+        _ATTACHED[graph] = index
+
+
+def attached(graph: KnowledgeGraph) -> LexicalIndex | None:
+    """The index :func:`index_of` gives for ``graph``, if it has one already (none is made)."""
+    return _ATTACHED.get(graph)
+
+
+def index_of(graph: KnowledgeGraph) -> LexicalIndex:
+    """The lexical index of ``graph``: the one attached to it, or one made now (and attached).
+
+    The graph must not change once it has an index (as for any retriever over it).
+    """
+    found = _ATTACHED.get(graph)
+    if found is None:
+        found = LexicalIndex(graph)
+        with _LOCK:
+            found = _ATTACHED.setdefault(graph, found)
+    return found
+
+
+def add_up(words: Iterable[str],
+           postings: Mapping[str, Sequence[tuple[str, float]]]) -> dict[str, float]:
+    """Each function's score: the impacts of ``words`` (repeats counted) added in order.
+
+    The order and the arithmetic (float64 over float32 impacts) are those of
+    :meth:`LexicalIndex.scores`, so a graph store adding the same postings gets
+    the same scores, to the last bit.
+
+    Examples
+    --------
+    >>> add_up(["fee", "fee", "rate"], {"fee": [("fn:a", 0.5)], "rate": [("fn:b", 1.0)]})
+    {'fn:a': 1.0, 'fn:b': 1.0}
+    """
+    found: dict[str, float] = {}
+    for word in words:
+        for node_id, impact in postings.get(word, ()):
+            found[node_id] = found.get(node_id, 0.0) + impact
+    return found
+
+
+def best_hits(found: Mapping[str, float], k: int, *,
+              scaled: bool = True) -> list[tuple[str, float]]:
+    """The ``k`` best of ``found`` (function id -> score), ties by id, scaled to the best's 1.0
+    (or not: ``scaled=False``), as :meth:`LexicalIndex.search` gives them.
 
     Examples
     --------
     >>> best_hits({"fn:a": 2.0, "fn:b": 4.0, "fn:c": 0.0}, 5)
     [('fn:b', 1.0), ('fn:a', 0.5)]
     """
+    _check_k(k)
+    best = sorted(((n, s) for n, s in found.items() if s > 0),
+                  key=lambda item: (-item[1], item[0]))[:k]
+    if not scaled:
+        return best
+    top = best[0][1] if best else 1.0
+    return [(node_id, round(score / top, 6)) for node_id, score in best]
+
+
+def _check_k(k: object) -> None:
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
-    best = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k]
-    top = best[0][1] if best else 1.0
-    return [(node_id, round(score / top, 6)) for node_id, score in best if score > 0]
 
 
-def add_up(words: Iterable[str],
-           postings: Mapping[str, Sequence[tuple[str, float]]]) -> dict[str, float]:
-    """Each node's BM25 score: its impacts in the postings of ``words``, added in their order.
+def weighted_postings(fields: Sequence[Sequence[str]], weights: Sequence[float],
+                      ) -> tuple[list[str], Offsets, Ints, Floats]:
+    """BM25 postings of documents given as fields: one list of texts per field, one text per
+    document in each, each field's scores times its weight, added up.
 
-    The order is fixed so that a graph store, given the same postings, adds the same
-    floats in the same order as the index in memory: the same scores, to the last bit.
+    Returns the words, sorted, and their postings: ``indptr``, ``indices``
+    (documents) and ``data`` (impacts), as :meth:`LexicalIndex.from_arrays` takes them.
+
+    Examples
+    --------
+    >>> words, indptr, indices, data = weighted_postings([["get fee", "fee"]], [1.0])
+    >>> words, indptr.tolist(), indices.tolist()
+    (['fee', 'get'], [0, 2, 3], [0, 1, 0])
     """
-    found: dict[str, float] = defaultdict(float)
-    for word in words:
-        for node_id, impact in postings.get(word, ()):
-            found[node_id] += impact
-    return found
+    numbers: dict[str, int] = {}
+    parts = [_bm25(_frequencies(texts, numbers), len(texts), len(numbers), weight)
+             for texts, weight in zip(fields, weights, strict=True)]
+    documents = max(1, len(fields[0]) if fields else 0)
+    words = sorted(numbers)
+    rank = np.zeros(len(numbers), dtype=np.int64)
+    rank[[numbers[w] for w in words]] = np.arange(len(words))
+    keys = np.concatenate([rank[t] * documents + d for t, d, _ in parts]) if parts \
+        else np.zeros(0, dtype=np.int64)
+    unique, inverse = np.unique(keys, return_inverse=True)
+    summed = np.bincount(inverse, weights=np.concatenate([v for _, _, v in parts]) if parts
+                         else None, minlength=len(unique))
+    counts = np.bincount(unique // documents, minlength=len(words))
+    indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return words, indptr, (unique % documents).astype(np.int32), summed.astype(np.float32)
 
 
-def _build(docs: Iterable[tuple[str, Counter[str]]], postings: int,
-           ) -> tuple[dict[str, tuple[tuple[str, float], ...]], dict[str, float]]:
-    counts: list[tuple[str, Counter[str], int]] = []
-    df: Counter[str] = Counter()
-    for node_id, tf in docs:
-        counts.append((node_id, tf, tf.total()))
-        df.update(tf.keys())
-    n = len(counts)
-    mean = sum(length for _, _, length in counts) / n if n else 1.0
-    idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
-    lists: dict[str, list[tuple[str, float]]] = defaultdict(list)
-    for node_id, tf, length in counts:
-        norm = _K1 * (1 - _B + _B * length / (mean or 1.0))
-        for word, c in tf.items():
-            lists[word].append((node_id, idf[word] * c * (_K1 + 1) / (c + norm)))
-    index = {w: tuple(hits if len(hits) <= postings
-                      else heapq.nsmallest(postings, hits, key=lambda h: (-h[1], h[0])))
-             for w, hits in lists.items()}
-    return index, idf
+Triples = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+
+
+def _frequencies(texts: Sequence[str], numbers: dict[str, int]) -> Triples:
+    """(token number, document, count) of every token of each text (numbers of new tokens
+    added to ``numbers``).
+
+    Each distinct word of the corpus is split into tokens once; the counting is numpy's.
+    """
+    seen: dict[str, int] = {}
+    words: list[int] = []
+    repeats: list[int] = []
+    sizes = np.zeros(len(texts), dtype=np.int64)
+    for d, text in enumerate(texts):
+        counted = Counter(raw_words(text))
+        words.extend([seen.setdefault(w, len(seen)) for w in counted])
+        repeats.extend(counted.values())
+        sizes[d] = len(counted)
+    split = [[numbers.setdefault(t, len(numbers)) for t in identifier_tokens(w)] for w in seen]
+    width = np.asarray([len(tokens) for tokens in split], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(width)[:-1])) if len(width) else width
+    flat = np.asarray([t for tokens in split for t in tokens], dtype=np.int64)
+    word = np.asarray(words, dtype=np.int64)
+    doc = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
+    spread = width[word] if len(word) else word
+    entry = np.repeat(np.arange(len(word)), spread)
+    offset = np.arange(len(entry)) - np.repeat(np.cumsum(spread) - spread, spread)
+    token = flat[starts[word][entry] + offset] if len(entry) else entry
+    keys = token * max(len(texts), 1) + doc[entry]
+    unique, inverse = np.unique(keys, return_inverse=True)
+    tf = np.bincount(inverse, weights=np.asarray(repeats, dtype=np.float64)[entry],
+                     minlength=len(unique))
+    width_of = max(len(texts), 1)
+    return (np.asarray(unique // width_of, dtype=np.int64),
+            np.asarray(unique % width_of, dtype=np.int64), np.asarray(tf, dtype=np.float64))
+
+
+def _bm25(frequencies: Triples, documents: int, vocabulary: int, weight: float) -> Triples:
+    """BM25 (Lucene's: ``idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))``, as bm25s scores
+    it) of every (token, document, count) of one field, times ``weight``."""
+    token, doc, tf = frequencies
+    lengths = np.bincount(doc, weights=tf, minlength=documents)
+    df = np.bincount(token, minlength=vocabulary).astype(np.float64)
+    idf = np.log1p((documents - df + 0.5) / (df + 0.5))
+    mean = lengths.mean() if documents and lengths.any() else 1.0
+    norm = K1 * ((1 - B) + B * lengths / mean)
+    return token, doc, weight * idf[token] * tf / (tf + norm[doc])

@@ -12,6 +12,7 @@ from typing import NoReturn, TextIO
 
 from tqdm import tqdm
 
+from ..algorithms.lexicalfile import save_graph
 from ..analysis.merge import MERGE_POLICIES
 from ..build.builder import build_graph
 from ..build.incremental import GraphBuilder
@@ -201,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
             graph = build_graph(args.paths, options, progress=bar)
         finally:
             bar.close()
-    graph.save(args.output)
+    save_graph(graph, args.output)
     if args.json and graph.report is not None:
         print(json_text({"output": args.output, **graph.report.to_dict()}))
     elif not args.quiet and graph.report is not None:
@@ -245,7 +246,7 @@ def watch(builder: GraphBuilder, output: str, interval: float, *, quiet: bool = 
         update = builder.last_update
         if update is None or not (update.changed or update.added or update.removed):
             continue
-        graph.save(output)
+        save_graph(graph, output)
         if not quiet:
             print(f"updated in {update.seconds:.3f} s ({len(update.changed)} changed, "
                   f"{len(update.added)} added, {len(update.removed)} removed); wrote {output}",

@@ -2,7 +2,9 @@
 
 A dataset is a folder in the format of :mod:`sgkr.eval.datasets`, or ``finqa``
 / ``convfinqa``, converted on the fly from ``--data`` (the folder holding
-``finqa/`` and ``convfinqa/``). ``--llm module:object`` adds end-to-end
+``finqa/`` and ``convfinqa/``), or ``swebench``: bug localization on real
+repositories (:mod:`sgkr.eval.swebench`) from ``--data`` (the unpacked
+``swebench-dev`` folder, or the folder holding it). ``--llm module:object`` adds end-to-end
 scoring with a LlamaIndex LLM or a LangChain chat model (FinQA and ConvFinQA).
 """
 
@@ -34,7 +36,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        "GraphSAGE-style, random) at a matched budget.")
     p.add_argument("datasets", nargs="+", metavar="DATASET",
                    help="a dataset folder; payments, payments-bare or requests (bundled); "
-                   "or finqa / convfinqa (converted from --data)")
+                   "finqa / convfinqa (converted from --data); or swebench (bug "
+                   "localization on the repositories in --data)")
     p.add_argument("--data", default=os.environ.get("SGKR_DATA"),
                    help="folder with finqa/ and convfinqa/ (default: $SGKR_DATA)")
     p.add_argument("--questions", help="questions JSONL to score instead of the folder's own")
@@ -132,6 +135,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.budget is not None and args.budget < 1:
         raise InvalidArgumentError(f"--budget must be positive, got {args.budget}")
+    if "swebench" in args.datasets and not Path("swebench").is_dir():
+        if args.write_dataset or args.llm or args.loo or args.questions:
+            raise InvalidArgumentError("swebench: --write-dataset, --llm, --loo and "
+                                       "--questions do not apply")
+        _localization(args)
+        args.datasets = [d for d in args.datasets if d != "swebench"]
+        if not args.datasets:
+            return 0
     datasets = [_load(spec, args) for spec in args.datasets]
     if args.write_dataset:
         for dataset in datasets:
@@ -152,6 +163,35 @@ def run(args: argparse.Namespace) -> int:
         for path in write_report(results, args.out, meta=meta, png=not args.no_png):
             print(f"wrote {path}")
     return 0
+
+
+def _localization(args: argparse.Namespace) -> None:
+    """``sgkr eval swebench``: bug localization, its table printed (and written to --out)."""
+    from ..atomic import write_atomic
+    from ..eval.swebench import (
+        default_localizers,
+        evaluate_localization,
+        format_localization,
+        localization_markdown,
+    )
+
+    if not args.data:
+        raise InvalidArgumentError("swebench: give --data (the unpacked swebench-dev folder)")
+    folder = Path(args.data)
+    if not (folder / "instances.jsonl").is_file() and (folder / "swebench-dev").is_dir():
+        folder = folder / "swebench-dev"
+    rows = default_localizers(ablations=not args.no_ablations, dense=not args.no_dense)
+    model = None if args.no_dense else _embedding(args.embedding)
+    result = evaluate_localization(folder, rows, embedding_model=model, progress=_progress)
+    print(format_localization(result))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        command = "sgkr eval " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["eval"] \
+            else "sgkr eval swebench"
+        for name, text in (("swebench.json", json.dumps(result.to_dict(), indent=1) + "\n"),
+                           ("swebench.md", localization_markdown(result, command))):
+            print(f"wrote {write_atomic(out / name, text)}")
 
 
 def _end_to_end(datasets: list[Any], results: list[Any], args: argparse.Namespace,

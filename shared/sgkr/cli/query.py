@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 
 from ..agents.answer import where
+from ..algorithms.lexicalfile import load_graph
 from ..errors import InvalidArgumentError
-from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
 from ..retrieval.hops import hop_arrow, paths_hops
 from ..retrieval.retriever import Retriever
 from ..stores import GraphReader, is_store_url
 from .options import add_retrieval_options, retrieval_options
-from .terminal import json_text
+from .terminal import json_text, warn
 
 __all__ = ["register", "run", "print_result"]
 
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("the question is empty")
     options = retrieval_options(args)
     retriever = (Retriever(store=args.graph, **options) if is_store_url(args.graph)
-                 else Retriever(KnowledgeGraph.load(args.graph), **options))
+                 else Retriever(load_graph(args.graph, warn=warn), **options))
     result = retriever.retrieve(args.question)
     if args.json:
         print(json_text(result.to_dict()))

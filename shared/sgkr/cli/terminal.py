@@ -30,7 +30,7 @@ from ..errors import SGKRError
 from ..masking import mask_secrets
 from ..text import escaped
 
-__all__ = ["printable", "json_text", "PrintableStream", "printable_streams", "error_line"]
+__all__ = ["printable", "json_text", "PrintableStream", "printable_streams", "error_line", "warn"]
 
 # C0 controls but tab and newline, DEL, C1 controls, invisible format and bidi
 # characters, separators that break lines, and lone surrogates.
@@ -101,3 +101,9 @@ def error_line(exc: SGKRError | OSError) -> str:
     else:
         message = f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
     return mask_secrets(" ".join(message.split("\n")).strip())
+
+
+def warn(message: str) -> None:
+    """Print ``sgkr: warning: message`` on stderr, on one line, secrets masked, controls escaped."""
+    line = mask_secrets(" ".join(message.split("\n")).strip())
+    print(f"sgkr: warning: {printable(line)}", file=sys.stderr, flush=True)

@@ -5,6 +5,9 @@ same function nodes SGKR retrieves from, each node's text being its knowledge
 and its code. So a baseline can also serve as SGKR's ``fallback``.
 
 - :class:`BM25Retriever`: BM25 (``bm25s``) over identifier-split words.
+- :class:`CodeBM25Retriever`: the strongest plain lexical retriever of code we know,
+  ``bm25s`` with a code-aware tokenizer over one document per function (its files,
+  qualified names and source), the baseline of bug localization.
 - :class:`DenseRetriever`: cosine similarity of embeddings, from any
   :class:`EmbeddingModel` (see :func:`as_embedding_model`: a LlamaIndex or
   LangChain embedding model, a sentence-transformers model or a plain callable).
@@ -48,6 +51,7 @@ __all__ = [
     "default_embedding_model",
     "tokenize",
     "BM25Retriever",
+    "CodeBM25Retriever",
     "DenseRetriever",
     "GraphSageRetriever",
     "RandomRetriever",
@@ -101,6 +105,38 @@ class BM25Retriever:
     def __call__(self, question: str, k: int) -> list[str]:
         _check_k(k)
         tokens = tokenize(question)
+        if not self.ids or not tokens:
+            return []
+        scores = self._bm25.get_scores(tokens)
+        return _top(self.ids, [float(s) for s in scores], k)
+
+
+class CodeBM25Retriever:
+    """``bm25s`` over one document per function (its files, qualified names and source code),
+    with the code-aware tokenizer (:func:`sgkr.algorithms.tokens.code_tokens`: identifiers
+    split and kept whole, lower case, stop words out, Snowball stems); the question's
+    words count as often as it repeats them. Module bodies are left out.
+    """
+
+    def __init__(self, graph: KnowledgeGraph) -> None:
+        import bm25s
+
+        from ..algorithms.tokens import code_tokens
+
+        self._tokens = code_tokens
+        self.ids = _function_ids(graph, modules=False)
+        self._bm25 = bm25s.BM25()
+        corpus = []
+        for node_id in self.ids:
+            f = graph.function(node_id)
+            files = " ".join(dict.fromkeys(s.file for s in f.sources))
+            corpus.append(code_tokens(f"{files}\n{' '.join(f.qualnames)}\n{f.code}") or [""])
+        self._bm25.index(corpus, show_progress=False)
+
+    def __call__(self, question: str, k: int) -> list[str]:
+        _check_k(k)
+        vocabulary = self._bm25.vocab_dict
+        tokens = [t for t in self._tokens(question) if t in vocabulary]
         if not self.ids or not tokens:
             return []
         scores = self._bm25.get_scores(tokens)

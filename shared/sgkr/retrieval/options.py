@@ -51,6 +51,9 @@ __all__ = ["RetrieverOptions", "Option", "OPTIONS", "option", "options_markdown"
 DEFAULT_K = 8
 # Beyond these the fill's scores overflow (a length to the power 100 is past any
 # float) or stop meaning anything: 1 is the default of both.
+#: Largest weight of a part of the graph stage's fusion, and the largest ``evidence``.
+MAX_WEIGHT = 100.0
+MAX_EVIDENCE = 1e6
 MAX_CENTRALITY = 100.0
 MAX_BREVITY = 10.0
 Partial = Literal["connect", "nearest", "none"]
@@ -92,6 +95,9 @@ class Option:
         :class:`~sgkr.errors.InvalidArgumentError`.
     metavar
         The CLI's name for the value (``DEPTH``).
+    agents
+        Whether the tools of coding agents (MCP) offer it; the weights of the graph
+        stage's fusion are for evaluations and ablations, not for an agent to turn.
     """
 
     name: str
@@ -105,6 +111,7 @@ class Option:
     nullable: bool = False
     check: Callable[[Any], None] | None = None
     metavar: str | None = None
+    agents: bool = True
 
     def validate(self, value: object) -> None:
         """Raise :class:`~sgkr.errors.InvalidArgumentError` naming the option unless ``value`` fits.
@@ -181,13 +188,13 @@ class Option:
 
 def option(default: Any, help: str, doc: str, *, minimum: float | None = None,
            maximum: float | None = None, check: Callable[[Any], None] | None = None,
-           metavar: str | None = None) -> Any:
+           metavar: str | None = None, agents: bool = True) -> Any:
     """Declare a field of :class:`RetrieverOptions` (see this module's docstring).
 
     Its type is the field's annotation; the rest of :class:`Option` is given here.
     """
     spec = {"help": help, "doc": " ".join(doc.split()), "minimum": minimum,
-            "maximum": maximum, "check": check, "metavar": metavar}
+            "maximum": maximum, "check": check, "metavar": metavar, "agents": agents}
     return field(default=default, metadata={_META: MappingProxyType(spec)})
 
 
@@ -246,6 +253,37 @@ class RetrieverOptions:
         match the question's words (BM25, :mod:`sgkr.algorithms.lexical`); they
         answer when no tag matches. A graph store without a lexical index (a
         server's) has no lexical seeds.""")
+    evidence: float = option(
+        25.0, "BM25 score at which the first stage is half sure",
+        """How sure the graph stage takes the first stage to be: ``s / (s + evidence)`` for the
+        question's best BM25 score ``s``. Its hits weigh that much (the best 1) and the walk
+        the rest: a question of a few words (best scores near 10) is answered mostly by the
+        walk from its tags and hits, a bug report that names the code (scores in the
+        hundreds) mostly by its words.""", minimum=0.0, maximum=MAX_EVIDENCE,
+        agents=False)
+    mentions: float = option(
+        0.5, "weight of the functions the question names",
+        """Weight, in the graph stage's fusion, of the functions the question names as code
+        (``Dataset.chunks``, ``prepare_url(``, an identifier in backticks), matched exactly
+        against the graph's function names and each name's share split among the functions
+        that have it (:mod:`sgkr.retrieval.mentions`); the first stage's best hit weighs 1.
+        0: off.""", minimum=0.0, maximum=MAX_WEIGHT,
+        agents=False)
+    walk: float = option(
+        1.0, "weight of the walk's score in the graph stage",
+        """Weight, in the graph stage's fusion, of the personalized PageRank walk from the
+        question's seeds (matched tags, path functions, the best lexical hits and the named
+        functions), times the centrality prior and priced by length (``centrality``,
+        ``brevity``), its best scaled to 1; the first stage's best hit weighs 1.""",
+        minimum=0.0, maximum=MAX_WEIGHT,
+        agents=False)
+    reuse: float = option(
+        1.5, "weight of the helpers everything reuses",
+        """Weight, in the graph stage's fusion, of how widely a function is reused: the share
+        of the functions that call anything that call it. The helpers every script of a
+        corpus calls (a loader, a filter) weigh near 1 and join every answer; in a code base
+        where calls spread thin they weigh little. 0: off.""", minimum=0.0, maximum=MAX_WEIGHT,
+        agents=False)
     centrality: float = option(
         1.0, "weight of being called often, in the fill",
         """Weight of the call graph's centrality as a prior of the fill: a function's

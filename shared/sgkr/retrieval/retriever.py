@@ -23,16 +23,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, cast, get_args
 
-from ..algorithms.lexical import LexicalIndex
-from ..algorithms.walk import call_counts, centrality_prior, personalized_pagerank
+from ..algorithms.lexical import LexicalIndex, index_of
+from ..algorithms.walk import centrality_prior, personalized_pagerank
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import EdgeType, RetrievalResult, TagMatch
 from ..stores import GraphReader, GraphStore, MemoryStore, Side, open_store
 from .context import make_documents
 from .filters import compile_filter, filter_values
+from .mentions import mentions
 from .options import DEFAULT_K, OPTIONS, RetrieverOptions
 from .question import check_question
+from .seeds import as_seed_retriever, seed_functions
 from .tagmatch import WeightedMatcher, names_tag
 from .tags import TagExtractor, VocabularyMatcher, resolve_labels, split_roles
 
@@ -44,7 +46,11 @@ Fallback = Callable[[str, int], Sequence[str]]
 Extractor = Literal["weighted", "keyword", "embedding"]
 _CALLEE_WEIGHT = 0.5
 _FILL_WEIGHT = 0.5
-_LEXICAL_SEEDS = DEFAULT_K  # the walk's lexical seeds (more when k asks for more)
+#: The first stage's hits the graph stage scores, and the best of them that seed the walk.
+_POOL = 100
+_SEEDS = DEFAULT_K
+#: How sure the graph stage takes a seed retriever to be (see Retriever._first_stage).
+_SEEDED = 0.5
 _WALKED: tuple[EdgeType, ...] = ("calls", "references", "consumes", "produces")
 
 
@@ -75,6 +81,11 @@ class Retriever:
         (:func:`~sgkr.retrieval.tagmatch.names_tag`); returns function node ids. Without
         one, such a question is answered by the lexical seeds and the walk
         (``fill``), or retrieves nothing when both are off.
+    seed_retriever
+        The first stage in place of the built-in BM25: a LangChain or LlamaIndex
+        retriever (a vector store's, say) or a callable ``question -> results``;
+        its results, mapped onto the graph's functions
+        (:mod:`sgkr.retrieval.seeds`), seed the graph stage.
     embedding_model
         For ``tag_extractor="embedding"``: any embedding model
         :func:`sgkr.retrieval.embeddings.as_embedding_model` accepts (LlamaIndex,
@@ -95,8 +106,8 @@ class Retriever:
     def __init__(self, graph: KnowledgeGraph | None = None, *,
                  store: GraphStore | str | None = None,
                  tag_extractor: TagExtractor | Extractor | None = None,
-                 fallback: Fallback | None = None, embedding_model: Any = None,
-                 **options: Any) -> None:
+                 fallback: Fallback | None = None, seed_retriever: Any = None,
+                 embedding_model: Any = None, **options: Any) -> None:
         if (graph is None) == (store is None):
             raise InvalidArgumentError("give a graph or a store (exactly one)")
         if graph is not None and not isinstance(graph, KnowledgeGraph):
@@ -118,6 +129,8 @@ class Retriever:
         self.store: GraphStore = (MemoryStore(graph) if graph is not None
                                   else cast(GraphStore, store))
         self.fallback = fallback
+        self.seed_retriever = seed_retriever  # as given (adapters compare it)
+        self._seeds = None if seed_retriever is None else as_seed_retriever(seed_retriever)
         self._tables = (_Tables(self.store) if isinstance(self.store, MemoryStore)
                         else None)
         self.tag_extractor = tag_extractor  # as given (adapters compare it)
@@ -151,6 +164,7 @@ class Retriever:
         clone = Retriever.__new__(Retriever)
         clone.store, clone.tag_extractor, clone.fallback, clone._tables = (
             self.store, self.tag_extractor, self.fallback, self._tables)
+        clone.seed_retriever, clone._seeds = self.seed_retriever, self._seeds
         clone._extractor = self._extractor
         clone.options = replace(self.options, **options)
         return clone
@@ -206,7 +220,8 @@ class Retriever:
         matches = self._specific(reader, self._match(question, reader))
         # Paths join the tags the question names; a tag it names in part only seeds the walk.
         named = [m for m in matches if names_tag(m)]
-        if not named and (self.fallback is not None or (o.fill == "none" and not o.lexical)):
+        first = o.lexical or self._seeds is not None  # a first stage to answer without tags
+        if not named and (self.fallback is not None or (o.fill == "none" and not first)):
             return self._fallback(reader, question, limit)
         inputs, outputs = split_roles(question, named)
         paths: list[tuple[str, ...]] = []
@@ -220,7 +235,7 @@ class Retriever:
                 paths = self._nearest(reader, inputs, outputs)
         keep = self._filter(reader, paths)
         ranked = self._rank(reader, paths, limit, keep, {m.tag_id: m.score for m in matches})
-        if len(ranked) < limit and (o.fill == "ppr" or o.lexical):
+        if len(ranked) < limit and (o.fill == "ppr" or first):
             ranked = self._fill(reader, question, matches, ranked, limit, keep)
         label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
@@ -243,9 +258,11 @@ class Retriever:
         """
         o = self.options
         if isinstance(self.store, MemoryStore) and self._tables is not None:
-            self.store.prepare(reverse_calls=o.reverse_calls,
-                               connect=o.partial == "connect" or o.fill == "ppr")
-            self._tables.prepare(lexical=o.lexical, fill=o.fill == "ppr")
+            # The path search's tables, where paths are searched (curated tags).
+            paths = o.inferred == "paths" or self._curated(self.store)
+            self.store.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect",
+                               paths=paths)
+            self._tables.prepare(lexical=o.lexical and self._seeds is None)
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""
@@ -345,38 +362,17 @@ class Retriever:
     def _fill(self, reader: GraphReader, question: str, matches: Sequence[TagMatch],
               ranked: list[tuple[str, float]], limit: int,
               keep: Callable[[list[str]], set[str]] | None) -> list[tuple[str, float]]:
-        """``ranked`` and, after it, the walk's functions (the lexical ones with fill off)."""
+        """``ranked`` and, after it, the graph stage's functions (see :meth:`_scores`)."""
         o = self.options
         taken = {n for n, _ in ranked}
         kinds: dict[str, str] = dict(reader.kinds(taken))
         scripts_left = o.scripts - sum(1 for n in taken if kinds.get(n) == "module")
-        hits = self._lexical(reader, question, max(limit, _LEXICAL_SEEDS)) if o.lexical else []
-        if o.fill == "none":
-            if ranked:
-                return ranked
-            scored = dict(hits)
-            kinds.update(reader.kinds(scored))
-        else:
-            seeds: dict[str, float] = defaultdict(float)
-            # Each kind of seed (matched tags, path functions, lexical matches) gets an
-            # equal share of the restart mass, split within it by score (a tag's: how sure
-            # its match is times how specific the tag is): five generic tags do not drown
-            # the one function named like the question, nor the reverse.
-            specific = reader.tags([m.tag_id for m in matches]) if matches else {}
-            tags = [(m.tag_id, m.score * (specific[m.tag_id].weight if m.tag_id in specific
-                                          else 1.0)) for m in matches]
-            kinds_of_seeds = (tags, ranked, hits)
-            for group in kinds_of_seeds:
-                total = sum(score for _, score in group)
-                for node, score in group:
-                    seeds[node] += score / total if total else 0.0
-            walk = personalized_pagerank(self._neighbours(reader), seeds)
-            kinds.update(reader.kinds([n for n in walk if n not in kinds]))
-            found = [n for n in walk if kinds.get(n, "tag") != "tag"]
-            callers, size = self._callers_and_sizes(reader, found)
-            scored = {n: walk[n] * (1.0 + o.centrality * centrality_prior(callers[n]))
-                      / size[n] ** o.brevity for n in found}
-        order = sorted((n for n in scored if n not in taken), key=lambda n: (-scored[n], n))
+        if o.fill == "none" and ranked:
+            return ranked
+        scored = self._scores(reader, question, matches, ranked)
+        kinds.update(reader.kinds([n for n in scored if n not in kinds]))
+        order = sorted((n for n in scored if n not in taken and kinds.get(n, "tag") != "tag"),
+                       key=lambda n: (-scored[n], n))
         if o.fill == "ppr":  # the most-called functions, when the walk reached too few
             order += [n for n in self._most_called(reader, 4 * limit + len(taken) + len(scored))
                       if n not in scored]
@@ -401,6 +397,80 @@ class Retriever:
             if len(out) >= limit:
                 break
         return out
+
+    def _scores(self, reader: GraphReader, question: str, matches: Sequence[TagMatch],
+                ranked: list[tuple[str, float]]) -> dict[str, float]:
+        """The graph stage's score of each function it reaches, whatever ``k``.
+
+        ``sure`` times the first stage's hits (the best 1) and ``1 - sure`` times
+        ``walk`` times the walk's score (a personalized PageRank from the
+        matched tags, the path functions, the best hits and the named
+        functions, times the centrality prior, over the length to the
+        ``brevity``; the best 1), where ``sure`` is how sure the first stage is
+        (:meth:`_first_stage`); plus ``mentions`` times the mention scores of
+        the functions the question names (the best 1), plus ``reuse`` times the
+        share of the calling functions that call it (the helpers everything
+        reuses). The pools are fixed, so the order never depends on ``k``.
+        """
+        o = self.options
+        hits, sure = self._first_stage(reader, question)
+        named = mentions(question, reader) if o.mentions else {}
+        walk = self._walk(reader, matches, ranked, hits, named) if o.fill == "ppr" else {}
+        central = self._most_called(reader, _POOL) if o.fill == "ppr" and o.reuse else []
+        kinds = reader.kinds({*walk, *central})
+        found = [n for n in {**walk, **dict.fromkeys(central)} if kinds.get(n, "tag") != "tag"]
+        callers, size = self._callers_and_sizes(reader, found)
+        walked = {n: walk[n] * (1.0 + o.centrality * centrality_prior(callers[n]))
+                  / size[n] ** o.brevity for n in found if n in walk}
+        calling = self._calling(reader) if central else 0
+        reused = {n: callers[n] / calling for n in central if n in callers} if calling else {}
+        out = _fused({}, ((sure, hits), (o.mentions, named),
+                          ((1.0 - sure) * o.walk if o.fill == "ppr" else 0.0, walked)))
+        for node, share in reused.items():
+            out[node] = out.get(node, 0.0) + o.reuse * share
+        return out
+
+    def _first_stage(self, reader: GraphReader,
+                     question: str) -> tuple[dict[str, float], float]:
+        """The first stage's hits and how sure it is of them, from 0 to 1.
+
+        BM25 is as sure as its best score ``s`` says: ``s / (s + evidence)``; a
+        question of a few words matches weakly (``s`` near 10), a bug report that
+        names the code strongly (``s`` in the hundreds). A seed retriever's scores
+        say nothing of the kind: it is taken as half sure.
+        """
+        if self._seeds is not None:
+            return dict(seed_functions(self._seeds(question), reader)[:_POOL]), _SEEDED
+        if not self.options.lexical:
+            return {}, 0.0
+        found = dict(self._lexical(reader, question, _POOL))
+        top = max(found.values(), default=0.0)
+        return found, top / (top + self.options.evidence) if top > 0 else 0.0
+
+    def _walk(self, reader: GraphReader, matches: Sequence[TagMatch],
+              ranked: list[tuple[str, float]], hits: Mapping[str, float],
+              named: Mapping[str, float]) -> dict[str, float]:
+        """The personalized PageRank walk from the question's seeds (tags and functions)."""
+        seeds: dict[str, float] = defaultdict(float)
+        # Each kind of seed (matched tags, path functions, lexical matches, named functions)
+        # gets an equal share of the restart mass, split within it by score (a tag's: how
+        # sure its match is times how specific the tag is): five generic tags do not drown
+        # the one function named like the question, nor the reverse.
+        specific = reader.tags([m.tag_id for m in matches]) if matches else {}
+        tags = [(m.tag_id, m.score * (specific[m.tag_id].weight if m.tag_id in specific
+                                      else 1.0)) for m in matches]
+        best = sorted(hits.items(), key=lambda item: (-item[1], item[0]))[:_SEEDS]
+        for group in (tags, ranked, best, sorted(named.items())):
+            total = sum(score for _, score in group)
+            for node, score in group:
+                seeds[node] += score / total if total else 0.0
+        return personalized_pagerank(self._neighbours(reader), seeds)
+
+    @staticmethod
+    def _calling(reader: GraphReader) -> int:
+        """How many functions call some function (the reuse prior's denominator)."""
+        calling = getattr(reader, "calling_count", None)  # both stores offer it
+        return int(calling()) if callable(calling) else 0
 
     def _curated(self, reader: GraphReader) -> bool:
         """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
@@ -435,29 +505,26 @@ class Retriever:
                 kept.append(m)
         return kept
 
-    def _function_count(self, reader: GraphReader) -> int | None:
-        if self._tables is not None:
-            return len(self._tables.sizes())
-        count = getattr(reader, "function_count", None)  # a store may offer it
+    @staticmethod
+    def _function_count(reader: GraphReader) -> int | None:
+        count = getattr(reader, "function_count", None)  # both stores offer it
         return int(count()) if callable(count) else None
 
-    def _most_called(self, reader: GraphReader, n: int) -> list[str]:
-        if self._tables is not None:
-            return self._tables.central_order()[:n]
-        most_called = getattr(reader, "most_called", None)  # a store may offer it
+    @staticmethod
+    def _most_called(reader: GraphReader, n: int) -> list[str]:
+        most_called = getattr(reader, "most_called", None)  # both stores offer it
         return list(most_called(n)) if callable(most_called) else []
 
     def _lexical(self, reader: GraphReader, question: str, k: int) -> list[tuple[str, float]]:
+        """The first stage's ``k`` best hits, with their BM25 scores (not scaled)."""
         if self._tables is not None:
-            return self._tables.lexical().search(question, k)
+            return self._tables.lexical().search(question, k, scaled=False)
         search = getattr(reader, "lexical_search", None)  # a store may offer one
-        return list(search(question, k)) if callable(search) else []
+        return list(search(question, k, scaled=False)) if callable(search) else []
 
-    def _neighbours(self, reader: GraphReader) -> Callable[[list[str]], dict[str, tuple[str, ...]]]:
+    @staticmethod
+    def _neighbours(reader: GraphReader) -> Callable[[list[str]], dict[str, tuple[str, ...]]]:
         """The walk's moves: every edge, either way (one batch of reads a round)."""
-        if self._tables is not None:
-            moves = self._tables.store.index.moves("any")
-            return lambda ids: {n: moves[n] for n in ids if n in moves}
         around = getattr(reader, "around", None)  # a store may read them in one query
         if callable(around):
             return lambda ids: dict(around(ids))
@@ -472,13 +539,11 @@ class Retriever:
 
         return read
 
-    def _callers_and_sizes(self, reader: GraphReader, ids: list[str],
+    @staticmethod
+    def _callers_and_sizes(reader: GraphReader, ids: list[str],
                            ) -> tuple[dict[str, int], dict[str, int]]:
         """Each function's number of callers and its text's length."""
-        if self._tables is not None:
-            callers, sizes = self._tables.callers(), self._tables.sizes()
-            return ({n: callers[n] for n in ids}, {n: sizes[n] for n in ids})
-        pushed = getattr(reader, "callers_and_sizes", None)  # a store may have them pushed
+        pushed = getattr(reader, "callers_and_sizes", None)  # both stores offer it
         if callable(pushed):
             found: tuple[dict[str, int], dict[str, int]] = pushed(ids)
             return found
@@ -504,16 +569,32 @@ class Retriever:
         return RetrievalResult(question=question, documents=docs, fallback_used=True)
 
 
+def _fused(hits: Mapping[str, float],
+           weighted: Sequence[tuple[float, Mapping[str, float]]]) -> dict[str, float]:
+    """``hits`` plus, for each ``(weight, scores)``, ``weight`` times the scores over their best.
+
+    Examples
+    --------
+    >>> _fused({"a": 1.0, "b": 0.5}, [(0.5, {"b": 2.0}), (0.1, {"c": 4.0, "a": 2.0})])
+    {'a': 1.05, 'b': 1.0, 'c': 0.1}
+    """
+    out: dict[str, float] = dict(hits)
+    for weight, scores in weighted:
+        top = max(scores.values(), default=0.0)
+        if weight and top > 0:
+            for node, score in scores.items():
+                out[node] = out.get(node, 0.0) + weight * score / top
+    return out
+
+
 class _Tables:
-    """What the fill reads of a graph in memory, made on first use and shared by clones."""
+    """What a retriever reads of a graph in memory beyond the store: its tag matcher and its
+    lexical index, made on first use and shared by clones."""
 
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self._lock = threading.Lock()
         self._lexical: LexicalIndex | None = None
-        self._callers: dict[str, int] | None = None
-        self._order: list[str] | None = None
-        self._sizes: dict[str, int] | None = None
         self._matcher: WeightedMatcher | None = None
 
     def __getstate__(self) -> dict[str, MemoryStore]:
@@ -523,14 +604,11 @@ class _Tables:
     def __setstate__(self, state: dict[str, MemoryStore]) -> None:
         self.__init__(state["store"])  # type: ignore[misc]
 
-    def prepare(self, *, lexical: bool, fill: bool) -> None:
+    def prepare(self, *, lexical: bool) -> None:
         """Make now what a query with these options reads."""
         self.matcher().prepare()
         if lexical:
             self.lexical()
-        if fill:
-            self.central_order()
-            self.sizes()
 
     def matcher(self) -> WeightedMatcher:
         """The default tag extractor over this graph (its vocabulary read once)."""
@@ -541,33 +619,9 @@ class _Tables:
         return self._matcher
 
     def lexical(self) -> LexicalIndex:
+        """The graph's lexical index (:func:`~sgkr.algorithms.lexical.index_of`)."""
         if self._lexical is None:
             with self._lock:
                 if self._lexical is None:
-                    self._lexical = LexicalIndex(self.store.graph)
+                    self._lexical = index_of(self.store.graph)
         return self._lexical
-
-    def callers(self) -> dict[str, int]:
-        """Each function node's number of callers."""
-        if self._callers is None:
-            counts = call_counts(self.store.graph)
-            with self._lock:
-                self._callers = counts
-        return self._callers
-
-    def central_order(self) -> list[str]:
-        """Function ids, most-called first (ties by id)."""
-        if self._order is None:
-            callers = self.callers()
-            order = sorted(callers, key=lambda n: (-callers[n], n))
-            with self._lock:
-                self._order = order
-        return self._order
-
-    def sizes(self) -> dict[str, int]:
-        """Each function node's length (its text's characters, at least 1)."""
-        if self._sizes is None:
-            sizes = {f.id: max(len(f.text), 1) for f in self.store.graph.functions()}
-            with self._lock:
-                self._sizes = sizes
-        return self._sizes

@@ -33,8 +33,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from ..algorithms.lexical import add_up, best_hits, question_words
+from ..algorithms.lexical import add_up, best_hits
 from ..algorithms.paths import Fetch, connect_pairs, path_pairs, search_pairs
+from ..algorithms.tokens import code_tokens
 from ..errors import StoreError
 from ..records import EdgeType, FunctionNode
 from .base import EdgeKind, FunctionName, NodeKind, Path, Side, TagInfo
@@ -68,7 +69,7 @@ _RESOLUTIONS = {"calls": ("exact", "inferred", "name"), "references": ("exact", 
                 "consumes": ("", None), "produces": ("", None)}
 # Whether a node of each kind has the label Tag.
 _LABELLED = {"tag": True, "function": False, "method": False, "module": False}
-_Meta = tuple[int, bool]
+_Meta = tuple[int, bool, int]
 
 
 def _keys(texts: Collection[str]) -> list[str]:
@@ -145,8 +146,8 @@ class FalkorDBStore:
             raise StoreError(f"graph store {self.url}: {current_key(self.address.name)!r} "
                              f"names {version!r:.80}, which is not there (push the graph again)")
         rows = self._server.query(version, "MATCH (m:SGKRMeta) "
-                                  "RETURN m.format, m.longest, m.curated")
-        found = rows[0][0] if len(rows) == 1 and len(rows[0]) == 3 else None
+                                  "RETURN m.format, m.longest, m.curated, m.calling")
+        found = rows[0][0] if len(rows) == 1 and len(rows[0]) == 4 else None
         if found != FORMAT:
             raise StoreError(f"graph store {self.url}: graph {version!r:.80} is of format "
                              f"{found!r:.20}, not {FORMAT} (push it again with this sgkr)")
@@ -154,7 +155,8 @@ class FalkorDBStore:
         curated = rows[0][2]
         if not isinstance(curated, bool):
             raise check.error(f"its meta 'curated' is {curated!r:.20}, not a boolean")
-        return check.count(rows[0][1], "its meta 'longest'"), curated
+        return (check.count(rows[0][1], "its meta 'longest'"), curated,
+                check.count(rows[0][3], "its meta 'calling'"))
 
 
 class FalkorDBReader:
@@ -164,16 +166,21 @@ class FalkorDBReader:
     one raises :class:`~sgkr.errors.StoreError`.
     """
 
-    def __init__(self, server: Server, version: str, longest: int, curated: bool, *,
+    def __init__(self, server: Server, version: str, longest: int, curated: bool,
+                 calling: int = 0, *,
                  phrases: dict[str, dict[str, list[TagInfo]]] | None = None) -> None:
         self._server, self.version, self._longest = server, version, longest
-        self._curated = curated
+        self._curated, self._calling = curated, calling
         self._vocabularies = {} if phrases is None else phrases
         self._check = Rows(server, version)
 
     def curated_tags(self) -> bool:
         """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
         return self._curated
+
+    def calling_count(self) -> int:
+        """How many function nodes call some function (the reuse prior's denominator)."""
+        return self._calling
 
     def _rows(self, cypher: str, **params: Any) -> list[list[Any]]:
         # The server gives every row the query's columns; their values are checked.
@@ -275,14 +282,27 @@ class FalkorDBReader:
             callers[name], sizes[name] = count, size
         return callers, sizes
 
-    def lexical_search(self, question: str, k: int) -> list[tuple[str, float]]:
+    def lexical_search(self, question: str, k: int, *,
+                       scaled: bool = True) -> list[tuple[str, float]]:
         """:meth:`~sgkr.algorithms.lexical.LexicalIndex.search` over the pushed postings."""
-        words = {key_of(word): word for word in question_words(question)}
+        said = code_tokens(question)  # a word said twice counts twice
+        words = {key_of(word): word for word in said}
         rows = self._rows("MATCH (t:Token) WHERE t.key IN $keys RETURN t.key, t.postings",
                           keys=sorted(words)) if words else []
         postings = {words[key]: self._check.postings(hits, words[key])
                     for key, hits in rows if key in words}
-        return best_hits(add_up(list(words.values()), postings), k)
+        return best_hits(add_up(said, postings), k, scaled=scaled)
+
+    def named(self, names: Collection[str]) -> dict[str, list[str]]:
+        """The ids of the function nodes (module bodies aside) of each bare name, sorted."""
+        asked = {pack(n) for n in names if isinstance(n, str)}
+        rows = self._rows("MATCH (n:Function) WHERE n.name IN $names AND n.kind <> 'module' "
+                          "RETURN n.name, n.id", names=sorted(asked)) if asked else []
+        found: dict[str, list[str]] = {}
+        for name, node in rows:
+            found.setdefault(self._check.text(name, "a name"), []).append(
+                self._check.text(node, "a node id"))
+        return {name: sorted(ids) for name, ids in sorted(found.items())}
 
     def around(self, ids: Collection[str]) -> dict[str, tuple[str, ...]]:
         """Sorted nodes one edge of any type away from each of ``ids``, either way."""

@@ -37,12 +37,13 @@ __all__ = ["FORMAT", "RELATIONS", "INDEXES", "key_of", "pack", "unpack", "curren
            "lock_key", "retired_key", "version_prefix"]
 
 #: The layout of a pushed graph; a reader refuses another.
-FORMAT = 6
+FORMAT = 7
 #: The relationship type of each edge type.
 RELATIONS: dict[EdgeType, str] = {"calls": "CALLS", "references": "REFERENCES",
                                   "consumes": "CONSUMES", "produces": "PRODUCES"}
 #: The indexes of a version, (label, property): lookups by key, and the fill's ranking.
-INDEXES = (("Node", "key"), ("Node", "central"), ("Phrase", "key"), ("Token", "key"))
+INDEXES = (("Node", "key"), ("Node", "central"), ("Function", "name"), ("Phrase", "key"),
+           ("Token", "key"))
 _ESCAPE = "\x01"
 _PACKED = re.compile("\x01([\x02\x03])")
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Sequence
 
+from ..algorithms.lexical import attached
 from ..algorithms.paths import SearchIndex, connect_paths, find_paths
+from ..algorithms.walk import call_counts
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import EdgeType, FunctionNode, Role, TagNode
@@ -45,6 +47,12 @@ class MemoryStore:
         self.graph = graph
         self.index = SearchIndex(graph)
         self._phrases: dict[str, list[TagInfo]] | None = None
+        self._names: dict[str, list[str]] | None = None
+        self._callers: dict[str, int] | None = None
+        self._central: list[str] | None = None
+        self._calling = 0
+        self._sizes: dict[str, int] = {}
+        self._files: dict[str, list[tuple[str, int, int]]] | None = None
         self._longest = 0
         self._lock = threading.Lock()
 
@@ -113,6 +121,84 @@ class MemoryStore:
         records = {i: self.graph.get(i) for i in ids}
         return {i: r for i, r in records.items() if isinstance(r, FunctionNode)}
 
+    def named(self, names: Collection[str]) -> dict[str, list[str]]:
+        """The ids of the function nodes (module bodies aside) of each bare name, sorted."""
+        table = self._names
+        if table is None:
+            found: dict[str, list[str]] = {}
+            for f in self.graph.functions():
+                if f.kind != "module":
+                    found.setdefault(f.name, []).append(f.id)
+            table = self._names = {n: sorted(ids) for n, ids in found.items()}
+        return {n: list(table[n]) for n in names if n in table}
+
+    def around(self, ids: Collection[str]) -> dict[str, tuple[str, ...]]:
+        """Sorted nodes one edge of any type away from each of ``ids``, either way."""
+        succ, pred = self.graph.adjacency()
+        return {n: tuple(sorted({*succ[n], *pred[n]})) for n in ids if n in succ}
+
+    def _call_tables(self) -> tuple[dict[str, int], list[str]]:
+        """Each function's callers, the functions most-called first, and how many call."""
+        if self._callers is None or self._central is None:
+            with self._lock:
+                if self._callers is None:
+                    succ, _ = self.graph.adjacency()
+                    callers = call_counts(self.graph)
+                    self._calling = sum(1 for n in callers if any(
+                        d["type"] == "calls" for d in succ[n].values()))
+                    self._central = sorted(callers, key=lambda n: (-callers[n], n))
+                    self._callers = callers
+        assert self._callers is not None and self._central is not None
+        return self._callers, self._central
+
+    def callers_and_sizes(self, ids: Collection[str]) -> tuple[dict[str, int], dict[str, int]]:
+        """Each function's number of callers, and its text's length (each measured once)."""
+        callers, _ = self._call_tables()
+        sizes = self._sizes
+        if not sizes:  # the lexical index, when the graph has one, knows most of them
+            index = attached(self.graph)
+            if index is not None:
+                sizes.update(index.length_of())
+        for node in ids:
+            if node not in sizes:
+                sizes[node] = max(len(self.graph.function(node).text), 1)
+        return {n: callers[n] for n in ids}, {n: sizes[n] for n in ids}
+
+    def most_called(self, n: int) -> list[str]:
+        """The ``n`` function ids with the most callers, ties by id."""
+        return self._call_tables()[1][:n]
+
+    def calling_count(self) -> int:
+        """How many function nodes call some function."""
+        self._call_tables()
+        return self._calling
+
+    def function_count(self) -> int:
+        """The number of function nodes."""
+        return len(self._call_tables()[0])
+
+    def in_files(self, paths: Collection[str]) -> dict[str, list[tuple[str, int, int]]]:
+        """The functions (module bodies aside) defined in the file each path names, with
+        their first and last lines: the graph's file that ends the path (an absolute path
+        or one with backslashes names a graph file relative to the sources' root)."""
+        table = self._files
+        if table is None:
+            found: dict[str, list[tuple[str, int, int]]] = {}
+            for f in self.graph.functions():
+                if f.kind != "module":
+                    for s in f.sources:
+                        found.setdefault(s.file, []).append((f.id, s.start_line, s.end_line))
+            table = self._files = {k: sorted(v) for k, v in found.items()}
+        out: dict[str, list[tuple[str, int, int]]] = {}
+        for path in paths:
+            parts = tuple(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
+            for size in range(min(len(parts), 32), 0, -1):
+                hit = table.get("/".join(parts[-size:]))
+                if hit is not None:
+                    out[path] = list(hit)
+                    break
+        return out
+
     def neighbours(self, ids: Collection[str], edge_type: EdgeType,
                    side: Side) -> dict[str, tuple[str, ...]]:
         """Sorted nodes one ``edge_type`` edge away from each of ``ids``."""
@@ -148,10 +234,15 @@ class MemoryStore:
                 found[(a, b)] = (data["type"], data.get("resolution"))  # type: ignore[assignment]
         return found
 
-    def prepare(self, *, reverse_calls: bool = True, connect: bool = True) -> None:
-        """Make now the tables a retriever with these options will use (first-use cost)."""
+    def prepare(self, *, reverse_calls: bool = True, connect: bool = True,
+                paths: bool = True) -> None:
+        """Make now the tables a retriever with these options will use (first-use cost):
+        the path search's only if it searches ``paths``."""
         self._phrase_table()
-        self.index.prepare(reverse_calls=reverse_calls, connect=connect)
+        self.named(())
+        self._call_tables()
+        if paths:
+            self.index.prepare(reverse_calls=reverse_calls, connect=connect)
 
 
 def _role(graph: KnowledgeGraph, tag: str) -> Role:

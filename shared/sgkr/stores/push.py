@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..algorithms.lexical import LexicalIndex
+from ..algorithms.lexical import index_of
 from ..errors import InvalidArgumentError, StoreError
 from ..graph.model import KnowledgeGraph
 from .connection import Server, parse_url
@@ -164,11 +164,13 @@ def graph_parts(graph: KnowledgeGraph) -> tuple[list[Part], str]:
     phrases = memory.phrases()
     longest = max((key.count(" ") + 1 for key in phrases), default=0)
     meta = {"format": FORMAT, "digest": digest, "longest": longest,
-            "curated": bool(graph.meta.get("curated_tags", True))}
+            "curated": bool(graph.meta.get("curated_tags", True)),
+            "calling": memory.calling_count()}
     parts = [_functions(graph, document), _tags(memory, document), *_edges(document),
              _phrases(phrases), _tokens(graph),
              Part("meta", [meta], "UNWIND $rows AS r CREATE (:SGKRMeta {format: r.format, "
-                  "digest: r.digest, longest: r.longest, curated: r.curated})",
+                  "digest: r.digest, longest: r.longest, curated: r.curated, "
+                  "calling: r.calling})",
                   (Check("meta nodes", "MATCH (m:SGKRMeta) RETURN count(m)", 1),))]
     return parts, digest
 
@@ -246,9 +248,10 @@ def _phrases(phrases: dict[str, Any]) -> Part:
 
 def _tokens(graph: KnowledgeGraph) -> Part:
     # The lexical index's postings, each a JSON list: its floats come back to the bit.
+    index = index_of(graph)
     rows = [{"key": key_of(word), "word": pack(word),
-             "postings": json.dumps(hits, ensure_ascii=False)}
-            for word, hits in sorted(LexicalIndex(graph).postings.items())]
+             "postings": json.dumps(index.postings(word), ensure_ascii=False)}
+            for word in index.words]
     return Part("lexical postings", rows,
                 "UNWIND $rows AS r CREATE (:Token {key: r.key, word: r.word, "
                 "postings: r.postings})",

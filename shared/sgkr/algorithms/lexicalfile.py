@@ -1,0 +1,193 @@
+"""The lexical index on disk, beside its graph: made once at build time, read at load.
+
+``graph.json``'s index is ``graph.lexical.npz`` in the same folder
+(:func:`index_path`): a NumPy ``.npz`` archive, stored uncompressed, of plain
+arrays only (never pickled objects): the format number, the indexed function
+ids and the words (as UTF-8 JSON), the postings (``indptr``, ``indices``,
+``data``) and the fingerprint of the functions it was made from.
+
+:func:`read_index` refuses what is malformed, naming the file and the reason
+(an array of the wrong type or shape, a posting out of range, a member that is
+compressed or too large), and returns ``None`` for an index made from other
+functions than the graph's (a graph rebuilt since) or by another version of
+the tokenizer: such an index is rebuilt, never used.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from sgkr import build_graph
+>>> g = build_graph([("m.py", "def set_timeout(request, seconds):\\n    request.t = seconds\\n")])
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "graph.lexical.npz"
+>>> write_index(LexicalIndex(g), path)
+>>> read_index(path, g).search("timeout", 1)
+[('fn:m.set_timeout', 1.0)]
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import warnings
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..atomic import write_atomic
+from ..errors import GraphFormatError, InvalidArgumentError
+from ..graph.jsonfile import MAX_GRAPH_BYTES
+from ..graph.model import KnowledgeGraph
+from ..ingest.files import parse_json, read_side_file
+from .lexical import K1, NAME_WEIGHT, B, LexicalIndex, attach, fingerprint, index_of, indexed
+
+__all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph", "FORMAT"]
+
+#: The layout and the tokenizer of a persisted index; another is rebuilt.
+FORMAT = 1
+_SUFFIX = ".lexical.npz"
+_ARRAYS = {"indptr": np.int64, "indices": np.int32, "data": np.float32, "lengths": np.int64}
+
+
+def index_path(graph_path: str | os.PathLike[str]) -> Path:
+    """Where the index of the graph file ``graph_path`` is: ``NAME.lexical.npz`` beside it.
+
+    Examples
+    --------
+    >>> index_path("out/graph.json").as_posix(), index_path("std").as_posix()
+    ('out/graph.lexical.npz', 'std.lexical.npz')
+    """
+    if not isinstance(graph_path, (str, os.PathLike)) or not str(graph_path):
+        raise InvalidArgumentError(f"graph path must be a file name, got {graph_path!r}")
+    path = Path(graph_path)
+    stem = path.stem if path.suffix == ".json" else path.name
+    return path.with_name(stem + _SUFFIX)
+
+
+def write_index(index: LexicalIndex, path: str | os.PathLike[str]) -> None:
+    """Write ``index`` to ``path`` atomically (never through a symlink)."""
+    if not isinstance(index, LexicalIndex):
+        raise InvalidArgumentError(f"index must be a LexicalIndex, got {type(index)}")
+    header = {"format": FORMAT, "k1": K1, "b": B, "name_weight": NAME_WEIGHT,
+              "fingerprint": index.fingerprint, "ids": index.ids, "words": index.words}
+    buffer = io.BytesIO()
+    np.savez(buffer, header=_text(json.dumps(header, ensure_ascii=False)),
+             indptr=index.indptr, indices=index.indices, data=index.data,
+             lengths=index.lengths)
+    write_atomic(path, buffer.getvalue())
+
+
+def read_index(path: str | os.PathLike[str], graph: KnowledgeGraph, *,
+               max_bytes: int = MAX_GRAPH_BYTES) -> LexicalIndex | None:
+    """The index at ``path`` if it was made from ``graph``'s functions, else ``None``.
+
+    Raises
+    ------
+    GraphFormatError
+        If the file cannot be read or is malformed; the message names it.
+    """
+    where = str(path)
+    raw = read_side_file(path, f"{where}: cannot read the lexical index", GraphFormatError,
+                         limit=max_bytes)
+    arrays = _members(raw, where, max_bytes)
+    header = parse_json(bytes(arrays.pop("header")), where, GraphFormatError,
+                        invalid="not a lexical index (its header is not JSON)")
+    if not isinstance(header, dict) or header.get("format") != FORMAT or (
+            header.get("k1"), header.get("b"), header.get("name_weight")) != (K1, B,
+                                                                              NAME_WEIGHT):
+        return None
+    ids, words = header.get("ids"), header.get("words")
+    if not isinstance(ids, list) or not isinstance(words, list) or not _strings(ids) \
+            or not _strings(words) or len(set(words)) != len(words):
+        raise GraphFormatError(f"{where}: the ids and words must be lists of distinct strings")
+    _check(arrays, len(ids), len(words), where)
+    if header.get("fingerprint") != fingerprint(indexed(graph)):
+        return None
+    return LexicalIndex.from_arrays(ids, words, arrays["indptr"], arrays["indices"],
+                                    arrays["data"], header["fingerprint"], arrays["lengths"])
+
+
+def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
+    """Write ``graph`` to ``path`` (graph.json) and its lexical index beside it.
+
+    The index is the one :func:`~sgkr.algorithms.lexical.index_of` gives: made
+    now unless the graph has one, so a retriever over the graph loaded back
+    answers its first question as fast as the next.
+    """
+    if not isinstance(graph, KnowledgeGraph):
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+    graph.save(path)
+    write_index(index_of(graph), index_path(path))
+
+
+def load_graph(path: str | os.PathLike[str], *,
+               warn: Callable[[str], None] | None = None) -> KnowledgeGraph:
+    """Read graph.json (:meth:`~sgkr.graph.KnowledgeGraph.load`) and the index saved with it.
+
+    An index that is missing, or was made for other functions, is made again on
+    a retriever's first question; a malformed one is reported to ``warn``
+    (default: :func:`warnings.warn`) and made again too: the graph is never refused
+    for its index.
+
+    Raises
+    ------
+    GraphFormatError
+        If the graph file cannot be read or is malformed.
+    """
+    graph = KnowledgeGraph.load(path)
+    where = index_path(path)
+    if os.path.lexists(where):
+        try:
+            index = read_index(where, graph)
+        except GraphFormatError as exc:
+            (warn or warnings.warn)(f"{exc}; the index is made again")
+        else:
+            if index is not None:
+                attach(graph, index)
+    return graph
+
+
+def _text(text: str) -> npt.NDArray[np.uint8]:
+    return np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+def _members(raw: bytes, where: str, max_bytes: int) -> dict[str, npt.NDArray[Any]]:
+    """The arrays of an uncompressed ``.npz``, read without pickle."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+        infos = archive.infolist()
+        names = {info.filename for info in infos}
+        if names != {f"{n}.npy" for n in ("header", *_ARRAYS)}:
+            raise GraphFormatError(f"{where}: not a lexical index (members {sorted(names)})")
+        if any(i.compress_type != zipfile.ZIP_STORED or i.file_size > max_bytes for i in infos):
+            raise GraphFormatError(f"{where}: a member is compressed or too large")
+        return {i.filename[:-4]: np.lib.format.read_array(archive.open(i), allow_pickle=False)
+                for i in infos}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        raise GraphFormatError(f"{where}: not a lexical index ({exc})") from exc
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _check(arrays: dict[str, npt.NDArray[Any]], documents: int, words: int, where: str) -> None:
+    """Refuse postings of the wrong type or shape, or that point out of range."""
+    for name, dtype in _ARRAYS.items():
+        array = arrays[name]
+        if array.dtype != dtype or array.ndim != 1:
+            raise GraphFormatError(f"{where}: {name} must be a 1-D {np.dtype(dtype).name} array")
+    indptr, indices, data = arrays["indptr"], arrays["indices"], arrays["data"]
+    if len(indptr) != words + 1 or indptr[0] != 0 or indptr[-1] != len(indices) \
+            or len(data) != len(indices) or np.any(np.diff(indptr) < 0):
+        raise GraphFormatError(f"{where}: the postings do not match the words")
+    if len(indices) and (indices.min() < 0 or indices.max() >= documents):
+        raise GraphFormatError(f"{where}: a posting names no indexed function")
+    if not np.all(np.isfinite(data)) or np.any(data < 0):
+        raise GraphFormatError(f"{where}: an impact is not a finite non-negative number")
+    lengths = arrays["lengths"]
+    if len(lengths) != documents or (documents and lengths.min() < 1):
+        raise GraphFormatError(f"{where}: the lengths do not match the functions")

@@ -1,0 +1,80 @@
+"""A code-aware tokenizer: the words a question and a function's document are indexed by.
+
+Each identifier is split at ``snake_case`` underscores and ``camelCase`` humps
+and its parts lower-cased and stemmed (Snowball's English stemmer, through
+PyStemmer), and a compound identifier is kept whole as well (lower-cased, its
+edge underscores dropped), so ``prepare_content_length`` yields
+``prepare_content_length``, ``prepar``, ``content``, ``length``: a report that
+names the identifier matches it exactly, and one that says "content length"
+matches its parts. English stop words (Lucene's list, the one ``bm25s`` uses)
+are left out of the parts. Repeated words are kept: a word a question repeats
+counts as often as it appears.
+
+Examples
+--------
+>>> code_tokens("def prepareContentLength(self, body):")
+['def', 'preparecontentlength', 'prepar', 'content', 'length', 'self', 'bodi']
+>>> code_tokens("Is the content-length header sent for GET requests?")
+['content', 'length', 'header', 'sent', 'get', 'request']
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import Stemmer
+
+from ..errors import InvalidArgumentError
+
+__all__ = ["code_tokens", "raw_words", "identifier_tokens", "STOP_WORDS"]
+
+#: Lucene's English stop words (the list ``bm25s`` calls ``"en"``).
+STOP_WORDS = frozenset(
+    {"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+     "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+     "these", "they", "this", "to", "was", "will", "with"})
+_WORD = re.compile(r"[^\W\d]\w*|\d+")
+_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_STEMMER = Stemmer.Stemmer("english")
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def identifier_tokens(word: str) -> tuple[str, ...]:
+    """The tokens of one identifier or word: whole when compound, then its stemmed parts.
+
+    Examples
+    --------
+    >>> identifier_tokens("HTTPAdapter"), identifier_tokens("__init__"), identifier_tokens("the")
+    (('httpadapter', 'http', 'adapt'), ('init',), ())
+    """
+    parts = [p.lower() for piece in word.split("_") if piece
+             for p in (_HUMP.findall(piece) if piece.isascii() else (piece,))]
+    kept = [_STEMMER.stemWord(p) for p in parts if p not in STOP_WORDS]
+    if len(parts) > 1:
+        return (word.strip("_").lower(), *kept)
+    return tuple(kept)
+
+
+def code_tokens(text: str) -> list[str]:
+    """The tokens of ``text``, in order, repeats kept (see the module documentation).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"text must be a string, got {type(text).__name__}")
+    return [t for word in _WORD.findall(text) for t in identifier_tokens(word)]
+
+
+def raw_words(text: str) -> list[str]:
+    """The identifiers, words and numbers of ``text``, unsplit, in order.
+
+    Examples
+    --------
+    >>> raw_words("x = getFee(rate_2) * 100")
+    ['x', 'getFee', 'rate_2', '100']
+    """
+    return _WORD.findall(text)

@@ -1,0 +1,124 @@
+"""Names of code a question mentions, matched exactly against the graph's functions.
+
+A bug report or a question about code often names what it is about:
+``Dataset.chunks``, ```get_chunksizes```, ``prepare_url(``, a traceback's
+``in merge_setting``. Each word or dotted chain of the question that reads as
+code (in backticks or a code block, dotted, followed by ``(``, or an identifier
+with an underscore or a capital inside: ``snake_case``, ``camelCase``,
+``CamelCase``) names:
+
+- the functions whose qualified name ends with the chain, when it has two parts
+  or more (``Dataset.chunks``; of ``xr.Dataset.chunks``, the longest tail that
+  ends some qualified name);
+- the functions whose bare name is the chain's last part.
+
+A name shared by ``n`` functions gives each of them ``1 / n`` (``__init__``
+and ``get`` say little, ``get_chunksizes`` much), each name counted once;
+a function's mention score is the sum over the names that reach it.
+
+Examples
+--------
+>>> from sgkr import build_graph
+>>> g = build_graph([("m.py", "def get_chunksizes(v):\\n    return v\\n"
+...                           "class Dataset:\\n    def chunks(self):\\n        return 1\\n")])
+>>> mentions("Accessing `Dataset.chunks` calls get_chunksizes() on every variable", g)
+{'fn:m.Dataset.chunks': 2.0, 'fn:m.get_chunksizes': 1.0}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import Protocol
+
+from ..errors import InvalidArgumentError
+from ..graph.model import KnowledgeGraph
+from ..records import FunctionNode
+from ..stores import GraphReader, as_reader
+
+__all__ = ["mentions", "code_names", "NamedReader"]
+
+_CHAIN = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_TICKS = re.compile(r"`[^`\n]+`")
+_INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z0-9]+[A-Z]")
+#: Most names of one question looked up (a pasted log can hold thousands).
+MAX_NAMES = 512
+
+
+class NamedReader(Protocol):
+    """A reader that finds function nodes by their bare name (both stores offer it)."""
+
+    def named(self, names: Collection[str]) -> dict[str, list[str]]:
+        """The ids of the function nodes (module bodies aside) of each bare name, sorted."""
+        ...
+
+
+def code_names(question: str) -> list[tuple[str, ...]]:
+    """The dotted chains of ``question`` that read as code, each once, in order.
+
+    Examples
+    --------
+    >>> code_names("Use `get` on my_dict, then call DataArray.loc[...] or run() here")
+    [('get',), ('my_dict',), ('DataArray', 'loc'), ('run',)]
+    """
+    if not isinstance(question, str):
+        raise InvalidArgumentError(f"question must be a string, got {type(question).__name__}")
+    quoted = [m.span() for m in _FENCE.finditer(question)]
+    rest = _FENCE.sub(lambda m: " " * len(m.group()), question)
+    quoted += [m.span() for m in _TICKS.finditer(rest)]
+    found: dict[tuple[str, ...], None] = {}
+    for match in _CHAIN.finditer(question):
+        parts = tuple(match.group().split("."))
+        code = (len(parts) > 1 or question[match.end():match.end() + 1] == "("
+                or any("_" in p.strip("_") or p.startswith("_") or _INNER_CAPITAL.search(p)
+                       for p in parts)
+                or any(a <= match.start() < b for a, b in quoted))
+        if code:
+            found.setdefault(parts)
+    return list(found)[:MAX_NAMES]
+
+
+def mentions(question: str, graph: KnowledgeGraph | GraphReader) -> dict[str, float]:
+    """Each function the question names, with its mention score (see the module docs).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``question`` is not a string, or ``graph`` neither a graph nor a reader.
+    """
+    reader = as_reader(graph)
+    chains = code_names(question)
+    named = getattr(reader, "named", None)  # a reader that cannot find names finds none
+    if not chains or not callable(named):
+        return {}
+    found: Mapping[str, Sequence[str]] = named({c[-1] for c in chains})
+    dotted = {n for c in chains if len(c) > 1 for n in found.get(c[-1], ())}
+    records = reader.functions(dotted) if dotted else {}
+    score: dict[str, float] = {}
+    seen: set[tuple[str, ...]] = set()
+    for chain in chains:
+        ids = found.get(chain[-1], ())
+        for size in range(len(chain), 1, -1):  # the longest tail of the chain that names some
+            tail = chain[-size:]
+            ends = [i for i in ids if i in records and _ends(records[i], tail)]
+            if ends:
+                _add(score, ends, tail, seen)
+                break
+        _add(score, ids, chain[-1:], seen)
+    return score
+
+
+def _add(score: dict[str, float], ids: Sequence[str], key: tuple[str, ...],
+         seen: set[tuple[str, ...]]) -> None:
+    """Give each of ``ids`` its share of the name ``key``, unless the name counted already."""
+    if not ids or key in seen:
+        return
+    seen.add(key)
+    for node_id in ids:
+        score[node_id] = score.get(node_id, 0.0) + 1.0 / len(ids)
+
+
+def _ends(node: FunctionNode, chain: tuple[str, ...]) -> bool:
+    """Whether a qualified name of ``node`` ends with ``chain``, part by part."""
+    return any(tuple(q.split("."))[-len(chain):] == chain for q in node.qualnames)

@@ -1,0 +1,139 @@
+"""The persisted lexical index: read back equal, stale ones ignored, malformed ones refused."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sgkr import build_graph
+from sgkr.algorithms.lexical import LexicalIndex, index_of
+from sgkr.algorithms.lexicalfile import (
+    index_path,
+    load_graph,
+    read_index,
+    save_graph,
+    write_index,
+)
+from sgkr.errors import GraphFormatError
+
+CODE = ("def set_timeout(request, seconds):\n    request.timeout = seconds\n"
+        "def get_cookie(jar, name):\n    return jar.get(name)\n")
+
+
+@pytest.fixture
+def written(tmp_path: Path) -> tuple[Path, object]:
+    graph = build_graph([("m.py", CODE)])
+    path = index_path(tmp_path / "graph.json")
+    write_index(LexicalIndex(graph), path)
+    return path, graph
+
+
+def test_an_index_reads_back_equal(written: tuple[Path, object]) -> None:
+    path, graph = written
+    made, read = LexicalIndex(graph), read_index(path, graph)  # type: ignore[arg-type]
+    assert read is not None
+    for question in ("timeout of a request", "cookie jar", "nothing here"):
+        assert read.scores(question) == made.scores(question)
+        assert read.search(question, 5) == made.search(question, 5)
+
+
+def test_an_index_of_other_functions_is_not_used(written: tuple[Path, object]) -> None:
+    path, _ = written
+    changed = build_graph([("m.py", CODE.replace("seconds", "secs"))])
+    assert read_index(path, changed) is None
+
+
+def _rewrite(path: Path, **arrays: object) -> None:
+    with zipfile.ZipFile(path) as archive:
+        members = {i.filename[:-4]: np.lib.format.read_array(archive.open(i))
+                   for i in archive.infolist()}
+    members.update(arrays)
+    buffer = io.BytesIO()
+    np.savez(buffer, **members)  # type: ignore[arg-type]
+    path.write_bytes(buffer.getvalue())
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"indices": np.array([0, 99, 0, 1], dtype=np.int32)}, "names no indexed function"),
+    ({"data": np.array([np.nan] * 4, dtype=np.float32)}, "finite"),
+    ({"indptr": np.array([0, 1], dtype=np.int64)}, "do not match the words"),
+    ({"data": np.zeros(4, dtype=np.float64)}, "float32"),
+    ({"extra": np.zeros(1)}, "not a lexical index"),
+    ({"header": np.frombuffer(b"{not json", dtype=np.uint8)}, "header is not JSON"),
+    ({"lengths": np.zeros(2, dtype=np.int64)}, "lengths do not match"),
+])
+def test_a_malformed_index_is_refused_naming_the_file(
+        written: tuple[Path, object], change: dict[str, object], message: str) -> None:
+    path, graph = written
+    with zipfile.ZipFile(path) as archive:
+        sizes = {i.filename: i.file_size for i in archive.infolist()}
+    if "indices" in change:  # keep the length, point out of range
+        n = sizes["indices.npy"] - 128
+        change = {"indices": np.resize(change["indices"], n // 4)}  # type: ignore[arg-type]
+    if "data" in change and change["data"].dtype == np.float32:  # type: ignore[union-attr]
+        n = (sizes["data.npy"] - 128) // 4
+        change = {"data": np.full(n, np.nan, dtype=np.float32)}
+    _rewrite(path, **change)
+    with pytest.raises(GraphFormatError, match=message) as raised:
+        read_index(path, graph)  # type: ignore[arg-type]
+    assert str(path) in str(raised.value)
+
+
+def test_garbage_pickles_and_compression_are_refused(written: tuple[Path, object]) -> None:
+    path, graph = written
+    path.write_bytes(b"not a zip at all")
+    with pytest.raises(GraphFormatError, match="not a lexical index"):
+        read_index(path, graph)  # type: ignore[arg-type]
+    buffer = io.BytesIO()
+    np.savez(buffer, header=np.array([{"a": 1}], dtype=object), indptr=np.zeros(1),
+             indices=np.zeros(1), data=np.zeros(1), lengths=np.zeros(1))
+    path.write_bytes(buffer.getvalue())
+    with pytest.raises(GraphFormatError, match="not a lexical index"):
+        read_index(path, graph)  # type: ignore[arg-type]
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, header=np.zeros(1, dtype=np.uint8), indptr=np.zeros(1),
+                        indices=np.zeros(1), data=np.zeros(1), lengths=np.zeros(1))
+    path.write_bytes(buffer.getvalue())
+    with pytest.raises(GraphFormatError, match="compressed"):
+        read_index(path, graph)  # type: ignore[arg-type]
+    with pytest.raises(GraphFormatError, match="cannot read"):
+        read_index(path.with_name("missing.npz"), graph)  # type: ignore[arg-type]
+
+
+def test_the_index_lives_beside_its_graph() -> None:
+    assert index_path("a/graph.json") == Path("a/graph.lexical.npz")
+    assert index_path("a/std") == Path("a/std.lexical.npz")
+
+
+def test_a_graph_saved_with_its_index_loads_it(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = build_graph([("m.py", CODE)])
+    save_graph(graph, tmp_path / "graph.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "graph.lexical.npz"]
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the index was made again instead of read")
+
+    monkeypatch.setattr(LexicalIndex, "__init__", refuse)
+    loaded = load_graph(tmp_path / "graph.json")
+    assert index_of(loaded).search("timeout", 1) == [("fn:m.set_timeout", 1.0)]
+
+
+def test_a_bad_index_is_reported_and_made_again(tmp_path: Path) -> None:
+    graph = build_graph([("m.py", CODE)])
+    save_graph(graph, tmp_path / "graph.json")
+    (tmp_path / "graph.lexical.npz").write_bytes(b"garbage")
+    said: list[str] = []
+    loaded = load_graph(tmp_path / "graph.json", warn=said.append)
+    assert len(said) == 1 and "graph.lexical.npz" in said[0] and "made again" in said[0]
+    assert index_of(loaded).search("timeout", 1) == [("fn:m.set_timeout", 1.0)]
+    # An index of another graph is not used: the graph's own is made.
+    other = build_graph([("m.py", CODE.replace("timeout", "deadline"))])
+    save_graph(other, tmp_path / "other.json")
+    (tmp_path / "other.lexical.npz").replace(tmp_path / "graph.lexical.npz")
+    assert index_of(load_graph(tmp_path / "graph.json")).search("timeout", 1)[0][0] \
+        == "fn:m.set_timeout"
