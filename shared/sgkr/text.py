@@ -2,6 +2,7 @@
 
 Case, plurals, ``snake_case``, ``camelCase``, hyphens and punctuation are
 folded: ``"Fee_IDs"``, ``"fee ids"`` and ``"feeId"`` all become ``("fee", "id")``.
+:func:`shown` writes any value short, for an error message.
 
 Examples
 --------
