@@ -18,7 +18,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+
+from .review import Tally
 
 HANG_SECONDS = 180
 
@@ -205,20 +208,10 @@ def search_worst_case(quick: bool) -> dict[str, object]:
 
 def hostile_review(quick: bool) -> dict[str, object]:
     """The reproductions of issue 23 (:mod:`tests.reliability.review`), with their table."""
-    from .review import Tally, review
+    from .review import review
 
-    total = Tally()
-    rows = ["| what | inputs | crashes | hangs | bytes leaked | seconds |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for item, tally, seconds in review(quick):
-        total.add(tally)
-        rows.append(f"| {item} | {tally.inputs} | {tally.crashes} | {tally.hangs} | "
-                    f"{tally.leaked} | {seconds:.0f} |")
-        print(f"{item}: {tally.inputs} inputs, {tally.crashes} crashes, {tally.hangs} hangs, "
-              f"{tally.leaked} bytes leaked", *tally.notes, sep="\n  ", flush=True)
-    rows.append(f"| **all** | **{total.inputs}** | **{total.crashes}** | **{total.hangs}** | "
-                f"**{total.leaked}** | |")
-    print("\n".join(rows), flush=True)
+    total = _tallies(((item, tally, [f"{seconds:.0f}"]) for item, tally, seconds in review(quick)),
+                     ["seconds"], lambda: [""])
     return {"inputs": total.inputs, "crashes": total.crashes, "hangs": total.hangs,
             "bytes_leaked": total.leaked}
 
@@ -226,25 +219,39 @@ def hostile_review(quick: bool) -> dict[str, object]:
 def issue33_inputs(quick: bool) -> dict[str, object]:
     """Issue 33's input defects and their classes (:mod:`tests.reliability.inputs`), a table."""
     from .inputs import SLOW, review
-    from .review import Tally
 
-    total, slow, slowest = Tally(), 0, 0.0
-    rows = ["| what | inputs | crashes | hangs | bytes leaked | slowest run (s) | runs over "
-            f"{SLOW:.0f} s |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for item, tally, _, times in review(quick):
-        total.add(tally)
-        over = sum(t > SLOW for t in times)
-        slow += over
-        slowest = max(slowest, *times, 0.0)
-        rows.append(f"| {item} | {tally.inputs} | {tally.crashes} | {tally.hangs} | "
-                    f"{tally.leaked} | {max(times, default=0.0):.1f} | {over} |")
-        print(f"{item}: {tally.inputs} inputs, {tally.crashes} crashes, {tally.hangs} hangs, "
-              f"{tally.leaked} bytes leaked, {over} slow", *tally.notes, sep="\n  ", flush=True)
-    rows.append(f"| **all** | **{total.inputs}** | **{total.crashes}** | **{total.hangs}** | "
-                f"**{total.leaked}** | **{slowest:.1f}** | **{slow}** |")
-    print("\n".join(rows), flush=True)
+    every: list[float] = []
+
+    def cases() -> Iterator[tuple[str, Tally, list[str]]]:
+        for item, tally, _, times in review(quick):
+            every.extend(times)
+            yield item, tally, [f"{max(times, default=0.0):.1f}", str(sum(t > SLOW for t in times))]
+
+    def totals() -> list[str]:
+        return [f"**{max(every, default=0.0):.1f}**", f"**{sum(t > SLOW for t in every)}**"]
+
+    total = _tallies(cases(), ["slowest run (s)", f"runs over {SLOW:.0f} s"], totals)
     return {"inputs": total.inputs, "crashes": total.crashes, "hangs": total.hangs,
-            "bytes_leaked": total.leaked, "slow_runs": slow, "slowest_seconds": round(slowest, 2)}
+            "bytes_leaked": total.leaked, "slow_runs": sum(t > SLOW for t in every),
+            "slowest_seconds": round(max(every, default=0.0), 2)}
+
+
+def _tallies(cases: Iterable[tuple[str, Tally, list[str]]], columns: list[str],
+             totals: Callable[[], list[str]]) -> Tally:
+    """Print each case's tally and notes as it ends, then the table of them all; the total."""
+    total = Tally()
+    rows = ["| what | inputs | crashes | hangs | bytes leaked | " + " | ".join(columns) + " |",
+            "| --- | ---: | ---: | ---: | ---: |" + " ---: |" * len(columns)]
+    for item, tally, cells in cases:
+        total.add(tally)
+        rows.append(f"| {item} | {tally.inputs} | {tally.crashes} | {tally.hangs} | "
+                    f"{tally.leaked} | " + " | ".join(cells) + " |")
+        print(f"{item}: {tally.inputs} inputs, {tally.crashes} crashes, {tally.hangs} hangs, "
+              f"{tally.leaked} bytes leaked", *tally.notes, sep="\n  ", flush=True)
+    rows.append(f"| **all** | **{total.inputs}** | **{total.crashes}** | **{total.hangs}** | "
+                f"**{total.leaked}** | " + " | ".join(totals()) + " |")
+    print("\n".join(rows), flush=True)
+    return total
 
 
 def main(argv: list[str] | None = None) -> int:
