@@ -40,15 +40,17 @@ matched_tags, start_line, end_line
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..records import FunctionNode
+from ..stores import GraphReader
 from ..text import shown
 
 __all__ = ["FILTER_FIELDS", "Values", "Rule", "compile_filter", "filter_values",
-           "MAX_FILTER_DEPTH"]
+           "path_filter", "MAX_FILTER_DEPTH"]
 
 #: The fields a filter may name.
 FILTER_FIELDS = ("file", "kind", "name", "matched_tags", "start_line", "end_line")
@@ -145,6 +147,40 @@ def filter_values(function: FunctionNode,
             "matched_tags": tuple(matched_tags),
             "start_line": tuple(s.start_line for s in function.sources),
             "end_line": tuple(s.end_line for s in function.sources)}
+
+
+def path_filter(reader: GraphReader, spec: Mapping[str, Any],
+                paths: Sequence[tuple[str, ...]] = ()) -> Callable[[list[str]], set[str]]:
+    """The ids of a batch of function nodes that pass the filter ``spec``, each seen with
+    the labels of the matched end tags of the ``paths`` through it (as a document's
+    ``matched_tags``).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``spec`` is not a valid filter (:func:`compile_filter`).
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> from sgkr.stores import MemoryStore
+    >>> store = MemoryStore(build_graph([("m.py", "def f():\\n    return 1\\n")]))
+    >>> path_filter(store, {"name": "f"})(["fn:m.f"]), path_filter(store, {"name": "g"})(["fn:m.f"])
+    ({'fn:m.f'}, set())
+    """
+    rule = compile_filter(spec)
+    ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths else {}
+    tags_of: dict[str, dict[str, None]] = defaultdict(dict)
+    for p in paths:  # as make_documents finds a document's matched tags
+        labels = dict.fromkeys(ends[n].label for n in (p[0], p[-1]) if n in ends)
+        for n in p:
+            tags_of[n].update(labels)
+
+    def passing(nodes: list[str]) -> set[str]:
+        records = reader.functions(nodes)
+        return {n for n, f in records.items() if rule(filter_values(f, tags_of.get(n, ())))}
+
+    return passing
 
 
 def _compile(spec: object, where: str) -> Rule:

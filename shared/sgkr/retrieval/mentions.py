@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
@@ -46,6 +46,7 @@ _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z0-9]+[A-Z]")
 MAX_NAMES = 512
 
 
+@runtime_checkable
 class NamedReader(Protocol):
     """A reader that finds function nodes by their bare name (both stores offer it)."""
 
@@ -89,10 +90,9 @@ def mentions(question: str, graph: KnowledgeGraph | GraphReader) -> dict[str, fl
     """
     reader = as_reader(graph)
     chains = code_names(question)
-    named = getattr(reader, "named", None)  # a reader that cannot find names finds none
-    if not chains or not callable(named):
+    if not chains or not isinstance(reader, NamedReader):  # one that cannot finds none
         return {}
-    found: Mapping[str, Sequence[str]] = named({c[-1] for c in chains})
+    found: Mapping[str, Sequence[str]] = reader.named({c[-1] for c in chains})
     dotted = {n for c in chains if len(c) > 1 for n in found.get(c[-1], ())}
     records = reader.functions(dotted) if dotted else {}
     score: dict[str, float] = {}

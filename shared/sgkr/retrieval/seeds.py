@@ -33,14 +33,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..errors import InvalidArgumentError, SGKRError
 from ..graph.model import KnowledgeGraph
 from ..ingest.extract import extract_module
 from ..stores import GraphReader, as_reader
+from .mentions import NamedReader
 
-__all__ = ["SeedHit", "SeedRetriever", "as_seed_retriever", "seed_functions", "MAX_SEEDS"]
+__all__ = ["SeedHit", "SeedRetriever", "FilesReader", "as_seed_retriever", "seed_functions",
+           "MAX_SEEDS"]
 
 #: Most results of a seed retriever read per question.
 MAX_SEEDS = 200
@@ -72,6 +74,17 @@ class SeedHit:
     file: str | None = None
     start_line: int | None = None
     end_line: int | None = None
+
+
+@runtime_checkable
+class FilesReader(Protocol):
+    """A reader that finds the functions of a file (the graph in memory): a result naming
+    its file and lines is mapped onto the functions it overlaps."""
+
+    def in_files(self, paths: Collection[str]) -> dict[str, list[tuple[str, int, int]]]:
+        """The functions defined in the file each path names, with their first and last
+        lines."""
+        ...
 
 
 #: What a retriever answers once wrapped: the question in, its results out.
@@ -106,8 +119,8 @@ def seed_functions(hits: Sequence[SeedHit],
     top = max((float(s) for s in scores if s is not None), default=1.0) if given else 1.0
     ids = reader.kinds({h.node_id for h in hits if h.node_id is not None})
     names = {n for h in hits for n in _defined(h.text)}
-    find = getattr(reader, "named", None)
-    named: Mapping[str, Sequence[str]] = find(names) if names and callable(find) else {}
+    named: Mapping[str, Sequence[str]] = (
+        reader.named(names) if names and isinstance(reader, NamedReader) else {})
     best: dict[str, float] = {}
     for rank, hit in enumerate(hits):
         score = float(hit.score) / top if given and hit.score is not None else 1.0 / (rank + 1)
@@ -134,10 +147,9 @@ def _defining(reader: GraphReader, hit: SeedHit,
 def _files(reader: GraphReader, hit: SeedHit) -> dict[str, tuple[int, int]] | None:
     """The functions of ``hit``'s file, with their lines (``None``: no file, or no way to
     find one's functions)."""
-    find = getattr(reader, "in_files", None)
-    if hit.file is None or not callable(find):
+    if hit.file is None or not isinstance(reader, FilesReader):
         return None
-    found: Mapping[str, Sequence[tuple[str, int, int]]] = find([hit.file])
+    found: Mapping[str, Sequence[tuple[str, int, int]]] = reader.in_files([hit.file])
     return {i: (a, b) for i, a, b in found.get(hit.file, ())}
 
 

@@ -22,11 +22,12 @@ from typing import Any
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..masking import mask_url
-from .base import GraphReader, GraphStore, NamesReader, NodeKind, Side, TagInfo
+from .base import GraphReader, GraphStore, NamesReader, NodeKind, RankingReader, Side, TagInfo
 from .memory import MemoryStore
 
-__all__ = ["GraphStore", "GraphReader", "NamesReader", "TagInfo", "NodeKind", "Side", "MemoryStore",
-           "as_store", "as_reader", "listed_phrases", "open_store", "is_store_url"]
+__all__ = ["GraphStore", "GraphReader", "NamesReader", "RankingReader", "TagInfo", "NodeKind",
+           "Side", "MemoryStore", "as_store", "as_reader", "listed_phrases", "open_store",
+           "is_store_url"]
 
 #: What a URL starts with (RFC 3986): a file path never does.
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")

@@ -33,8 +33,8 @@ from typing import Literal, Protocol, runtime_checkable
 
 from ..records import EdgeType, FunctionNode, Resolution, Role
 
-__all__ = ["GraphStore", "GraphReader", "NamesReader", "TagInfo", "NodeKind", "Side", "Path",
-           "FunctionName", "EdgeKind"]
+__all__ = ["GraphStore", "GraphReader", "NamesReader", "RankingReader", "TagInfo", "NodeKind",
+           "Side", "Path", "FunctionName", "EdgeKind"]
 
 #: What a node is: ``tag``, or the kind of a function node.
 NodeKind = Literal["tag", "function", "method", "module"]
@@ -118,6 +118,46 @@ class NamesReader(GraphReader, Protocol):
 
     def edge_kinds(self, pairs: Collection[tuple[str, str]]) -> dict[tuple[str, str], EdgeKind]:
         """The type and resolution of the edge ``a -> b`` of each pair that is an edge."""
+        ...
+
+
+@runtime_checkable
+class RankingReader(GraphReader, Protocol):
+    """A reader with what SGKR's graph stage reads beyond tags and paths (both built-in
+    stores): the first stage's BM25 hits, names, every edge of a node, call counts.
+    """
+
+    def curated_tags(self) -> bool:
+        """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
+        ...
+
+    def function_count(self) -> int:
+        """The number of function nodes."""
+        ...
+
+    def calling_count(self) -> int:
+        """How many function nodes call some function."""
+        ...
+
+    def most_called(self, n: int) -> list[str]:
+        """The ``n`` function ids with the most callers, ties by id."""
+        ...
+
+    def callers_and_sizes(self, ids: Collection[str]) -> tuple[dict[str, int], dict[str, int]]:
+        """Each function's number of callers, and its text's length."""
+        ...
+
+    def around(self, ids: Collection[str]) -> dict[str, tuple[str, ...]]:
+        """Sorted nodes one edge of any type away from each of ``ids``, either way."""
+        ...
+
+    def named(self, names: Collection[str]) -> dict[str, list[str]]:
+        """The ids of the function nodes (module bodies aside) of each bare name, sorted."""
+        ...
+
+    def lexical_search(self, question: str, k: int, *,
+                       scaled: bool = True) -> list[tuple[str, float]]:
+        """The ``k`` best BM25 hits of ``question`` (:mod:`sgkr.algorithms.lexical`)."""
         ...
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Sequence
 
-from ..algorithms.lexical import attached
+from ..algorithms.lexical import attached, index_of
 from ..algorithms.paths import SearchIndex, connect_paths, find_paths
 from ..algorithms.walk import call_counts
 from ..errors import InvalidArgumentError
@@ -176,6 +176,17 @@ class MemoryStore:
     def function_count(self) -> int:
         """The number of function nodes."""
         return len(self._call_tables()[0])
+
+    def curated_tags(self) -> bool:
+        """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
+        return bool(self.graph.meta.get("curated_tags", True))
+
+    def lexical_search(self, question: str, k: int, *,
+                       scaled: bool = True) -> list[tuple[str, float]]:
+        """The ``k`` best BM25 hits of ``question`` in the graph's lexical index (the one
+        persisted with it, or one made on first use: :func:`~sgkr.algorithms.lexical.index_of`).
+        """
+        return index_of(self.graph).search(question, k, scaled=scaled)
 
     def in_files(self, paths: Collection[str]) -> dict[str, list[tuple[str, int, int]]]:
         """The functions (module bodies aside) defined in the file each path names, with
