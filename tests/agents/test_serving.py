@@ -15,11 +15,11 @@ def test_a_snapshot_makes_every_table_before_the_first_request(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("a table was made while answering")
 
+    import sgkr.algorithms.lexical
     import sgkr.algorithms.paths
-    import sgkr.retrieval.retriever
     import sgkr.retrieval.tagmatch
 
-    monkeypatch.setattr(sgkr.retrieval.retriever, "LexicalIndex", refuse)
+    monkeypatch.setattr(sgkr.algorithms.lexical, "LexicalIndex", refuse)
     monkeypatch.setattr(sgkr.algorithms.paths, "_table", refuse)
     monkeypatch.setattr(sgkr.retrieval.tagmatch, "_Vocabulary", refuse)
     # Words of no tag phrase, read by the partial matcher; then a question of tags.
