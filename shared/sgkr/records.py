@@ -45,6 +45,7 @@ __all__ = [
     "RetrievalResult",
     "FunctionKind",
     "CallKind",
+    "Arity",
     "EdgeType",
     "EdgeRow",
     "Resolution",
@@ -165,6 +166,22 @@ class Ref:
 
 
 @dataclass(frozen=True, slots=True)
+class Arity:
+    """What a call passes: how many arguments by position, the keywords it names, and
+    whether it unpacks ``*xs`` or ``**kw`` (then what it passes is not known).
+
+    Examples
+    --------
+    >>> Arity(1, ("key",))  # f(x, key=k)
+    Arity(positional=1, keywords=('key',), unpacked=False)
+    """
+
+    positional: int = 0
+    keywords: tuple[str, ...] = ()
+    unpacked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class CallSite:
     """One call expression inside a definition.
 
@@ -172,13 +189,15 @@ class CallSite:
     is ``x``, a dotted name, or ``A()`` for ``A().f()``; ``None`` when it is neither),
     ``super`` for ``super().f()`` and ``subscript`` for ``x[k]()`` (``name`` holds
     the dotted text of ``x``), ``result`` for ``g()()`` (``name`` holds ``g``). A
-    decorator ``@d`` is a call of ``d``, and so is ``raise E``.
+    decorator ``@d`` is a call of ``d``, and so is ``raise E``. ``arity`` tells what a
+    call passes (None: not told, as for a name used as a value).
     """
 
     kind: CallKind
     name: str
     receiver: Ref | None
     line: int
+    arity: Arity | None = None
 
     @property
     def callee(self) -> str:

@@ -375,6 +375,18 @@ PROGRAMS: list[Program] = [
        "        pass\nA().run()\n",
        {("main", "main.A.__init__"), ("main", "main.Base.run"), ("main.Base.run", "main.A.on_a"),
         ("main.A.__init__", "main.A.on_a")}),
+    # -- a method of an object nothing is known of: by name, among those that can run ----
+    _p("external", "import net\nclass Sock:\n    def send_all(self, data, flags):\n"
+       "        pass\nclass Log:\n    def send_all(self):\n        pass\ndef handle(conn):\n"
+       "    conn.send_all(b'x', 2)\nhandle(net.connect())\n",
+       {("main", "main.handle"), ("main.handle", "main.Sock.send_all")}),  # Log's takes none
+    _p("external", "import web\ndef url():\n    pass\ndef page(app):\n    return app.url()\n"
+       "page(web.App())\n",
+       {("main", "main.page")}),  # app is no module: app.url() is no call of the function url
+    _p("external", "import web\nclass Router:\n    def url(self, name, *, external=False):\n"
+       "        pass\ndef page(app):\n    return app.url('home', external=True)\n"
+       "page(web.App())\n",
+       {("main", "main.page"), ("main.page", "main.Router.url")}),
     _p("generators", "class A:\n    def __iter__(self):\n        yield 1\nfor x in A():\n"
        "    pass\n",
        {("main", "main.A.__iter__")}, missed={("main", "main.A.__iter__")}),

@@ -55,6 +55,7 @@ from typing import Any, Literal
 from ..errors import InvalidArgumentError
 from ..records import (
     Argument,
+    Arity,
     Binding,
     BindingKind,
     CallKind,
@@ -87,7 +88,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 16
+CACHE_FORMAT = 17
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -522,15 +523,19 @@ def _definition_to_json(d: Definition) -> list[Any]:
 
 
 def _site_to_json(site: CallSite) -> list[Any]:
-    receiver = site.receiver
-    return [site.kind, site.name, None if receiver is None else receiver.name,
-            receiver is not None and receiver.called, site.line]
+    receiver, arity = site.receiver, site.arity
+    raw: list[Any] = [site.kind, site.name, None if receiver is None else receiver.name,
+                      receiver is not None and receiver.called, site.line]
+    if arity is not None:  # a call's: what it passes
+        raw.append([arity.positional, list(arity.keywords), arity.unpacked])
+    return raw
 
 
 def _site_from_json(raw: list[Any]) -> CallSite:
-    kind, name, receiver, called, line = raw
+    kind, name, receiver, called, line, *passes = raw
+    arity = Arity(passes[0][0], tuple(passes[0][1]), passes[0][2]) if passes else None
     return CallSite(_CALL_KINDS[kind], name,
-                    None if receiver is None else Ref(receiver, called), line)
+                    None if receiver is None else Ref(receiver, called), line, arity)
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
@@ -628,11 +633,19 @@ def _check_facts(calls: list[Any], uses: list[Any], bindings: list[Any], returns
 
 
 def _check_site(site: list[Any]) -> None:
-    kind, name, receiver, called, line = site
+    kind, name, receiver, called, line, *passes = site
     _strings(kind, name)
     _texts(receiver)
     _flag(called)
     _lines(line)
+    if len(passes) > 1 or passes and (type(passes[0]) is not list or len(passes[0]) != 3):
+        raise ValueError(f"expected what a call passes, got {passes!r}")
+    for positional, keywords, unpacked in passes:
+        if type(keywords) is not list:
+            raise ValueError(f"expected keywords, got {keywords!r}")
+        _lines(positional + 1)
+        _strings(*keywords)
+        _flag(unpacked)
 
 
 def _strings(*values: Any) -> None:
