@@ -110,7 +110,7 @@ def arity_of(source: Source, call: Node | None) -> Arity | None:
     --------
     >>> from .syntax import Source
     >>> source = Source("m.py", "m", "f(1, x, key=2)\\n")
-    >>> call = source.parse().root_node.named_children[0].named_children[0]
+    >>> call = source.parse().named_children[0].named_children[0]
     >>> arity_of(source, call)
     Arity(positional=2, keywords=('key',), unpacked=False)
     """
