@@ -34,6 +34,7 @@ from ..gcpause import paused_gc
 from ..records import BuildReport, Edge, EdgeRow, FunctionNode, TagNode
 from ..text import fold
 from . import batch, jsonfile, queries
+from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
 
@@ -207,8 +208,9 @@ class KnowledgeGraph:
 
     @property
     def nx(self) -> nx.DiGraph:
-        """The underlying networkx graph, to read (change the graph through this class)."""
-        return self._g
+        """A read-only networkx view of the graph, for networkx's algorithms (SGKR's own code
+        reads the graph through this class's methods; changing the view raises)."""
+        return self._g.copy(as_view=True)
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._g
@@ -301,14 +303,24 @@ class KnowledgeGraph:
                 found.add(target)
         return found
 
-    def adjacency(self) -> tuple[Mapping[str, Mapping[str, Mapping[str, str]]],
-                                 Mapping[str, Mapping[str, Mapping[str, str]]]]:
-        """Each node's successors and predecessors with their edges' attributes (read only).
+    def adjacency(self) -> tuple[Neighbours, Neighbours]:
+        """Each node's successors and predecessors with their edges' attributes: read-only
+        views (:class:`~sgkr.graph.views.Neighbours`) of the graph as it is.
 
         Retrieval makes its look-up tables from these: networkx's views cost
         more than the search itself.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> g.add_function(FunctionNode("fn:f", "f", ("m.f",), "", "", (), "function"))
+        >>> g.add_edge_rows([("fn:f", "tag:fee", "produces", None)])
+        >>> succ, pred = g.adjacency()
+        >>> dict(succ["fn:f"]), list(pred["tag:fee"])
+        ({'tag:fee': {'type': 'produces'}}, ['fn:f'])
         """
-        return self._g._succ, self._g._pred
+        return Neighbours(self._g._succ), Neighbours(self._g._pred)
 
     def find(self, name: str) -> list[str]:
         """Ids of function nodes whose id, bare name or a qualname (or its tail) is ``name``."""
@@ -344,6 +356,10 @@ class KnowledgeGraph:
         if name in self._g and self._g.nodes[name]["type"] == "function":
             return name == node_id
         return queries.named(self.function(node_id), name)
+
+    def has_edge(self, source: str, target: str) -> bool:
+        """Whether an edge (of any type) goes from ``source`` to ``target``."""
+        return target in self._g._succ.get(source, ())
 
     def _require(self, node_id: str) -> None:
         if node_id not in self._g:
