@@ -138,13 +138,17 @@ class Parameter:
     Examples
     --------
     >>> Parameter("rows")
-    Parameter(name='rows', kind=<ParameterKind.POSITIONAL: 'positional'>, default=False)
+    Parameter(name='rows', kind=<ParameterKind.POSITIONAL: 'positional'>, default=False, \
+types=())
     """
 
     name: str
     kind: ParameterKind = ParameterKind.POSITIONAL
     #: Whether the signature gives it a default value.
     default: bool = False
+    #: The classes its annotation names, dotted as written (``x: Foo | None`` and
+    #: ``x: Optional["Foo"]`` give ``("Foo",)``); none when it tells no class.
+    types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

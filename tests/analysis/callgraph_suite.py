@@ -387,6 +387,22 @@ PROGRAMS: list[Program] = [
        "        pass\ndef page(app):\n    return app.url('home', external=True)\n"
        "page(web.App())\n",
        {("main", "main.page"), ("main.page", "main.Router.url")}),
+    # -- what an annotation says a parameter holds -----------------------------------------
+    _p("classes", "import ext\nclass Parser:\n    def option(self, k):\n        pass\n"
+       "class Group:\n    def option(self, k):\n        pass\ndef setup(parser: Parser):\n"
+       "    parser.option('x')\nsetup(ext.make())\n",
+       {("main", "main.setup"), ("main.setup", "main.Parser.option")}),  # a Parser, no Group
+    _p("external", "from pathlib import Path\nclass Finder:\n    def exists(self):\n"
+       "        pass\ndef check(p: Path):\n    return p.exists()\ncheck(Path('.'))\n",
+       {("main", "main.check")}),  # a Path's method: none of the program's
+    _p("mro", "from typing import Optional\nimport ext\nclass Node:\n    def collect(self):\n"
+       "        pass\nclass Item(Node):\n    def collect(self):\n        pass\n"
+       "def run(node: Optional[Node]):\n    node.collect()\nrun(ext.find())\n",
+       {("main", "main.run"), ("main.run", "main.Node.collect"),
+        ("main.run", "main.Item.collect")}),  # a Node, or an object of a class derived
+    _p("direct_calls", "def outer():\n    def helper():\n        pass\n    helper()\n"
+       "def run(helper):\n    helper()\nouter()\nrun(print)\n",
+       {("main", "main.outer"), ("main.outer", "main.outer.helper"), ("main", "main.run")}),
     _p("generators", "class A:\n    def __iter__(self):\n        yield 1\nfor x in A():\n"
        "    pass\n",
        {("main", "main.A.__iter__")}, missed={("main", "main.A.__iter__")}),

@@ -217,17 +217,18 @@ class CallSites:
     def _by_name(self, name: str, table: dict[str, list[str]], arity: Arity | None,
                  functions: bool = True) -> Reach:
         """The definitions of the bare ``name`` (when at most :data:`NAME_MATCH_LIMIT`)
-        that can take what the call passes (``arity``; through an object for a method),
-        methods only unless ``functions``."""
+        that can take what the call passes (``arity``; through an object for a method):
+        methods, and unless not ``functions`` the functions of a module's top level (a
+        nested function is named in its enclosing function only)."""
         found = table.get(name, ())
         if not 0 < len(found) <= NAME_MATCH_LIMIT:
             return NO_GUESS
-        defs = self.tables.defs
+        defs, modules = self.tables.defs, self.tables.modules
         kept_ = []
         for q in found:
             d = defs.get(q)
-            if d is None or (functions or d.kind == "method") and (
-                    arity is None or accepts(d, arity, bound_arguments(d))):
+            if d is None or (d.kind == "method" or functions and q.rpartition(".")[0] in modules
+                             ) and (arity is None or accepts(d, arity, bound_arguments(d))):
                 kept_.append(q)
         return Reach(tuple(kept_), "name")
 
@@ -241,8 +242,11 @@ class CallSites:
         values = self.flow.infer(ctx, frame, held, 0)
         if not values:
             return None
-        if attr is not None:
+        if attr is not None:  # a method of an object outside the sources: none of theirs
+            outside = any(kind is Kind.EXTERNAL for kind, _ in values)
             values = self.flow.attribute(ctx, values, attr, 0)
+            if outside and not values:
+                return NO_EDGE
         return self.reached(values)
 
     def _may_know(self, frame: Frame, held: Ref) -> bool:
@@ -262,15 +266,18 @@ class CallSites:
         itself, a class's ``__init__``, an object's ``__call__``."""
         targets: set[str] = set()
         method = self.hierarchy.method
+        outside = False
         for kind, name in values:
             if kind is Kind.FUNCTION:
                 targets.add(name)
-            elif kind is not Kind.MODULE:
+            elif kind in (Kind.CLASS, Kind.INSTANCE):
                 found = method(name, "__init__" if kind is Kind.CLASS else "__call__")
                 if found is not None:
                     targets.add(found)
+            else:
+                outside = outside or kind is Kind.EXTERNAL
         if not targets:
-            return None
+            return NO_EDGE if outside else None
         return bounded(sorted(targets))
 
     def _also(self, ctx: Context, frame: Frame, call: CallSite, target: str,

@@ -88,7 +88,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 17
+CACHE_FORMAT = 18
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -507,7 +507,8 @@ def _definition_to_json(d: Definition) -> list[Any]:
     inputs, outputs = d.inferred_inputs, d.inferred_outputs
     return [d.qualname, d.name, d.kind, d.code, d.span.file, d.span.start_line,
             d.span.end_line, d.docstring, d.comment,
-            [[p.name, p.kind.value, p.default] for p in d.parameters],
+            [[p.name, p.kind.value, p.default, *([list(p.types)] if p.types else [])]
+             for p in d.parameters],
             [_site_to_json(c) for c in d.calls],
             list(d.keys_read), d.enclosing_class, d.is_async, knowledge,
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
@@ -551,7 +552,8 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         qualname=qualname, name=name, kind=_DEFINITION_KINDS[kind], code=code,
         span=SourceSpan(path if file == path else file, start, end, *(cells[0] if cells else ())),
         docstring=docstring, comment=comment,
-        parameters=tuple([Parameter(n, _PARAMETER_KINDS[k], f) for n, k, f in params]),
+        parameters=tuple([Parameter(n, _PARAMETER_KINDS[k], f, tuple(t[0]) if t else ())
+                          for n, k, f, *t in params]),
         calls=tuple([_site_from_json(c) for c in calls]),
         results=tuple(results), keys_read=tuple(keys), keys_written=tuple(written),
         keywords=tuple(keywords),
@@ -602,7 +604,10 @@ def _check_definition(raw: list[Any]) -> None:
     for tags in (inputs, outputs):
         if tags is not None:
             _strings(*tags)
-    for param, param_kind, default in params:
+    for param, param_kind, default, *types in params:
+        if len(types) > 1 or types and type(types[0]) is not list:
+            raise ValueError(f"expected the classes of an annotation, got {types!r}")
+        _strings(*(types[0] if types else ()))
         _strings(param, param_kind)
         _flag(default)
     _check_facts(calls, uses, bindings, returns, arguments)
