@@ -10,9 +10,7 @@ PACKAGES = ("shared/sgkr", "llama_index_sgkr", "langchain_sgkr")
 MAX_FUNCTION_LINES = 60  # of code, its docstring left out
 MAX_CLASS_LINES = 400
 # Being split (issues 32 and 34); this set only shrinks.
-KNOWN = {
-    "shared/sgkr/graph/model.py:KnowledgeGraph",
-}
+KNOWN: set[str] = set()
 
 
 def _code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
