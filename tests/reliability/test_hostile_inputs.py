@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -417,11 +417,13 @@ def test_13_watch_keeps_the_last_graph_while_sources_are_gone(
         lambda: (src / "new.py").write_text("def new():\n    return 1\n"),
     ])
 
-    def sleep(_seconds: float) -> None:
-        next(steps)()
-        assert "fn:ok.ok" in KnowledgeGraph.load(out)  # the last good graph stays
+    def batches() -> Iterator[set[str]]:
+        for step in steps:
+            step()
+            yield {str(src)}
+            assert "fn:ok.ok" in KnowledgeGraph.load(out)  # the last good graph stays
 
-    build_cli.watch(builder, str(out), 0.1, rounds=5, sleep=sleep)
+    build_cli.watch(builder, [str(src)], str(out), 0.1, changes=batches())
     assert "fn:new.new" in KnowledgeGraph.load(out)
     err = capsys.readouterr().err
     assert err.count("sgkr: warning:") == 1 and "Traceback" not in err

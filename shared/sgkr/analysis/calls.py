@@ -119,13 +119,16 @@ class CallSites:
             if key in seen:
                 continue
             reach = seen[key] = self.resolve(ctx, frame, scopes, call)
-            merge_reach(found, reach)
             # A parameter holds a function as passed (a decorator's, undecorated).
             if len(reach.targets) == 1 and reach.how != "name" and not (
                     reach.how == "inferred" and call.receiver is None
                     and self.names.is_local(frame.chain, call.name)):
-                merge_reach(found, self._also(ctx, frame, call, reach.targets[0],
-                                              reach.how == "exact"))
+                also, kept_target = self._also(ctx, frame, call, reach.targets[0],
+                                               reach.how == "exact")
+                merge_reach(found, also)
+                if not kept_target:
+                    continue
+            merge_reach(found, reach)
         if not found:
             del calls[d.qualname]
         return seen
@@ -155,10 +158,13 @@ class CallSites:
         return _by_name(name, self.tables.functions_by_name)
 
     def _super(self, cls: str | None, name: str) -> Reach:
-        for base in self.hierarchy.bases(cls) if cls is not None else ():
-            method = self.hierarchy.method(base, name)
-            if method is not None:
-                return Reach((method,), "exact")
+        """``super().name()`` in ``cls``: the next ``name`` along its method resolution
+        order."""
+        defs = self.tables.defs
+        for base in self.hierarchy.lineage(cls)[1:] if cls is not None else ():
+            d = defs.get(f"{base}.{name}")
+            if d is not None and d.kind == "method":
+                return Reach((d.qualname,), "exact")
         return NO_EDGE
 
     def _attribute(self, ctx: Context, frame: Frame, scopes: list[str],
@@ -243,17 +249,22 @@ class CallSites:
         return bounded(sorted(targets))
 
     def _also(self, ctx: Context, frame: Frame, call: CallSite, target: str,
-              exact: bool) -> Reach:
+              exact: bool) -> tuple[Reach, bool]:
         """What a call reaching ``target`` (``exact``: by syntax) may reach as well: the
-        overrides of a ``self.`` method in subclasses, what its decorators made of it."""
+        overrides of a ``self.`` method in subclasses, what its decorators made of it;
+        and whether it still reaches ``target`` itself (not when its decorators of the
+        sources made the name hold other functions only)."""
         if exact and is_self(call.receiver) and frame.cls is not None:
-            return self._overridden(ctx, frame.cls, call.name)
+            return self._overridden(ctx, frame.cls, call.name), True
         decorators = self.tables.decorators.get(target)
         if not decorators:
-            return NO_EDGE
+            return NO_EDGE, True
         self.flow.read(ctx, target)
         made = self.flow.decorated(ctx, target, decorators)
-        return self.reached(v for v in made if v != function(target)) or NO_EDGE
+        reach = self.reached(v for v in made if v != function(target))
+        if reach is None:
+            return NO_EDGE, True
+        return reach, function(target) in made or not reach.targets
 
     def _overridden(self, ctx: Context, cls: str, name: str) -> Reach:
         """The methods ``name`` of the classes derived from ``cls`` (kept for the build)."""

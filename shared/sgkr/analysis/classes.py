@@ -8,6 +8,10 @@ Examples
 >>> hierarchy = Hierarchy(Tables([m]))
 >>> hierarchy.method("m.C", "run"), hierarchy.lineage("m.C"), hierarchy.descendants("m.A")
 ('m.A.run', ['m.C', 'm.B', 'm.A'], ['m.B', 'm.C'])
+
+A method is looked up along the class's method resolution order (C3, as Python does):
+in ``class D(B, C)`` with ``B(A)`` and ``C(A)``, ``D``'s order is ``D, B, C, A``, and with
+``B(A)`` and an unrelated ``C``, ``D, B, A, C``.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ class Hierarchy:
         self.tables = tables
         self._bases: dict[str, list[str]] = {}
         self._methods: dict[tuple[str, str], str | None] = {}
+        self._orders: dict[str, list[str]] = {}
         self._subclasses: dict[str, list[str]] | None = None
 
     def forget(self) -> None:
         """Drop the answers kept: the tables changed."""
         self._bases.clear()
         self._methods.clear()
+        self._orders.clear()
         self._subclasses = None
 
     def class_alias(self, target: str, depth: int = 0) -> str | None:
@@ -85,25 +91,31 @@ class Hierarchy:
 
     def _find_method(self, cls: str, name: str) -> str | None:
         defs = self.tables.defs
-        seen: set[str] = set()
-        queue = [cls]
-        for current in queue:
-            if current in seen:
-                continue
-            seen.add(current)
+        for current in self.lineage(cls):
             candidate = f"{current}.{name}"
             d = defs.get(candidate)
             if d is not None and d.kind == "method":
                 return candidate
-            queue.extend(self.bases(current))
         return None
 
     def lineage(self, cls: str) -> list[str]:
-        """``cls`` and the classes it derives from in the sources, nearest first."""
-        order = [cls]
-        for current in order:
-            order.extend(b for b in self.bases(current) if b not in order)
-        return order
+        """``cls`` and the classes it derives from in the sources, in its method
+        resolution order (C3; nearest first where the bases disagree on an order)."""
+        found = self._orders.get(cls)
+        if found is None:
+            self._orders[cls] = [cls]  # a cycle of bases ends here
+            found = self._orders[cls] = self._linearized(cls)
+        return found
+
+    def _linearized(self, cls: str) -> list[str]:
+        bases = self.bases(cls)
+        merged = _c3([*(list(self.lineage(b)) for b in bases), list(bases)])
+        if merged is None or cls in merged:  # no C3 order: nearest first
+            merged = []
+            for current in [*bases]:
+                merged.extend(c for c in self.lineage(current) if c not in merged)
+            merged = [c for c in merged if c != cls]
+        return [cls, *merged]
 
     def descendants(self, cls: str) -> list[str]:
         """The classes of the sources derived from ``cls``, nearest first."""
@@ -130,3 +142,26 @@ class Hierarchy:
                 return qualname
             qualname = qualname.rpartition(".")[0]
         return None
+
+
+def _c3(sequences: list[list[str]]) -> list[str] | None:
+    """The C3 merge of ``sequences`` (each base's order, then the bases); None when
+    they admit no order (Python would refuse the class).
+
+    Examples
+    --------
+    >>> _c3([["B", "A"], ["C", "A"], ["B", "C"]])
+    ['B', 'C', 'A']
+    >>> _c3([["B", "A"], ["A", "B"], ["B", "A"]]) is None
+    True
+    """
+    pending = [list(s) for s in sequences if s]
+    merged: list[str] = []
+    while pending:
+        head = next((s[0] for s in pending
+                     if not any(s[0] in other[1:] for other in pending)), None)
+        if head is None:
+            return None
+        merged.append(head)
+        pending = [rest for s in pending if (rest := [c for c in s if c != head])]
+    return merged

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from ..records import Ref
-from .context import Context
+from .context import Context, Subclasses
 from .scopes import Names
 from .tables import Tables
 from .values import NOTHING, Frame, Kind, Value, class_, function, instance, module
@@ -188,12 +188,24 @@ class ValueFlow:
         return frozenset(found)
 
     def _field(self, ctx: Context, cls: str, attr: str, depth: int) -> set[Value]:
-        """What the ``self.`` field ``attr`` of ``cls`` (or of a base) is assigned."""
-        found: set[Value] = set()
+        """What the ``self.`` field ``attr`` of ``cls`` (or of a base) is assigned; when
+        none assigns it, what the classes derived from ``cls`` assign it (an object of
+        ``cls`` without the field is one of theirs)."""
         lineage = self.hierarchy.lineage(cls)
         for current in lineage:
             self.read(ctx, current)
-        for current in lineage:
+        fields = self.tables.fields
+        if any(attr in fields.get(c, ()) for c in lineage):
+            return self._assigned_in(ctx, lineage, attr, depth)
+        derived = self.hierarchy.descendants(cls)
+        ctx.reading.update(Subclasses(c.rpartition(".")[2]) for c in [cls, *derived])
+        return self._assigned_in(ctx, derived, attr, depth)
+
+    def _assigned_in(self, ctx: Context, classes: Iterable[str], attr: str,
+                     depth: int) -> set[Value]:
+        """What the methods of ``classes`` assign to ``self.attr``."""
+        found: set[Value] = set()
+        for current in classes:
             for field in self.tables.fields.get(current, {}).get(attr, ()):
                 self.read(ctx, field.where)
                 # a field is held by the class of the method assigning it: ``current``

@@ -7,7 +7,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import NoReturn, TextIO
 
 from tqdm import tqdm
@@ -19,7 +19,7 @@ from ..build.incremental import GraphBuilder
 from ..build.options import DEFAULT_MERGE, BuildOptions
 from ..errors import InvalidArgumentError, SGKRError
 from ..ingest.cache import ExtractCache, default_cache_dir
-from ..ingest.sources import DEFAULT_MAX_FILE_BYTES
+from ..ingest.sources import DEFAULT_MAX_FILE_BYTES, SOURCE_SUFFIXES
 from .terminal import error_line, json_text
 
 __all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch",
@@ -40,8 +40,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "output's folder under ~/.cache/sgkr)")
     p.add_argument("--no-cache", action="store_true", help="parse every file, keep no cache")
     p.add_argument("--watch", type=positive_float, default=None, metavar="SECONDS",
-                   help="keep running: every SECONDS, update the graph from the files that "
-                        "changed and write it again (Ctrl-C stops)")
+                   help="keep running: after sources change (changes gathered for SECONDS), "
+                        "update the graph from the files that changed and write it again "
+                        "(Ctrl-C stops)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object (counts and every problem)")
@@ -210,44 +211,70 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}")
     if args.watch is not None:
         try:
-            watch(builder, args.output, args.watch, quiet=args.quiet)
+            watch(builder, args.paths, args.output, args.watch, quiet=args.quiet)
         except KeyboardInterrupt:
             pass
     return 0
 
 
-def watch(builder: GraphBuilder, output: str, interval: float, *, quiet: bool = False,
-          rounds: int | None = None, sleep: Callable[[float], None] | None = None) -> None:
-    """Every ``interval`` seconds, update ``builder``'s graph and save it when files changed.
+def watch(builder: GraphBuilder, paths: Sequence[str], output: str, interval: float, *,
+          quiet: bool = False, rounds: int | None = None,
+          changes: Iterable[Collection[str]] | None = None) -> None:
+    """After each batch of changed sources, update ``builder``'s graph and save it.
 
-    ``rounds`` bounds the number of updates (None: until interrupted). An update
-    that fails (sources missing for a moment, during a ``git checkout``) is
-    reported once on stderr; the last graph written stays and the next round
-    tries again.
+    Changes to the sources under ``paths`` (those ``builder`` was made with)
+    come from ``watchfiles``: the operating system's notifications. A batch
+    gathers the changes of ``interval`` seconds, so a checkout that touches many
+    files makes one update. ``changes`` replaces the watcher with any iterable
+    of batches of paths; ``rounds`` bounds the updates (None: until interrupted).
+    An update that fails (sources missing for a moment, during a ``git
+    checkout``) is reported once on stderr; the last graph written stays and the
+    next batch tries again.
     """
-    done = 0
+    batches = _changes(paths, output, interval) if changes is None else changes
     failing = False
-    while rounds is None or done < rounds:
-        (sleep or time.sleep)(interval)
-        done += 1
-        try:
-            graph = builder.update()
-        except (SGKRError, OSError) as exc:
-            # A checkout or a save in progress can leave the sources missing for a
-            # moment: the last graph written stays, and the next round tries again.
-            if not failing:
-                print(f"sgkr: warning: {error_line(exc)}; keeping {output}, retrying every "
-                      f"{interval:g} s", file=sys.stderr, flush=True)
-            failing = True
-            continue
-        if failing and not quiet:
-            print("sources readable again", file=sys.stderr, flush=True)
-        failing = False
-        update = builder.last_update
-        if update is None or not (update.changed or update.added or update.removed):
-            continue
-        save_graph(graph, output)
-        if not quiet:
-            print(f"updated in {update.seconds:.3f} s ({len(update.changed)} changed, "
-                  f"{len(update.added)} added, {len(update.removed)} removed); wrote {output}",
-                  flush=True)
+    for done, _batch in enumerate(batches, start=1):
+        failing = _update(builder, output, quiet=quiet, failing=failing)
+        if rounds is not None and done >= rounds:
+            return
+
+
+def _changes(paths: Sequence[str], output: str, interval: float) -> Iterator[set[str]]:
+    """Batches of changed sources under ``paths`` (not the graph file's own writes)."""
+    import watchfiles
+
+    out_dir, out_name = os.path.split(os.path.abspath(output))
+
+    def relevant(_change: watchfiles.Change, path: str) -> bool:
+        folder, name = os.path.split(path)
+        if folder == out_dir and out_name in name:  # the graph file and its temporary copy
+            return False
+        return name.endswith(SOURCE_SUFFIXES) or name == ".gitignore"
+
+    for batch in watchfiles.watch(*paths, watch_filter=relevant,
+                                  debounce=int(interval * 1000), step=50):
+        yield {path for _, path in batch}
+
+
+def _update(builder: GraphBuilder, output: str, *, quiet: bool, failing: bool) -> bool:
+    """One update, saved if anything changed; whether it failed."""
+    try:
+        graph = builder.update()
+    except (SGKRError, OSError) as exc:
+        # A checkout or a save in progress can leave the sources missing for a
+        # moment: the last graph written stays, and the next change tries again.
+        if not failing:
+            print(f"sgkr: warning: {error_line(exc)}; keeping {output}, trying again "
+                  f"after the next change", file=sys.stderr, flush=True)
+        return True
+    if failing and not quiet:
+        print("sources readable again", file=sys.stderr, flush=True)
+    update = builder.last_update
+    if update is None or not (update.changed or update.added or update.removed):
+        return False
+    save_graph(graph, output)
+    if not quiet:
+        print(f"updated in {update.seconds:.3f} s ({len(update.changed)} changed, "
+              f"{len(update.added)} added, {len(update.removed)} removed); wrote {output}",
+              flush=True)
+    return False

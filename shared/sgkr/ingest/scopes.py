@@ -137,7 +137,10 @@ def place(source: Source, scopes: list[Scope], items: list[Item]) -> Scope:
 def _decorate(owner: Scope, scopes: list[Scope], starts: list[int], pos: int,
               decorator: tuple[CallSite, str]) -> None:
     """A decorator at ``pos`` in ``owner`` of the definition after it: the function is
-    passed to the decorator where it is written, and the decorator noted in the function."""
+    passed to the decorator where it is written, and the decorator noted in the function.
+
+    Decorators come outermost first: the one written above another is passed what the
+    one below returns (``@a @b def f``: ``a`` is given ``b(f)``)."""
     following = bisect_right(starts, pos)
     if following == len(scopes) or scopes[following].is_class:
         return
@@ -145,7 +148,14 @@ def _decorate(owner: Scope, scopes: list[Scope], starts: list[int], pos: int,
     site, dotted = decorator
     # The function as the enclosing scope names it: through the classes around it.
     path = decorated.qualname[len(owner.qualname) + 1:] if owner.qualname else decorated.qualname
-    owner.arguments.append(Argument(site, 0, Ref(path)))
+    function = Ref(path)
+    if decorated.decorators:  # the decorator above is given what this one returns
+        arguments = owner.arguments
+        above = next((i for i in range(len(arguments) - 1, -1, -1)
+                      if arguments[i].slot == 0 and arguments[i].value == function), None)
+        if above is not None:
+            arguments[above] = Argument(arguments[above].call, 0, Ref(dotted, called=True))
+    owner.arguments.append(Argument(site, 0, function))
     decorated.decorators.append(dotted)
 
 
