@@ -44,10 +44,13 @@ __all__ = [
     "check_max_file_bytes",
     "DEFAULT_MAX_FILE_BYTES",
     "SOURCE_ENCODINGS",
+    "SOURCE_SUFFIXES",
 ]
 
 SourceInput = str | os.PathLike[str] | tuple[str, str]
 DEFAULT_MAX_FILE_BYTES = 5_000_000
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """One decoded source file: its path relative to the build root and its text."""
