@@ -11,7 +11,6 @@ MAX_FUNCTION_LINES = 60  # of code, its docstring left out
 MAX_CLASS_LINES = 400
 # Being split (issues 32 and 34); this set only shrinks.
 KNOWN = {
-    "shared/sgkr/graph/model.py:KnowledgeGraph",
     "shared/sgkr/retrieval/retriever.py:Retriever",
 }
 

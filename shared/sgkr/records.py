@@ -45,6 +45,7 @@ __all__ = [
     "RetrievalResult",
     "FunctionKind",
     "CallKind",
+    "Arity",
     "EdgeType",
     "EdgeRow",
     "Resolution",
@@ -137,13 +138,17 @@ class Parameter:
     Examples
     --------
     >>> Parameter("rows")
-    Parameter(name='rows', kind=<ParameterKind.POSITIONAL: 'positional'>, default=False)
+    Parameter(name='rows', kind=<ParameterKind.POSITIONAL: 'positional'>, default=False, \
+types=())
     """
 
     name: str
     kind: ParameterKind = ParameterKind.POSITIONAL
     #: Whether the signature gives it a default value.
     default: bool = False
+    #: The classes its annotation names, dotted as written (``x: Foo | None`` and
+    #: ``x: Optional["Foo"]`` give ``("Foo",)``); none when it tells no class.
+    types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +170,22 @@ class Ref:
 
 
 @dataclass(frozen=True, slots=True)
+class Arity:
+    """What a call passes: how many arguments by position, the keywords it names, and
+    whether it unpacks ``*xs`` or ``**kw`` (then what it passes is not known).
+
+    Examples
+    --------
+    >>> Arity(1, ("key",))  # f(x, key=k)
+    Arity(positional=1, keywords=('key',), unpacked=False)
+    """
+
+    positional: int = 0
+    keywords: tuple[str, ...] = ()
+    unpacked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class CallSite:
     """One call expression inside a definition.
 
@@ -172,13 +193,15 @@ class CallSite:
     is ``x``, a dotted name, or ``A()`` for ``A().f()``; ``None`` when it is neither),
     ``super`` for ``super().f()`` and ``subscript`` for ``x[k]()`` (``name`` holds
     the dotted text of ``x``), ``result`` for ``g()()`` (``name`` holds ``g``). A
-    decorator ``@d`` is a call of ``d``, and so is ``raise E``.
+    decorator ``@d`` is a call of ``d``, and so is ``raise E``. ``arity`` tells what a
+    call passes (None: not told, as for a name used as a value).
     """
 
     kind: CallKind
     name: str
     receiver: Ref | None
     line: int
+    arity: Arity | None = None
 
     @property
     def callee(self) -> str:

@@ -375,6 +375,34 @@ PROGRAMS: list[Program] = [
        "        pass\nA().run()\n",
        {("main", "main.A.__init__"), ("main", "main.Base.run"), ("main.Base.run", "main.A.on_a"),
         ("main.A.__init__", "main.A.on_a")}),
+    # -- a method of an object nothing is known of: by name, among those that can run ----
+    _p("external", "import net\nclass Sock:\n    def send_all(self, data, flags):\n"
+       "        pass\nclass Log:\n    def send_all(self):\n        pass\ndef handle(conn):\n"
+       "    conn.send_all(b'x', 2)\nhandle(net.connect())\n",
+       {("main", "main.handle"), ("main.handle", "main.Sock.send_all")}),  # Log's takes none
+    _p("external", "import web\ndef url():\n    pass\ndef page(app):\n    return app.url()\n"
+       "page(web.App())\n",
+       {("main", "main.page")}),  # app is no module: app.url() is no call of the function url
+    _p("external", "import web\nclass Router:\n    def url(self, name, *, external=False):\n"
+       "        pass\ndef page(app):\n    return app.url('home', external=True)\n"
+       "page(web.App())\n",
+       {("main", "main.page"), ("main.page", "main.Router.url")}),
+    # -- what an annotation says a parameter holds -----------------------------------------
+    _p("classes", "import ext\nclass Parser:\n    def option(self, k):\n        pass\n"
+       "class Group:\n    def option(self, k):\n        pass\ndef setup(parser: Parser):\n"
+       "    parser.option('x')\nsetup(ext.make())\n",
+       {("main", "main.setup"), ("main.setup", "main.Parser.option")}),  # a Parser, no Group
+    _p("external", "from pathlib import Path\nclass Finder:\n    def exists(self):\n"
+       "        pass\ndef check(p: Path):\n    return p.exists()\ncheck(Path('.'))\n",
+       {("main", "main.check")}),  # a Path's method: none of the program's
+    _p("mro", "from typing import Optional\nimport ext\nclass Node:\n    def collect(self):\n"
+       "        pass\nclass Item(Node):\n    def collect(self):\n        pass\n"
+       "def run(node: Optional[Node]):\n    node.collect()\nrun(ext.find())\n",
+       {("main", "main.run"), ("main.run", "main.Node.collect"),
+        ("main.run", "main.Item.collect")}),  # a Node, or an object of a class derived
+    _p("direct_calls", "def outer():\n    def helper():\n        pass\n    helper()\n"
+       "def run(helper):\n    helper()\nouter()\nrun(print)\n",
+       {("main", "main.outer"), ("main.outer", "main.outer.helper"), ("main", "main.run")}),
     _p("generators", "class A:\n    def __iter__(self):\n        yield 1\nfor x in A():\n"
        "    pass\n",
        {("main", "main.A.__iter__")}, missed={("main", "main.A.__iter__")}),

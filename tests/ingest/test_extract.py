@@ -56,7 +56,7 @@ def test_knowledge_sources_and_parameters(module) -> None:  # type: ignore[no-un
     assert fee.code.startswith("@decorator\nasync def compute_fee(")
     assert (fee.span.start_line, fee.span.end_line) == (6, 12)
     assert fee.parameters == (
-        Parameter("rule"), Parameter("amount", default=True),
+        Parameter("rule"), Parameter("amount", default=True, types=("float",)),
         Parameter("args", ParameterKind.VAR_POSITIONAL),
         Parameter("kwargs", ParameterKind.VAR_KEYWORD))
 

@@ -285,7 +285,8 @@ def test_build_graph_of_text_pushes(falkordb: Server) -> None:
 def test_a_graph_of_inferred_tags_answers_alike(falkordb: Server,
                                                 payments_graph: KnowledgeGraph) -> None:
     # A graph whose tags are all inferred (eval's bare datasets) seeds the walk with them.
-    bare = KnowledgeGraph(payments_graph.nx, meta={**payments_graph.meta, "curated_tags": False})
+    bare = payments_graph.copy()
+    bare.meta["curated_tags"] = False
     url = falkordb.url("bare")
     push_graph(bare, url)
     for question in _questions(payments_graph):

@@ -21,24 +21,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
-from ..records import ModuleExtract
+from ..records import ModuleExtract, Parameter
 from .resolve import NAME_MATCH_LIMIT, CallResolver
+from .signatures import bound_arguments
 
-__all__ = ["ImportIndex", "Matches", "matches", "rematched"]
+__all__ = ["ImportIndex", "Candidate", "Matches", "matches", "rematched"]
 
 _NAME = attrgetter("name")
 _CALLS = attrgetter("calls")
+#: A definition a bare name matches, with what tells the calls it takes: its
+#: parameters and how many arguments a call through an object fills first.
+Candidate = tuple[str, tuple[Parameter, ...], int]
 #: The functions, and the callables, that a bare name matches (see :mod:`sgkr.analysis.resolve`).
-Matches = tuple[tuple[str, ...], tuple[str, ...]]
+Matches = tuple[tuple[Candidate, ...], tuple[Candidate, ...]]
 
 
 def matches(resolver: CallResolver, name: str) -> Matches:
     """What a bare-name call of ``name`` may resolve to."""
     tables = resolver.tables
-    return (tuple(sorted(tables.functions_by_name.get(name, ()))),
-            tuple(sorted(tables.callables_by_name.get(name, ()))))
+    defs = tables.defs
+
+    def candidates(qualnames: list[str]) -> tuple[Candidate, ...]:
+        return tuple(sorted(((q, d.parameters, bound_arguments(d)) if (d := defs.get(q))
+                             else (q, (), 0) for q in qualnames), key=itemgetter(0)))
+
+    return (candidates(tables.functions_by_name.get(name, [])),
+            candidates(tables.callables_by_name.get(name, [])))
 
 
 def rematched(old: Matches, new: Matches) -> bool:

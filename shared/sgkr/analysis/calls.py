@@ -4,7 +4,8 @@ A call is ``exact`` when scoping, an import, an alias, ``self.``/``cls.``/
 ``super()`` or a class name tells which definition it reaches; ``inferred`` when
 what the called name, the receiver or a called function's result holds tells it
 (:mod:`sgkr.analysis.flow`); ``name`` when only the bare name matches definitions
-of the sources (at most :data:`NAME_MATCH_LIMIT`). Builtins and names bound to
+of the sources (at most :data:`NAME_MATCH_LIMIT`; of those, the ones whose parameters
+can take what the call passes, :mod:`sgkr.analysis.signatures`). Builtins and names bound to
 modules outside the sources reach nothing. A call that may reach more than
 :data:`~sgkr.analysis.values.FANOUT_LIMIT` definitions gives ``name`` edges
 (none beyond twice as many). ``self.m()`` reaches the overrides of ``m`` in
@@ -28,9 +29,10 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 
-from ..records import CallSite, Definition, Ref, Resolution
+from ..records import Arity, CallSite, Definition, Ref, Resolution
 from .context import Context, Read, Subclasses, kept
 from .flow import ValueFlow
+from .signatures import accepts, bound_arguments
 from .values import NO_EDGE, NO_GUESS, RANK, Frame, Kind, Reach, Value, bounded, function
 
 __all__ = ["CallSites", "NAME_MATCH_LIMIT", "CallKey", "Seen", "call_key", "is_self",
@@ -48,14 +50,14 @@ _COMMON_METHODS = frozenset(
                "get", "put", "add", "update", "reset", "flush", "apply", "call"})
 
 #: A call site as a definition's calls are told apart (its line aside).
-CallKey = tuple[str, str, Ref | None]
+CallKey = tuple[str, str, Ref | None, Arity | None]
 #: The calls of one definition, resolved.
 Seen = dict[CallKey, Reach]
 
 
 def call_key(call: CallSite) -> CallKey:
     """What tells ``call`` apart from the other calls of its definition."""
-    return (call.kind, call.name, call.receiver)
+    return (call.kind, call.name, call.receiver, call.arity)
 
 
 def is_self(receiver: Ref | None) -> bool:
@@ -136,7 +138,7 @@ class CallSites:
     def resolve(self, ctx: Context, frame: Frame, scopes: list[str], call: CallSite) -> Reach:
         """The callees of ``call``, made in ``frame`` seeing ``scopes``."""
         if call.kind == "plain":
-            return self._plain(ctx, frame, scopes, call.name)
+            return self._plain(ctx, frame, scopes, call.name, call.arity)
         if call.kind == "subscript":
             return self.called(ctx, frame, Ref(call.name), None) or NO_EDGE
         if call.kind == "result":  # ``make()()``: what the returned values are
@@ -145,7 +147,8 @@ class CallSites:
             return self._super(frame.cls, call.name)
         return self._attribute(ctx, frame, scopes, call)
 
-    def _plain(self, ctx: Context, frame: Frame, scopes: list[str], name: str) -> Reach:
+    def _plain(self, ctx: Context, frame: Frame, scopes: list[str], name: str,
+               arity: Arity | None) -> Reach:
         names = self.names
         found = None if names.is_local(frame.chain, name) else names.name_in_scope(scopes, name)
         if found is not None:
@@ -155,7 +158,7 @@ class CallSites:
             return inferred
         if name in _BUILTINS:
             return NO_EDGE
-        return _by_name(name, self.tables.functions_by_name)
+        return self._by_name(name, self.tables.functions_by_name, arity)
 
     def _super(self, cls: str | None, name: str) -> Reach:
         """``super().name()`` in ``cls``: the next ``name`` along its method resolution
@@ -171,11 +174,11 @@ class CallSites:
                    call: CallSite) -> Reach:
         receiver = call.receiver
         if receiver is None:
-            return self._guessed(call.name)
+            return self._guessed(call, False)
         if receiver.called:  # ``A().m()``
             made = self.flow.returned(ctx, frame, receiver.name, 0)
             reach = self.reached(self.flow.attribute(ctx, made, call.name, 0)) if made else None
-            return reach if reach is not None else self._guessed(call.name)
+            return reach if reach is not None else self._guessed(call, False)
         if receiver.name in ("self", "cls") and frame.cls is not None:
             method = self.hierarchy.method(frame.cls, call.name)
             if method is not None:
@@ -185,7 +188,10 @@ class CallSites:
             if static is not None:
                 return static
         inferred = self.called(ctx, frame, receiver, call.name)
-        return inferred if inferred is not None else self._guessed(call.name)
+        if inferred is not None:
+            return inferred
+        head = receiver.name.partition(".")[0]
+        return self._guessed(call, self.names.target_of(scopes, head) in self.tables.modules)
 
     def _static_attribute(self, scopes: list[str], receiver: str, name: str) -> Reach | None:
         """``mod.f()``, ``Class.m()``: what scoping tells; None: it does not."""
@@ -200,11 +206,31 @@ class CallSites:
             return NO_EDGE
         return None
 
-    def _guessed(self, name: str) -> Reach:
-        """A method called on a receiver nothing is known of: by its name."""
+    def _guessed(self, call: CallSite, functions: bool) -> Reach:
+        """A method called on a receiver nothing is known of: by its name (a function
+        too when the receiver names a module of the sources)."""
+        name = call.name
         if name in _COMMON_METHODS or name.startswith("__"):
             return NO_GUESS
-        return _by_name(name, self.tables.callables_by_name)
+        return self._by_name(name, self.tables.callables_by_name, call.arity, functions)
+
+    def _by_name(self, name: str, table: dict[str, list[str]], arity: Arity | None,
+                 functions: bool = True) -> Reach:
+        """The definitions of the bare ``name`` (when at most :data:`NAME_MATCH_LIMIT`)
+        that can take what the call passes (``arity``; through an object for a method):
+        methods, and unless not ``functions`` the functions of a module's top level (a
+        nested function is named in its enclosing function only)."""
+        found = table.get(name, ())
+        if not 0 < len(found) <= NAME_MATCH_LIMIT:
+            return NO_GUESS
+        defs, modules = self.tables.defs, self.tables.modules
+        kept_ = []
+        for q in found:
+            d = defs.get(q)
+            if d is None or (d.kind == "method" or functions and q.rpartition(".")[0] in modules
+                             ) and (arity is None or accepts(d, arity, bound_arguments(d))):
+                kept_.append(q)
+        return Reach(tuple(kept_), "name")
 
     # -- inference -----------------------------------------------------------------
 
@@ -216,8 +242,11 @@ class CallSites:
         values = self.flow.infer(ctx, frame, held, 0)
         if not values:
             return None
-        if attr is not None:
+        if attr is not None:  # a method of an object outside the sources: none of theirs
+            outside = any(kind is Kind.EXTERNAL for kind, _ in values)
             values = self.flow.attribute(ctx, values, attr, 0)
+            if outside and not values:
+                return NO_EDGE
         return self.reached(values)
 
     def _may_know(self, frame: Frame, held: Ref) -> bool:
@@ -237,15 +266,18 @@ class CallSites:
         itself, a class's ``__init__``, an object's ``__call__``."""
         targets: set[str] = set()
         method = self.hierarchy.method
+        outside = False
         for kind, name in values:
             if kind is Kind.FUNCTION:
                 targets.add(name)
-            elif kind is not Kind.MODULE:
+            elif kind in (Kind.CLASS, Kind.INSTANCE):
                 found = method(name, "__init__" if kind is Kind.CLASS else "__call__")
                 if found is not None:
                     targets.add(found)
+            else:
+                outside = outside or kind is Kind.EXTERNAL
         if not targets:
-            return None
+            return NO_EDGE if outside else None
         return bounded(sorted(targets))
 
     def _also(self, ctx: Context, frame: Frame, call: CallSite, target: str,
@@ -280,8 +312,3 @@ class CallSites:
             return bounded(found) if found else NO_EDGE
 
         return kept(self._overrides, (cls, name), ctx, overrides)
-
-
-def _by_name(name: str, table: dict[str, list[str]]) -> Reach:
-    found = table.get(name, ())
-    return Reach(tuple(found) if 0 < len(found) <= NAME_MATCH_LIMIT else (), "name")

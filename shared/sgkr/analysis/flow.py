@@ -35,7 +35,7 @@ from ..records import Ref
 from .context import Context, Subclasses
 from .scopes import Names
 from .tables import Tables
-from .values import NOTHING, Frame, Kind, Value, class_, function, instance, module
+from .values import NOTHING, Frame, Kind, Value, class_, external, function, instance, module
 
 __all__ = ["ValueFlow", "ParameterSource", "INFER_DEPTH", "READERS"]
 
@@ -136,8 +136,36 @@ class ValueFlow:
                     if bound else NOTHING
                 if param:
                     found |= self.parameters.values(ctx, scope, head, depth)
+                    found |= self.annotated(ctx, scope, head)
                 return found
         return NOTHING
+
+    def annotated(self, ctx: Context, function: str, param: str) -> frozenset[Value]:
+        """What the annotation of the parameter ``param`` of ``function`` says it holds: an
+        object of a class of the sources (or of a class derived from it), or of a class
+        outside them."""
+        d = self.tables.defs[function]
+        types = next((p.types for p in d.parameters if p.name == param), ())
+        if not types:
+            return NOTHING
+        names = self.names
+        scopes = names.binding_scopes(names.chain(function)[1:])
+        found: set[Value] = set()
+        for dotted in types:
+            head, _, rest = dotted.partition(".")
+            target = names.target_of(scopes, head)
+            if target is None:  # a builtin, or a name nothing binds
+                continue
+            full = ".".join(p for p in (target, rest) if p)
+            self.read(ctx, full)
+            cls = self.hierarchy.class_alias(full)
+            if cls is not None:
+                derived = self.hierarchy.descendants(cls)
+                ctx.reading.update(Subclasses(c.rpartition(".")[2]) for c in [cls, *derived])
+                found.update(map(instance, [cls, *derived]))
+            elif not self.tables.is_internal(full):
+                found.add(external(full))
+        return frozenset(found)
 
     def bound_values(self, ctx: Context, frame: Frame, bound: Iterable[Ref],
                      depth: int) -> frozenset[Value]:
@@ -177,7 +205,7 @@ class ValueFlow:
         for kind, name in values:
             if kind is Kind.MODULE:
                 found.update(self.static(ctx, f"{name}.{attr}"))
-            elif kind is not Kind.FUNCTION:
+            elif kind in (Kind.CLASS, Kind.INSTANCE):
                 method = hierarchy.method(name, attr)
                 if method is not None:
                     found.add(function(method))

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from ..records import Resolution
 
-__all__ = ["Kind", "Value", "function", "class_", "instance", "module", "Frame",
+__all__ = ["Kind", "Value", "function", "class_", "instance", "module", "external", "Frame",
            "Reach", "RANK", "FANOUT_LIMIT", "NOTHING", "NO_EDGE", "NO_GUESS", "bounded"]
 
 #: An inferred call reaching more definitions than this gives ``name`` edges (at most
@@ -42,6 +42,9 @@ class Kind(IntEnum):
     INSTANCE = 3
     #: A module of the sources (its attributes are its names).
     MODULE = 4
+    #: An object of a class outside the sources, by the class's dotted name (as an
+    #: annotation names it): calling its methods reaches nothing of the sources.
+    EXTERNAL = 5
 
 
 class Value(NamedTuple):
@@ -74,6 +77,11 @@ def instance(qualname: str) -> Value:
 def module(qualname: str) -> Value:
     """A module."""
     return Value(Kind.MODULE, qualname)
+
+
+def external(qualname: str) -> Value:
+    """An object of a class outside the sources."""
+    return Value(Kind.EXTERNAL, qualname)
 
 
 class Frame(NamedTuple):

@@ -218,11 +218,11 @@ class FixedNodesRetriever:
 
     def __init__(self, graph: KnowledgeGraph) -> None:
         ids = _function_ids(graph)
-        nx = graph.nx
 
         def tag_degree(node: str) -> int:
-            return sum(1 for n in (*nx.predecessors(node), *nx.successors(node))
-                       if graph.node_type(n) == "tag")
+            ends = [row[0] for row in graph.edges_of([node], "in")] + \
+                [row[1] for row in graph.edges_of([node], "out")]
+            return sum(1 for n in ends if graph.node_type(n) == "tag")
 
         self.ids = sorted(ids, key=lambda n: (-len(graph.callers(n)), -tag_degree(n), n))
 

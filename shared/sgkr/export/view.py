@@ -147,7 +147,8 @@ def subgraph(graph: KnowledgeGraph, result: RetrievalResult | None = None, *,
     centres = [node for name in names for node in _resolve(graph, name)]
     if focus:
         centres += sorted(node_roles)
-    keep = _neighbourhood(graph, centres, depth) if names or focus else set(graph.nx)
+    keep = _neighbourhood(graph, centres, depth) if names or focus \
+        else {r.id for r in graph.records()}
     nodes = tuple(_view_node(graph, n, node_roles.get(n), result) for n in sorted(keep))
     edges = tuple(
         ViewEdge(e.source, e.target, e.type, e.resolution, edge_roles.get((e.source, e.target)))
@@ -175,11 +176,10 @@ def _resolve(graph: KnowledgeGraph, name: str) -> list[str]:
 
 
 def _neighbourhood(graph: KnowledgeGraph, centres: Sequence[str], depth: int) -> set[str]:
-    g = graph.nx
     seen = set(centres)
     frontier = list(seen)
     for _ in range(depth):
-        step = {m for n in frontier for m in (*g.succ[n], *g.pred[n])} - seen
+        step = {end for row in graph.edges_of(frontier, "both") for end in row[:2]} - seen
         seen |= step
         frontier = list(step)
     return seen
@@ -187,36 +187,43 @@ def _neighbourhood(graph: KnowledgeGraph, centres: Sequence[str], depth: int) ->
 
 def _highlight(graph: KnowledgeGraph, result: RetrievalResult
                ) -> tuple[dict[str, NodeRole], dict[tuple[str, str], EdgeRole]]:
-    g = graph.nx
-    nodes: dict[str, NodeRole] = {}
-    edges: dict[tuple[str, str], EdgeRole] = {}
-    for path in result.paths:
-        for node in path:
-            if node in g and g.nodes[node]["type"] == "function":
-                nodes[node] = "path"
-        for a, b in zip(path, path[1:], strict=False):
-            # Paths may walk a call edge against its direction: colour the edge that exists.
-            for edge in ((a, b), (b, a)):
-                if g.has_edge(*edge):
-                    edges[edge] = "path"
-    retrieved = [d.id for d in result.documents if d.id in g]
+    """The role of each node and edge ``result`` highlights (see :data:`NodeRole`)."""
+    nodes, edges = _path_roles(graph, result.paths)
+    retrieved = [d.id for d in result.documents if d.id in graph]
     for node in retrieved:
         nodes[node] = "retrieved"
     for a in retrieved:
         for b in retrieved:
-            if g.has_edge(a, b) and (a, b) not in edges:
+            if graph.has_edge(a, b) and (a, b) not in edges:
                 edges[(a, b)] = "retrieved"
     inputs, outputs = set(result.inputs), set(result.outputs)
     for match in result.tags:
-        if match.tag_id in g:
+        if match.tag_id in graph:
             nodes[match.tag_id] = ("input" if match.label in inputs else
                                    "output" if match.label in outputs else "tag")
     return nodes, edges
 
 
+def _path_roles(graph: KnowledgeGraph, paths: Iterable[Sequence[str]]
+                ) -> tuple[dict[str, NodeRole], dict[tuple[str, str], EdgeRole]]:
+    """The functions and edges on ``paths``, each with the role ``path``."""
+    nodes: dict[str, NodeRole] = {}
+    edges: dict[tuple[str, str], EdgeRole] = {}
+    for path in paths:
+        for node in path:
+            if isinstance(graph.get(node), FunctionNode):
+                nodes[node] = "path"
+        for a, b in zip(path, path[1:], strict=False):
+            # Paths may walk a call edge against its direction: colour the edge that exists.
+            for edge in ((a, b), (b, a)):
+                if graph.has_edge(*edge):
+                    edges[edge] = "path"
+    return nodes, edges
+
+
 def _view_node(graph: KnowledgeGraph, node_id: str, role: NodeRole | None,
                result: RetrievalResult | None) -> ViewNode:
-    record = graph.nx.nodes[node_id]["record"]
+    record = graph.get(node_id)
     if isinstance(record, FunctionNode):
         score = None
         if result is not None:

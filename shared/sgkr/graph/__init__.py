@@ -1,7 +1,10 @@
 """The knowledge–code graph: the model, its graph.json document and its I/O tags.
 
-:class:`KnowledgeGraph` (in :mod:`~sgkr.graph.model`) is the one place that knows
-networkx; :mod:`~sgkr.graph.jsonfile` reads and writes graph.json and
+:class:`KnowledgeGraph` (in :mod:`~sgkr.graph.model`) keeps its nodes and edges in a
+networkx graph and hands out none of networkx's internals: :mod:`~sgkr.graph.batch`
+writes what a build adds, :mod:`~sgkr.graph.queries` answers questions over every
+node or edge, :mod:`~sgkr.graph.views` gives read-only views of the adjacency.
+:mod:`~sgkr.graph.jsonfile` reads and writes graph.json and
 :mod:`~sgkr.graph.tagging` puts tag nodes on a graph.
 """
 

@@ -22,7 +22,6 @@ Examples
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from operator import attrgetter
 from pathlib import Path
@@ -34,36 +33,12 @@ from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..gcpause import paused_gc
 from ..records import BuildReport, Edge, EdgeRow, FunctionNode, TagNode
 from ..text import fold
-from . import jsonfile
+from . import batch, jsonfile, queries
+from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
 
 _by_id = attrgetter("id")
-# Of two edges between the same nodes the higher ranked stays: a call over a reference,
-# then exact over inferred over a bare-name guess.
-_RANK: dict[tuple[str, str | None], int] = {
-    ("calls", "exact"): 6, ("calls", "inferred"): 5, ("calls", "name"): 4,
-    ("references", "exact"): 3, ("references", "inferred"): 2, ("references", "name"): 1}
-
-
-def _named(record: FunctionNode, name: str) -> bool:
-    """Whether ``name`` is the function's bare name, a qualname or a qualname's tail."""
-    suffix = "." + name
-    return record.name == name or any(q == name or q.endswith(suffix) for q in record.qualnames)
-
-
-def _names_of(record: FunctionNode, depth: int) -> set[str]:
-    """The names :func:`_named` accepts for ``record`` with at most ``depth`` dots."""
-    names = {record.name}
-    for qualname in record.qualnames:
-        names.add(qualname)
-        end = len(qualname)
-        for _ in range(depth + 1):  # the tails after the last depth + 1 dots
-            end = qualname.rfind(".", 0, end)
-            if end < 0:
-                break
-            names.add(qualname[end + 1 :])
-    return names
 
 
 def tag_id(label: str) -> str:
@@ -106,18 +81,7 @@ class KnowledgeGraph:
 
     def add_functions(self, nodes: Iterable[FunctionNode]) -> None:
         """Add many function nodes as :meth:`add_function` would, in one batch (builds use it)."""
-        # Written into networkx's dicts directly, as add_edges does.
-        attrs, succ, pred = self._g._node, self._g._succ, self._g._pred
-        for node in nodes:
-            node_id = node.id
-            if node_id in succ:
-                # A new dict, never a change to the old one: copies share them (copy()).
-                attrs[node_id] = {**attrs[node_id], "type": "function", "record": node}
-            else:
-                succ[node_id] = {}
-                pred[node_id] = {}
-                attrs[node_id] = {"type": "function", "record": node}
-        self._changed()
+        batch.add_functions(self._g, nodes)
 
     def add_tag(self, node: TagNode) -> None:
         """Add a tag node, or merge its aliases into the tag of the same id."""
@@ -135,35 +99,13 @@ class KnowledgeGraph:
         >>> g.tag("tag:fee").aliases
         ('charge',)
         """
-        # Written into networkx's dicts directly, as add_functions does: a build adds
-        # thousands of inferred tags.
-        attrs, succ, pred = self._g._node, self._g._succ, self._g._pred
-        nodes = list(nodes)
-        for node in nodes:
-            if node.id in succ:
-                self.tag(node.id)  # raises for a function's id, before anything is added
-        for node in nodes:
-            node_id = node.id
-            if node_id in succ:
-                old = attrs[node_id]["record"]  # a tag: checked above, or added by this batch
-                aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
-                aliases = tuple(a for a in aliases if a != old.label)
-                attrs[node_id] = {**attrs[node_id], "type": "tag",
-                                  "record": TagNode(old.id, old.label, aliases, old.weight)}
-            else:
-                succ[node_id] = {}
-                pred[node_id] = {}
-                attrs[node_id] = {"type": "tag", "record": node}
-        self._changed()
+        batch.add_tags(self._g, nodes)
 
     def set_tag_label(self, node_id: str, label: str) -> None:
         """Give the tag ``node_id`` the label ``label``, keeping its other aliases."""
         old = self.tag(node_id)
         aliases = tuple(a for a in old.aliases if a != label)
-        attrs = self._g._node
-        attrs[node_id] = {**attrs[node_id],
-                          "record": TagNode(node_id, label, aliases, old.weight)}
-        self._changed()
+        batch.replace_records(self._g, [TagNode(node_id, label, aliases, old.weight)])
 
     def set_tag_weights(self, weights: Mapping[str, float]) -> None:
         """Give each tag in ``weights`` (ids) its weight; tags whose weight is unchanged are
@@ -177,6 +119,10 @@ class KnowledgeGraph:
         >>> g.tag("tag:fee").weight
         0.25
         """
+        batch.replace_records(self._g, self._reweighed(weights))
+
+    def _reweighed(self, weights: Mapping[str, float]) -> Iterator[TagNode]:
+        """The tags of ``weights`` whose weight changes, with their new weight."""
         attrs = self._g._node
         for node_id, weight in weights.items():
             found = attrs.get(node_id)
@@ -184,10 +130,7 @@ class KnowledgeGraph:
             if not isinstance(old, TagNode):  # read directly: updates weigh every tag
                 raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
             if old.weight != weight:
-                # A new dict and record, never a change to the old ones: copies share them.
-                attrs[node_id] = {**attrs[node_id], "record": TagNode(
-                    node_id, old.label, old.aliases, weight)}
-        self._changed()
+                yield TagNode(node_id, old.label, old.aliases, weight)
 
     def add_edge(self, edge: Edge) -> None:
         """Add an edge between existing nodes; a call wins over a reference, then ``exact``
@@ -214,27 +157,7 @@ class KnowledgeGraph:
         >>> g.producers("tag:fee")
         ['fn:f']
         """
-        # networkx's own adjacency dicts are read and written directly: a build adds
-        # tens of thousands of edges, and add_edges_from costs as much as the rest.
-        succ, pred = self._g._succ, self._g._pred
-        batch: list[tuple[str, str, dict[str, str]]] = []
-        for source, target, kind, resolution in rows:
-            if source not in succ or target not in succ:
-                end = source if source not in succ else target
-                raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
-            batch.append((source, target, {"type": kind} if resolution is None
-                          else {"type": kind, "resolution": resolution}))
-        for source, target, attrs in batch:
-            old = succ[source].get(target)
-            if old is None:
-                succ[source][target] = pred[target][source] = attrs
-            elif _RANK.get((attrs["type"], attrs.get("resolution")), 0) > \
-                    _RANK.get((old["type"], old.get("resolution")), 0) \
-                    or old["type"] not in ("calls", "references"):
-                # One new dict both directions share, as networkx keeps them; the old
-                # one is not changed: copies share it (copy()).
-                succ[source][target] = pred[target][source] = attrs
-        self._changed()
+        batch.add_edge_rows(self._g, rows)
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
         """Remove nodes and their edges; ids not in the graph are ignored (rebuilds use it)."""
@@ -258,23 +181,9 @@ class KnowledgeGraph:
         >>> len(g), len(c)
         (1, 0)
         """
-        src = self._g
-        g = nx.DiGraph()
-        g.graph.update(src.graph)
-        # The attribute dicts of nodes and edges are shared: this class replaces them
-        # and never changes one in place, nor does networkx when removing.
-        g._node.update(src._node)
-        g._succ.update((node_id, targets.copy()) for node_id, targets in src._succ.items())
-        g._pred.update((node_id, sources.copy()) for node_id, sources in src._pred.items())
-        copy = KnowledgeGraph(g, meta=self.meta)
+        copy = KnowledgeGraph(batch.copied(self._g), meta=self.meta)
         copy.report = self.report
         return copy
-
-    def _changed(self) -> None:
-        # The batch methods write networkx's dicts directly, without its checks per
-        # item (a build adds tens of thousands of nodes and edges); networkx's own
-        # mutators then drop what it caches about the graph (converted graphs).
-        nx._clear_cache(self._g)
 
     @classmethod
     def from_rows(cls, records: Iterable[FunctionNode | TagNode], rows: Iterable[EdgeRow], *,
@@ -292,28 +201,16 @@ class KnowledgeGraph:
         ['fee']
         """
         graph = cls(meta=meta)
-        attrs, succ, pred = graph._g._node, graph._g._succ, graph._g._pred
-        for record in records:
-            kind = "function" if isinstance(record, FunctionNode) else "tag"
-            attrs[record.id] = {"type": kind, "record": record}
-            succ[record.id] = {}
-            pred[record.id] = {}
-        for source, target, kind, resolution in rows:
-            if source not in succ or target not in succ:
-                end = source if source not in succ else target
-                raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
-            # One dict for both directions, as networkx makes it.
-            succ[source][target] = pred[target][source] = (
-                {"type": kind} if resolution is None else {"type": kind, "resolution": resolution})
-        graph._changed()
+        batch.fill(graph._g, records, rows)
         return graph
 
     # -- reading ---------------------------------------------------------------
 
     @property
     def nx(self) -> nx.DiGraph:
-        """The underlying networkx graph, to read (change the graph through this class)."""
-        return self._g
+        """A read-only networkx view of the graph, for networkx's algorithms (SGKR's own code
+        reads the graph through this class's methods; changing the view raises)."""
+        return self._g.copy(as_view=True)
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._g
@@ -394,18 +291,7 @@ class KnowledgeGraph:
         >>> g.edges_of(["tag:fee"], "in")
         [('fn:f', 'tag:fee', 'produces', None)]
         """
-        if direction not in ("out", "in", "both"):
-            raise InvalidArgumentError(f"direction must be out, in or both, got {direction!r}")
-        succ, pred = self._g._succ, self._g._pred
-        rows: list[EdgeRow] = []
-        for node in nodes:
-            if node not in succ:
-                continue
-            if direction != "in":
-                rows += [(node, t, d["type"], d.get("resolution")) for t, d in succ[node].items()]
-            if direction != "out":
-                rows += [(s, node, d["type"], d.get("resolution")) for s, d in pred[node].items()]
-        return rows
+        return queries.edges_of(self._g, nodes, direction)
 
     def tags_of(self, nodes: Iterable[str]) -> set[str]:
         """Ids of the tags that the functions ``nodes`` consume or produce."""
@@ -417,14 +303,24 @@ class KnowledgeGraph:
                 found.add(target)
         return found
 
-    def adjacency(self) -> tuple[Mapping[str, Mapping[str, Mapping[str, str]]],
-                                 Mapping[str, Mapping[str, Mapping[str, str]]]]:
-        """Each node's successors and predecessors with their edges' attributes (read only).
+    def adjacency(self) -> tuple[Neighbours, Neighbours]:
+        """Each node's successors and predecessors with their edges' attributes: read-only
+        views (:class:`~sgkr.graph.views.Neighbours`) of the graph as it is.
 
         Retrieval makes its look-up tables from these: networkx's views cost
         more than the search itself.
+
+        Examples
+        --------
+        >>> g = KnowledgeGraph()
+        >>> g.add_tag(TagNode("tag:fee", "fee"))
+        >>> g.add_function(FunctionNode("fn:f", "f", ("m.f",), "", "", (), "function"))
+        >>> g.add_edge_rows([("fn:f", "tag:fee", "produces", None)])
+        >>> succ, pred = g.adjacency()
+        >>> dict(succ["fn:f"]), list(pred["tag:fee"])
+        ({'tag:fee': {'type': 'produces'}}, ['fn:f'])
         """
-        return self._g._succ, self._g._pred
+        return Neighbours(self._g._succ), Neighbours(self._g._pred)
 
     def find(self, name: str) -> list[str]:
         """Ids of function nodes whose id, bare name or a qualname (or its tail) is ``name``."""
@@ -445,20 +341,7 @@ class KnowledgeGraph:
         {'f': ['fn:m.C.f'], 'C.f': ['fn:m.C.f'], 'm.C.f': ['fn:m.C.f'], \
 'fn:m.C.f': ['fn:m.C.f'], 'B.f': [], 'C': []}
         """
-        found: dict[str, list[str]] = {name: [] for name in names}
-        wanted = {n for n in found
-                  if not (n in self._g and self._g.nodes[n]["type"] == "function")}
-        for name in found.keys() - wanted:
-            found[name].append(name)  # a node id names that node only
-        depth = max((n.count(".") for n in wanted), default=-1)
-        if depth < 0:
-            return found
-        for node_id in sorted(self._g):
-            record = self._g.nodes[node_id]["record"]
-            if isinstance(record, FunctionNode):
-                for name in _names_of(record, depth) & wanted:
-                    found[name].append(node_id)
-        return found
+        return queries.find_many(self._g, names)
 
     def finds(self, name: str, node_id: str) -> bool:
         """Whether :meth:`find` of ``name`` includes the function ``node_id`` (one node looked at).
@@ -472,7 +355,11 @@ class KnowledgeGraph:
         """
         if name in self._g and self._g.nodes[name]["type"] == "function":
             return name == node_id
-        return _named(self.function(node_id), name)
+        return queries.named(self.function(node_id), name)
+
+    def has_edge(self, source: str, target: str) -> bool:
+        """Whether an edge (of any type) goes from ``source`` to ``target``."""
+        return target in self._g._succ.get(source, ())
 
     def _require(self, node_id: str) -> None:
         if node_id not in self._g:
@@ -500,38 +387,11 @@ class KnowledgeGraph:
 
     def tagged_functions(self) -> set[str]:
         """Ids of the function nodes that consume or produce some tag."""
-        succ, pred = self._g._succ, self._g._pred
-        found: set[str] = set()
-        for node_id, attrs in self._g._node.items():
-            if attrs["type"] == "tag":
-                found.update(succ[node_id])
-                found.update(pred[node_id])
-        return found
+        return queries.tagged_functions(self._g)
 
     def stats(self) -> dict[str, Any]:
         """Counts of nodes and edges, by kind and by resolution."""
-        # One pass over networkx's plain dicts: this runs after every build.
-        records = [attrs["record"] for attrs in self._g._node.values()]
-        kinds = Counter(r.kind for r in records if isinstance(r, FunctionNode))
-        pairs = Counter((data["type"], data.get("resolution", "exact"))
-                        for targets in self._g._succ.values() for data in targets.values())
-        edge_types: Counter[str] = Counter()
-        resolutions: Counter[str] = Counter()
-        referring: Counter[str] = Counter()
-        for (kind, resolution), count in pairs.items():
-            edge_types[kind] += count
-            if kind == "calls":
-                resolutions[resolution] += count
-            elif kind == "references":
-                referring[resolution] += count
-        return {
-            "functions": sum(kinds.values()),
-            "kinds": dict(sorted(kinds.items())),
-            "tags": sum(1 for r in records if isinstance(r, TagNode)),
-            "edges": dict(sorted(edge_types.items())),
-            "call_edges": dict(sorted(resolutions.items())),
-            "reference_edges": dict(sorted(referring.items())),
-        }
+        return queries.stats(self._g)
 
     def most_called(self, n: int = 10) -> list[tuple[str, int]]:
         """The ``n`` function ids with the most callers, with their caller counts."""

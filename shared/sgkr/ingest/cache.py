@@ -55,6 +55,7 @@ from typing import Any, Literal
 from ..errors import InvalidArgumentError
 from ..records import (
     Argument,
+    Arity,
     Binding,
     BindingKind,
     CallKind,
@@ -87,7 +88,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 16
+CACHE_FORMAT = 18
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -506,7 +507,8 @@ def _definition_to_json(d: Definition) -> list[Any]:
     inputs, outputs = d.inferred_inputs, d.inferred_outputs
     return [d.qualname, d.name, d.kind, d.code, d.span.file, d.span.start_line,
             d.span.end_line, d.docstring, d.comment,
-            [[p.name, p.kind.value, p.default] for p in d.parameters],
+            [[p.name, p.kind.value, p.default, *([list(p.types)] if p.types else [])]
+             for p in d.parameters],
             [_site_to_json(c) for c in d.calls],
             list(d.keys_read), d.enclosing_class, d.is_async, knowledge,
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
@@ -522,15 +524,19 @@ def _definition_to_json(d: Definition) -> list[Any]:
 
 
 def _site_to_json(site: CallSite) -> list[Any]:
-    receiver = site.receiver
-    return [site.kind, site.name, None if receiver is None else receiver.name,
-            receiver is not None and receiver.called, site.line]
+    receiver, arity = site.receiver, site.arity
+    raw: list[Any] = [site.kind, site.name, None if receiver is None else receiver.name,
+                      receiver is not None and receiver.called, site.line]
+    if arity is not None:  # a call's: what it passes
+        raw.append([arity.positional, list(arity.keywords), arity.unpacked])
+    return raw
 
 
 def _site_from_json(raw: list[Any]) -> CallSite:
-    kind, name, receiver, called, line = raw
+    kind, name, receiver, called, line, *passes = raw
+    arity = Arity(passes[0][0], tuple(passes[0][1]), passes[0][2]) if passes else None
     return CallSite(_CALL_KINDS[kind], name,
-                    None if receiver is None else Ref(receiver, called), line)
+                    None if receiver is None else Ref(receiver, called), line, arity)
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
@@ -546,7 +552,8 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         qualname=qualname, name=name, kind=_DEFINITION_KINDS[kind], code=code,
         span=SourceSpan(path if file == path else file, start, end, *(cells[0] if cells else ())),
         docstring=docstring, comment=comment,
-        parameters=tuple([Parameter(n, _PARAMETER_KINDS[k], f) for n, k, f in params]),
+        parameters=tuple([Parameter(n, _PARAMETER_KINDS[k], f, tuple(t[0]) if t else ())
+                          for n, k, f, *t in params]),
         calls=tuple([_site_from_json(c) for c in calls]),
         results=tuple(results), keys_read=tuple(keys), keys_written=tuple(written),
         keywords=tuple(keywords),
@@ -597,7 +604,10 @@ def _check_definition(raw: list[Any]) -> None:
     for tags in (inputs, outputs):
         if tags is not None:
             _strings(*tags)
-    for param, param_kind, default in params:
+    for param, param_kind, default, *types in params:
+        if len(types) > 1 or types and type(types[0]) is not list:
+            raise ValueError(f"expected the classes of an annotation, got {types!r}")
+        _strings(*(types[0] if types else ()))
         _strings(param, param_kind)
         _flag(default)
     _check_facts(calls, uses, bindings, returns, arguments)
@@ -628,11 +638,19 @@ def _check_facts(calls: list[Any], uses: list[Any], bindings: list[Any], returns
 
 
 def _check_site(site: list[Any]) -> None:
-    kind, name, receiver, called, line = site
+    kind, name, receiver, called, line, *passes = site
     _strings(kind, name)
     _texts(receiver)
     _flag(called)
     _lines(line)
+    if len(passes) > 1 or passes and (type(passes[0]) is not list or len(passes[0]) != 3):
+        raise ValueError(f"expected what a call passes, got {passes!r}")
+    for positional, keywords, unpacked in passes:
+        if type(keywords) is not list:
+            raise ValueError(f"expected keywords, got {keywords!r}")
+        _lines(positional + 1)
+        _strings(*keywords)
+        _flag(unpacked)
 
 
 def _strings(*values: Any) -> None:

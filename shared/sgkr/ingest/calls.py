@@ -18,9 +18,11 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tree_sitter import Node
 
-from ..records import Argument, Binding, CallSite, Ref, ValueUse
+from ..records import Argument, Arity, Binding, CallSite, Ref, ValueUse
 from .expressions import (
     NAMES,
     TAKES_NO_FUNCTION,
@@ -34,11 +36,12 @@ from .expressions import (
 from .scopes import Fact, Item
 from .syntax import Source, line_of
 
-__all__ = ["call_facts", "may_call", "ADDERS"]
+__all__ = ["call_facts", "may_call", "arity_of", "ADDERS"]
 
 #: Methods that add their arguments to the container they are called on.
 ADDERS = frozenset({"append", "add", "insert", "appendleft", "setdefault", "put", "extend",
                     "update"})
+_NONE, _ONE = Arity(0), Arity(1)
 # Methods of builtin types: the calls of them are too many to tell a parameter anything,
 # but for those that add to a container.
 _BUILTIN_METHODS = frozenset(
@@ -59,10 +62,12 @@ def call_facts(source: Source, captures: dict[str, list[Node]]) -> list[Item]:
     calls_at: dict[int, CallSite] = {}
     for node in captures.get("call.plain", ()):
         start, end = node.start_byte, node.end_byte
-        call = calls_at[end] = CallSite("plain", source.text_of(node), None, line_of(node))
+        call = calls_at[end] = CallSite("plain", source.text_of(node), None, line_of(node),
+                                        arity_of(source, node.parent))
         add((start, end, Fact.CALL, call))
     for node in captures.get("call.attr", ()):
-        call = calls_at[node.end_byte] = attribute_call(source, node)
+        call = calls_at[node.end_byte] = replace(attribute_call(source, node),
+                                                 arity=arity_of(source, node.parent))
         add((node.start_byte, node.end_byte, Fact.CALL, call))
     _other_calls(source, captures, items)
     # A class's bases are an argument list after its name: no call.
@@ -82,19 +87,52 @@ def _other_calls(source: Source, captures: dict[str, list[Node]], items: list[It
         deco = named_call(source, node)
         dotted = source.dotted(node)
         if deco is not None and dotted is not None:
+            deco = replace(deco, arity=_ONE)  # given the function under it
             add((node.start_byte, node.end_byte, Fact.CALL, deco))
             add((node.start_byte, node.start_byte, Fact.DECORATOR, (deco, dotted)))
     for node in captures.get("call.raise", ()):
         name = source.text_of(node)
         if name[:1].isupper():  # ``raise E`` makes an E; a lower-case name holds one
             add((node.start_byte, node.end_byte, Fact.CALL,
-                 CallSite("plain", name, None, line_of(node))))
+                 CallSite("plain", name, None, line_of(node), _NONE)))
     for kind, capture in (("result", "call.result"), ("subscript", "call.sub")):
         for node in captures.get(capture, ()):
             dotted = source.dotted(node)
             if dotted is not None:
                 add((node.start_byte, node.end_byte, Fact.CALL,
                      CallSite(kind, dotted, None, line_of(node))))  # type: ignore[arg-type]
+
+
+def arity_of(source: Source, call: Node | None) -> Arity | None:
+    """What the ``call`` node passes (None: no argument list is found).
+
+    Examples
+    --------
+    >>> from .syntax import Source
+    >>> source = Source("m.py", "m", "f(1, x, key=2)\\n")
+    >>> call = source.parse().named_children[0].named_children[0]
+    >>> arity_of(source, call)
+    Arity(positional=2, keywords=('key',), unpacked=False)
+    """
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    if arguments is None:
+        return None
+    if arguments.type != "argument_list":  # ``f(x for x in xs)``
+        return _ONE
+    positional = 0
+    keywords: list[str] = []
+    unpacked = False
+    for child in arguments.named_children:
+        kind = child.type
+        if kind == "keyword_argument":
+            name = child.child_by_field_name("name")
+            if name is not None:
+                keywords.append(source.text_of(name))
+        elif kind in ("list_splat", "dictionary_splat"):
+            unpacked = True
+        elif kind != "comment":
+            positional += 1
+    return Arity(positional, tuple(keywords), unpacked)
 
 
 def _before(source: Source, at: int) -> int:

@@ -6,7 +6,8 @@ Examples
 >>> source = Source("m.py", "m", "x = A().run\\n")
 >>> value = source.parse().named_children[0].named_children[0].named_children[1]
 >>> attribute_call(source, value)
-CallSite(kind='attribute', name='run', receiver=Ref(name='A', called=True), line=1)
+CallSite(kind='attribute', name='run', receiver=Ref(name='A', called=True), line=1, \
+arity=None)
 """
 
 from __future__ import annotations

@@ -1,0 +1,164 @@
+"""Batch writes into a graph's adjacency: the nodes and edges a build adds by the ten thousand.
+
+:class:`~sgkr.graph.model.KnowledgeGraph` keeps its nodes and edges in a
+:class:`networkx.DiGraph`; these functions write networkx's own dicts
+(``_node``, ``_succ``, ``_pred``) directly, without networkx's checks per
+item: ``add_edges_from`` alone costs as much as the rest of a build. They
+keep networkx's invariants (one attribute dict per edge, shared by both
+directions) and never change a node's or an edge's attribute dict in place:
+they put a new one, so copies (:func:`copied`) may share the old.
+
+Only :mod:`sgkr.graph` uses this module.
+
+Examples
+--------
+>>> import networkx as nx
+>>> from sgkr.records import TagNode
+>>> g = nx.DiGraph()
+>>> add_tags(g, [TagNode("tag:fee", "fee"), TagNode("tag:fee", "fee", ("charge",))])
+>>> g.nodes["tag:fee"]["record"].aliases
+('charge',)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import networkx as nx
+
+from ..errors import NodeNotFoundError
+from ..records import EdgeRow, FunctionNode, TagNode
+
+__all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "copied",
+           "changed"]
+
+# Of two edges between the same nodes the higher ranked stays: a call over a reference,
+# then exact over inferred over a bare-name guess.
+_RANK: dict[tuple[str, str | None], int] = {
+    ("calls", "exact"): 6, ("calls", "inferred"): 5, ("calls", "name"): 4,
+    ("references", "exact"): 3, ("references", "inferred"): 2, ("references", "name"): 1}
+
+
+def _attrs(kind: str, resolution: str | None) -> dict[str, str]:
+    """An edge's attribute dict: its ``type`` and, for calls and references, ``resolution``."""
+    return {"type": kind} if resolution is None else {"type": kind, "resolution": resolution}
+
+
+def _checked(g: nx.DiGraph, rows: Iterable[EdgeRow]) -> list[tuple[str, str, dict[str, str]]]:
+    """``rows`` with their attribute dicts; a row with a missing node refuses them all."""
+    succ = g._succ
+    batch: list[tuple[str, str, dict[str, str]]] = []
+    for source, target, kind, resolution in rows:
+        if source not in succ or target not in succ:
+            end = source if source not in succ else target
+            raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
+        batch.append((source, target, _attrs(kind, resolution)))
+    return batch
+
+
+def _put(g: nx.DiGraph, node_id: str, kind: str, record: FunctionNode | TagNode) -> None:
+    """Make ``node_id`` a node of ``kind`` holding ``record``, keeping its edges if it is one."""
+    attrs = g._node
+    if node_id in attrs:
+        # A new dict, never a change to the old one: copies share them (copied()).
+        attrs[node_id] = {**attrs[node_id], "type": kind, "record": record}
+    else:
+        g._succ[node_id] = {}
+        g._pred[node_id] = {}
+        attrs[node_id] = {"type": kind, "record": record}
+
+
+def add_functions(g: nx.DiGraph, nodes: Iterable[FunctionNode]) -> None:
+    """Add function nodes, each replacing the record of a node with its id."""
+    for node in nodes:
+        _put(g, node.id, "function", node)
+    changed(g)
+
+
+def add_tags(g: nx.DiGraph, nodes: Iterable[TagNode]) -> None:
+    """Add tag nodes; a tag already there keeps its label and takes the new aliases.
+
+    A tag whose id is a function's refuses the whole batch, before anything is added.
+    """
+    attrs = g._node
+    nodes = list(nodes)
+    for node in nodes:
+        found = attrs.get(node.id)
+        if found is not None and not isinstance(found["record"], TagNode):
+            raise NodeNotFoundError(f"no tag node {node.id!r} in the graph")
+    for node in nodes:
+        found = attrs.get(node.id)
+        if found is None:
+            _put(g, node.id, "tag", node)
+            continue
+        old = found["record"]  # a tag: checked above, or added by this batch
+        aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
+        aliases = tuple(a for a in aliases if a != old.label)
+        _put(g, node.id, "tag", TagNode(old.id, old.label, aliases, old.weight))
+    changed(g)
+
+
+def replace_records(g: nx.DiGraph, records: Iterable[FunctionNode | TagNode]) -> None:
+    """Give each record's node (there) that record, in a new dict of attributes."""
+    attrs = g._node
+    for record in records:
+        attrs[record.id] = {**attrs[record.id], "record": record}
+    changed(g)
+
+
+def add_edge_rows(g: nx.DiGraph, rows: Iterable[EdgeRow]) -> None:
+    """Add ``(source, target, type, resolution)`` rows between existing nodes.
+
+    Of two edges between the same nodes, a call wins over a reference, then
+    ``exact`` over ``inferred`` over ``name``; any other type is replaced. A
+    row with a missing node refuses the whole batch.
+    """
+    succ, pred = g._succ, g._pred
+    for source, target, attrs in _checked(g, rows):
+        old = succ[source].get(target)
+        if old is None:
+            succ[source][target] = pred[target][source] = attrs
+        elif _RANK.get((attrs["type"], attrs.get("resolution")), 0) > \
+                _RANK.get((old["type"], old.get("resolution")), 0) \
+                or old["type"] not in ("calls", "references"):
+            # One new dict both directions share, as networkx keeps them; the old
+            # one is not changed: copies share it (copied()).
+            succ[source][target] = pred[target][source] = attrs
+    changed(g)
+
+
+def fill(g: nx.DiGraph, records: Iterable[FunctionNode | TagNode],
+         rows: Iterable[EdgeRow]) -> None:
+    """Put these nodes and edges into the empty graph ``g``, as a graph file holds them.
+
+    Node ids must be unique, and each pair of nodes have one edge at most (a
+    later row replaces an earlier one); an edge with a missing node is refused.
+    """
+    attrs, succ, pred = g._node, g._succ, g._pred
+    for record in records:
+        kind = "function" if isinstance(record, FunctionNode) else "tag"
+        attrs[record.id] = {"type": kind, "record": record}
+        succ[record.id] = {}
+        pred[record.id] = {}
+    for source, target, edge in _checked(g, rows):
+        succ[source][target] = pred[target][source] = edge  # one dict both ways
+    changed(g)
+
+
+def copied(src: nx.DiGraph) -> nx.DiGraph:
+    """An independent copy of ``src``, its node and edge order kept.
+
+    The attribute dicts of nodes and edges are shared: this module replaces
+    them and never changes one in place, nor does networkx when removing.
+    """
+    g = nx.DiGraph()
+    g.graph.update(src.graph)
+    g._node.update(src._node)
+    g._succ.update((node_id, targets.copy()) for node_id, targets in src._succ.items())
+    g._pred.update((node_id, sources.copy()) for node_id, sources in src._pred.items())
+    return g
+
+
+def changed(g: nx.DiGraph) -> None:
+    """Drop what networkx caches about ``g`` (converted graphs), as its own mutators do."""
+    nx._clear_cache(g)
