@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from sgkr import build_graph
-from sgkr.bench import make_questions, percentile, run_bench
+from sgkr.bench import make_questions, percentile, run_bench, run_process
 from sgkr.cli import main
-from sgkr.errors import InvalidArgumentError, SourceError
+from sgkr.errors import InvalidArgumentError, SGKRError, SourceError
 from sgkr.ingest.cache import ExtractCache, default_cache_dir
 
 REQUIRED = ("files", "lines", "functions", "call_edges", "parse_only_s", "build_s",
-            "build_over_parse", "incremental_s", "cached_rebuild_s", "load_s", "query_p50_ms",
+            "build_over_parse", "build_cpu_over_parse", "build_peak_over_parse",
+            "build_peak_mb", "parse_only_peak_mb", "incremental_s", "cached_rebuild_s", "load_s",
+            "query_p50_ms",
             "query_p99_ms", "peak_rss_mb")
 
 
@@ -30,7 +33,7 @@ def _code(root: Path) -> Path:
 def test_run_bench_reports_every_figure_and_leaves_sources_untouched(tmp_path: Path) -> None:
     src = _code(tmp_path)
     before = {p.name: p.read_bytes() for p in src.iterdir()}
-    report = run_bench(src, queries=20, jobs=1)
+    report = run_bench(src, queries=20, jobs=1, repeat=3)
     assert {p.name: p.read_bytes() for p in src.iterdir()} == before
     assert (report.files, report.lines, report.functions, report.call_edges) == (3, 12, 6, 3)
     assert report.queries == 20 and report.answered == 20
@@ -38,12 +41,26 @@ def test_run_bench_reports_every_figure_and_leaves_sources_untouched(tmp_path: P
     assert report.graph_bytes > 0 and report.peak_rss_mb > 0
     assert 0 < report.query_p50_ms <= report.query_p99_ms <= report.query_max_ms
     assert all(v >= 0 for v in (report.parse_only_s, report.build_s, report.load_s))
-    assert len(report.parse_only_runs_s) == len(report.build_runs_s) == report.repeat == 5
-    assert report.build_s == sorted(report.build_runs_s)[2]
-    assert report.parse_only_s == sorted(report.parse_only_runs_s)[2]
+    assert len(report.parse_only_runs_s) == len(report.build_runs_s) == report.repeat == 3
+    assert report.build_s == sorted(report.build_runs_s)[1]
+    assert report.parse_only_s == sorted(report.parse_only_runs_s)[1]
+    # Whole processes: a build imports and does more than the parse-only script.
+    assert report.build_cpu_s > report.parse_only_cpu_s > 0
+    assert report.build_peak_mb > report.parse_only_peak_mb > 0
+    assert report.build_over_parse > 1 and report.build_peak_over_parse > 1
     assert report.cached_rebuild_s >= 0 and report.cached_rebuild_over_build >= 0
     assert "update, 1 file changed" in report.summary()
     assert "new build from the cache" in report.summary()
+
+
+def test_run_process_times_a_whole_process_and_reports_failure(tmp_path: Path) -> None:
+    grow = "x = bytearray(64 * 1024 * 1024); x[::4096] = b'1' * len(x[::4096])"
+    small = run_process([sys.executable, "-c", "pass"], log_file=tmp_path / "log")
+    large = run_process([sys.executable, "-c", grow], log_file=tmp_path / "log")
+    assert large.peak_mb > small.peak_mb + 50
+    with pytest.raises(SGKRError, match="exit 3.*boom"):
+        run_process([sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"],
+                    log_file=tmp_path / "log")
 
 
 def test_cli_bench_json_has_the_required_keys(tmp_path: Path,

@@ -65,9 +65,12 @@ def test_long_lived_cycles_are_still_collected_by_a_full_collection() -> None:
 
 def test_objects_the_program_froze_stay_frozen() -> None:
     gc.enable()
+    before = [[n] for n in range(100)]
     gc.freeze()
     frozen = gc.get_freeze_count()
     with paused_gc(long_lived=True):
         kept = [[n] for n in range(100)]
-    assert gc.get_freeze_count() == frozen
+    # A frozen object that another thread lets go leaves the count: count none made.
+    assert gc.get_freeze_count() <= frozen
+    assert not any(_in_generation(before, g) for g in range(3))  # still frozen
     assert not _in_generation(kept, 2)  # left to the collector's usual course

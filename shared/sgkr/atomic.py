@@ -32,6 +32,7 @@ import os
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import InvalidArgumentError
@@ -42,7 +43,7 @@ __all__ = ["write_atomic", "remove_orphans"]
 _ORPHAN_SECONDS = 3600.0
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes, *,
+def write_atomic(path: str | os.PathLike[str], data: str | bytes | Iterator[str], *,
                  mode: int | None = None) -> Path:
     """Write ``data`` (text is UTF-8) to ``path`` atomically; return the path.
 
@@ -52,7 +53,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *,
         The file to write; its folder is made if missing. A symlink there is
         replaced by the file, never followed.
     data
-        The whole content.
+        The whole content, or its text in pieces, written as they come (a large
+        file need not be held in memory whole).
     mode
         The file's permissions; default ``0o666`` less the umask, as
         :func:`open` gives a new file.
@@ -60,19 +62,20 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *,
     Raises
     ------
     InvalidArgumentError
-        If ``path`` is not a path or ``data`` neither text nor bytes.
+        If ``path`` is not a path or ``data`` neither text, bytes nor an iterator.
     OSError
         If the folder cannot be written, or ``path`` is a folder; the error
         names ``path``, never the temporary file.
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise InvalidArgumentError(f"output path must be a file name, got {path!r}")
-    if not isinstance(data, (str, bytes)):
-        raise InvalidArgumentError(f"output data must be str or bytes, got {type(data).__name__}")
+    if not isinstance(data, (str, bytes, Iterator)):
+        raise InvalidArgumentError(f"output data must be str, bytes or an iterator of str, "
+                                   f"got {type(data).__name__}")
     target = Path(path)
     if _is_folder(target):
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(target))
-    content = data.encode("utf-8") if isinstance(data, str) else data
+    pieces = [data] if isinstance(data, (str, bytes)) else data
     folder = target.parent
     folder.mkdir(parents=True, exist_ok=True)
     remove_orphans(folder, target.name)
@@ -82,7 +85,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *,
     try:
         os.chmod(tmp, 0o666 & ~_umask() if mode is None else mode)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
+            for piece in pieces:
+                handle.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)  # rename replaces a link at target, never its target

@@ -3,13 +3,18 @@
 One run measures, on the Python files under a path (read-only: the files are
 copied to a temporary folder first, and only the copy is touched):
 
-- ``parse_only_s``: tree-sitter parsing alone, one process (the reference cost);
-- ``build_s``: a full cold build (all cores, empty cache, inferred tags);
-- ``incremental_s``: the update after one file changed, by the
-  :class:`~sgkr.build.incremental.GraphBuilder` that made the cold build (what a
+- ``parse_only_s``: a process that reads every file and parses it with tree-sitter,
+  and does nothing else (the reference cost), timed whole, from its start to its exit;
+- ``build_s``: a process running ``sgkr build --no-cache`` (all cores, inferred tags,
+  graph.json and its index written), timed whole the same way; ``build_over_parse``
+  and ``build_cpu_over_parse`` are the ratios of the two, wall and processor time,
+  and ``build_peak_over_parse`` that of their peak memory (the largest single
+  process, workers included);
+- ``incremental_s``: the update after one file changed, by a
+  :class:`~sgkr.build.incremental.GraphBuilder` kept in this process (what a
   long-running process or a watcher pays);
-- ``cached_rebuild_s``: a new :func:`~sgkr.build.build_graph` after one file
-  changed, with the cache of the cold build (what a second ``sgkr build`` pays);
+- ``cached_rebuild_s``: a new ``sgkr build`` process after one file changed, with the
+  cache of an earlier one (what a second ``sgkr build`` pays);
 - ``save_s``, ``load_s``, ``graph_bytes``, ``index_bytes``: graph.json and its lexical
   index written and read back (:func:`~sgkr.algorithms.lexicalfile.save_graph`,
   :func:`~sgkr.algorithms.lexicalfile.load_graph`);
@@ -19,7 +24,8 @@ copied to a temporary folder first, and only the copy is touched):
 - ``query_p50_ms``, ``query_p99_ms``: latency of generated questions naming
   random input and output tags of the graph (tag matching, path search and
   ranking included);
-- ``peak_rss_mb``: the largest resident memory of this process or a worker.
+- ``peak_rss_mb``: the largest resident memory of the bench's own process (the
+  build kept for the update, loading, querying).
 
 With ``store`` (``sgkr bench --store falkor://host:port/name``), the graph is
 also pushed to that graph store (``push_s``) and the same questions are asked
@@ -27,11 +33,12 @@ through it (``store_query_p50_ms``, ``store_query_p99_ms``); each answer is
 compared with the answer from the graph in memory, and ``store_mismatches``
 counts those that differ in any document, score, tag or path.
 
-The parse-only time and the cold build are measured ``repeat`` times each,
-alternately, and the median of each is reported (every run is in
-``parse_only_runs_s`` and ``build_runs_s``). Not the fastest: where the
-machine's speed drifts, a short run catches a fast moment more often than a
-long one, so the fastest runs would flatter the parse against the build.
+The parse-only process and the cold build are run ``repeat`` times each, in turn
+(parse, build, parse, build, ...); each ratio is taken pair by pair and the median
+reported, as are the medians of the times (every run is in ``parse_only_runs_s`` and
+``build_runs_s``). Not the fastest: where the machine's speed drifts, a short run
+catches a fast moment more often than a long one, so the fastest runs would flatter
+the parse against the build; pairing keeps a ratio meaningful while it drifts.
 
 Examples
 --------
@@ -47,11 +54,11 @@ Examples
 
 from __future__ import annotations
 
-import gc
 import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -62,27 +69,113 @@ from typing import Any
 
 from .algorithms.lexicalfile import index_path, load_graph, save_graph
 from .build.batch import default_jobs
-from .build.builder import build_graph
 from .build.incremental import GraphBuilder
 from .build.options import BuildOptions
-from .errors import InvalidArgumentError, SourceError
+from .errors import InvalidArgumentError, SGKRError, SourceError
 from .graph.model import KnowledgeGraph
-from .ingest.cache import ExtractCache
-from .ingest.extract import parse_only
 from .ingest.sources import SourceFile, read_sources
 from .masking import mask_url
 from .records import RetrievalResult
 from .retrieval.retriever import Retriever
 from .stores import is_store_url
 
-__all__ = ["BenchReport", "run_bench", "make_questions", "percentile", "DEFAULT_QUERIES",
-           "DEFAULT_REPEAT"]
+__all__ = ["BenchReport", "ProcessRun", "run_process", "run_bench", "make_questions",
+           "percentile", "PARSE_ONLY_SCRIPT", "DEFAULT_QUERIES", "DEFAULT_REPEAT"]
 
 DEFAULT_QUERIES = 200
 #: Runs of the parse-only time and of the cold build; the median of each is reported.
 DEFAULT_REPEAT = 5
+# ru_maxrss is in kilobytes, on macOS in bytes.
+_RSS_SCALE = 1024 * 1024 if sys.platform == "darwin" else 1024
 Log = Callable[[str], None]
 _PROBE = "\n\ndef _sgkr_bench_probe_{n}(value):\n    return value\n"
+#: The yardstick: a program that reads every file named in the list file given as its
+#: argument and parses it with tree-sitter, and does nothing else.
+PARSE_ONLY_SCRIPT = """\
+import sys
+import tree_sitter_python
+from tree_sitter import Language, Parser
+parser = Parser(Language(tree_sitter_python.language()))
+with open(sys.argv[1], encoding="utf-8") as listing:
+    paths = listing.read().splitlines()
+for path in paths:
+    with open(path, "rb") as handle:
+        parser.parse(handle.read())
+"""
+
+# Starts the command (argv[2:]) and writes its exit code, wall and processor seconds and
+# peak memory (the operating system's accounting, children waited for included) to argv[1].
+_TIMER = """\
+import os, sys, time
+started = time.perf_counter()
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - started
+with open(sys.argv[1], "w") as out:
+    out.write(f"{os.waitstatus_to_exitcode(status)} {wall} "
+              f"{usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}")
+"""
+
+
+@dataclass(frozen=True)
+class ProcessRun:
+    """One whole process, timed from outside: from its start to its exit.
+
+    ``cpu_s`` (user and system) and ``peak_mb`` (the largest resident memory of
+    the process or of a child it waited for, such as a worker) are the
+    operating system's accounting of the finished process; both are 0 where it
+    gives none (Windows).
+    """
+
+    wall_s: float
+    cpu_s: float
+    peak_mb: float
+
+
+def run_process(command: Sequence[str], *, log_file: str | os.PathLike[str]) -> ProcessRun:
+    """Run ``command`` to its end; its wall time, processor time and peak memory.
+
+    A small timer process starts the command and waits for it: a process keeps
+    the peak memory of the one that forked it as its own starting peak, so the
+    command is started from the timer (a few MB) rather than from this process.
+
+    Parameters
+    ----------
+    command
+        The program, a full path, and its arguments (no shell).
+    log_file
+        Where its standard output and error go (overwritten).
+
+    Raises
+    ------
+    SGKRError
+        If the command fails; the message holds the end of what it wrote.
+
+    Examples
+    --------
+    >>> import sys, tempfile, os
+    >>> run = run_process([sys.executable, "-c", "pass"],
+    ...                   log_file=os.path.join(tempfile.mkdtemp(), "log"))
+    >>> run.wall_s > 0 and run.cpu_s >= 0 and run.peak_mb >= 0
+    True
+    """
+    figures = f"{os.fspath(log_file)}.run"
+    timed = [sys.executable, "-c", _TIMER, figures, *command] if hasattr(os, "wait4") \
+        else list(command)
+    with open(log_file, "wb") as log:
+        started = time.perf_counter()
+        code = subprocess.run(timed, stdin=subprocess.DEVNULL, stdout=log,
+                              stderr=subprocess.STDOUT, check=False).returncode
+        wall, cpu, peak = time.perf_counter() - started, 0.0, 0.0
+    if code == 0 and hasattr(os, "wait4"):
+        with open(figures, encoding="utf-8") as handle:
+            exit_code, wall_s, cpu_s, peak_kb = handle.read().split()
+        code, wall, cpu, peak = int(exit_code), float(wall_s), float(cpu_s), float(peak_kb)
+    if code != 0:
+        with open(log_file, "rb") as log:
+            said = log.read()[-2000:].decode("utf-8", "replace")
+        raise SGKRError(f"{' '.join(command[:4])} ... failed (exit {code}): {said}")
+    return ProcessRun(_round(wall), _round(cpu), _round(peak / _RSS_SCALE, 1))
 
 
 @dataclass(frozen=True)
@@ -103,6 +196,12 @@ class BenchReport:
     parse_only_s: float
     build_s: float
     build_over_parse: float
+    parse_only_cpu_s: float
+    build_cpu_s: float
+    build_cpu_over_parse: float
+    parse_only_peak_mb: float
+    build_peak_mb: float
+    build_peak_over_parse: float
     incremental_s: float
     incremental_over_build: float
     incremental_parsed: int
@@ -137,32 +236,40 @@ class BenchReport:
         Examples
         --------
         >>> print(BenchReport("src", 1, 2, 3, 4, 5, 6, 2, 1, (1.0,), (1.5,), 1.0, 1.5, 1.5,
+        ...                   0.9, 1.8, 2.0, 20.0, 60.0, 3.0,
         ...                   0.05, 0.033, 1, 0.5, 0.33, 0.1, 0.2, 1000, 500, 0.1, 4.0, 3, 3,
         ...                   1.0, 2.0, 3.0, 100.0).markdown(header=False))
-        | src | 1 | 2 | 4 | 1.00 s | 1.50 s | 1.50 | 0.050 s | 3.3 % | 0.20 s | 0.10 s | 4.0 ms \
-| 2.00 ms | 100 MB |
+        | src | 1 | 2 | 4 | 1.00 s | 1.50 s | 1.50 | 2.00 | 20 MB | 60 MB | 3.00 | 0.0 MB \
+| 0.050 s | 3.3 % | 0.20 s | 0.10 s | 4.0 ms | 2.00 ms |
         """
         row = (f"| {self.path} | {self.files} | {self.lines} | {self.functions} "
                f"| {self.parse_only_s:.2f} s | {self.build_s:.2f} s | {self.build_over_parse:.2f} "
+               f"| {self.build_cpu_over_parse:.2f} | {self.parse_only_peak_mb:.0f} MB "
+               f"| {self.build_peak_mb:.0f} MB | {self.build_peak_over_parse:.2f} "
+               f"| {self.graph_bytes / 1e6:.1f} MB "
                f"| {self.incremental_s:.3f} s | {100 * self.incremental_over_build:.1f} % "
                f"| {self.load_s:.2f} s | {self.ready_s:.2f} s | {self.first_query_ms:.1f} ms "
-               f"| {self.query_p99_ms:.2f} ms | {self.peak_rss_mb:.0f} MB |")
+               f"| {self.query_p99_ms:.2f} ms |")
         if not header:
             return row
         return "\n".join([
             "| code | files | lines | functions | parse only | cold build | build / parse "
-            "| update, 1 file | update / build | load | ready | first query | query p99 "
-            "| peak memory |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", row])
+            "| build / parse, CPU | parse peak | build peak | peak / peak | graph.json "
+            "| update, 1 file | update / build | load | ready | first query | query p99 |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", row])
 
     def summary(self) -> str:
         """A few human-readable lines."""
         return "\n".join([
             f"{self.path}: {self.files} files, {self.lines} lines, {self.functions} functions, "
             f"{self.call_edges} call edges, {self.tags} tags",
-            f"parse only (1 process):  {self.parse_only_s:8.3f} s  (median of {self.repeat})",
-            f"build, cold ({self.jobs} jobs):   {self.build_s:8.3f} s  "
-            f"({self.build_over_parse:.2f} x parse only; median of {self.repeat})",
+            f"parse only (a process):  {self.parse_only_s:8.3f} s, CPU "
+            f"{self.parse_only_cpu_s:.3f} s, peak {self.parse_only_peak_mb:.0f} MB  "
+            f"(medians of {self.repeat})",
+            f"sgkr build ({self.jobs} jobs):    {self.build_s:8.3f} s, CPU "
+            f"{self.build_cpu_s:.3f} s, peak {self.build_peak_mb:.0f} MB",
+            f"build / parse, paired:   wall {self.build_over_parse:.2f}, CPU "
+            f"{self.build_cpu_over_parse:.2f}, peak memory {self.build_peak_over_parse:.2f}",
             f"update, 1 file changed: {self.incremental_s:8.3f} s  "
             f"({100 * self.incremental_over_build:.1f} % of the build, "
             f"{self.incremental_parsed} file(s) parsed)",
@@ -175,7 +282,7 @@ class BenchReport:
             f"{self.first_query_ms:.1f} ms",
             f"queries: {self.queries} ({self.answered} answered), p50 {self.query_p50_ms:.2f} ms, "
             f"p99 {self.query_p99_ms:.2f} ms, max {self.query_max_ms:.2f} ms",
-            f"peak memory: {self.peak_rss_mb:.0f} MB",
+            f"peak memory of the bench itself: {self.peak_rss_mb:.0f} MB",
             *([f"store {self.store_url}: push {self.push_s:.2f} s; queries p50 "
                f"{self.store_query_p50_ms:.2f} ms, p99 {self.store_query_p99_ms:.2f} ms, "
                f"max {self.store_query_max_ms:.2f} ms; {self.store_mismatches} answer(s) "
@@ -298,26 +405,30 @@ def _bench_files(source: Path, base: Path, exclude: Sequence[str],
 
 def _build_figures(work: Path, files: Sequence[SourceFile], base: Path, options: BuildOptions,
                    repeat: int, say: Log) -> tuple[dict[str, Any], KnowledgeGraph]:
-    """Cold builds against parse-only passes, a cached rebuild, an update, save and load,
-    on copies of ``files`` under ``work``; the figures and the graph loaded back."""
+    """Whole-process cold builds against parse-only processes, a cached rebuild, an update,
+    save and load, on copies of ``files`` under ``work``; the figures and the graph loaded
+    back."""
     tree = work / "src"
     for file in files:
         target = tree / file.path
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(base / file.path, target)
-    # Parsing after the copy also lets the copies age past the window in which
-    # an update does not trust a file's modification time.
+    listing = work / "files.txt"
+    listing.write_text("".join(f"{tree / f.path}\n" for f in files), encoding="utf-8")
     options = BuildOptions.from_kwargs(options, root=tree)
-    parse_runs, build_runs, builder, cache_dir = _cold_builds(files, tree, work, options,
-                                                              repeat, say)
-    parse_s, build_s = statistics.median(parse_runs), statistics.median(build_runs)
-    graph = builder.graph
-    stats = graph.stats()  # of the cold build: the update below changes the graph
+    figures = _cold_builds(_build_command(tree, work / "cold.json", options),
+                           [sys.executable, "-c", PARSE_ONLY_SCRIPT, str(listing)],
+                           work, repeat, say)
+    figures["graph_bytes"] = (work / "cold.json").stat().st_size
+    cached = _build_command(tree, work / "cached.json", options, work / "cache")
+    run_process(cached, log_file=work / "build.log")  # fills the cache
+    say("a build kept in this process, for the update")
+    builder = GraphBuilder([tree], options)
+    stats = builder.build().stats()  # of the cold build: the update below changes the graph
     probe = tree / _probe_file(files)
     say("new build from the cache after one file changed")
     _append(probe, _PROBE.format(n=1))
-    cache = ExtractCache(cache_dir)
-    cached_s, _ = _timed(lambda: build_graph([tree], options, cache=cache))
+    cached_s = run_process(cached, log_file=work / "build.log").wall_s
     say("update after one file changed")
     _append(probe, _PROBE.format(n=2))
     incremental_s, graph = _timed(builder.update)
@@ -326,45 +437,63 @@ def _build_figures(work: Path, files: Sequence[SourceFile], base: Path, options:
     target = work / "graph.json"
     save_s, _ = _timed(lambda: save_graph(graph, target))
     load_s, loaded = _timed(lambda: load_graph(target))
-    return {
+    build_s = figures["build_s"]
+    figures.update({
         "functions": stats["functions"],
         "call_edges": sum(stats["call_edges"].values()),
         "tags": stats["tags"],
-        "parse_only_runs_s": tuple(_round(t) for t in parse_runs),
-        "build_runs_s": tuple(_round(t) for t in build_runs),
-        "parse_only_s": _round(parse_s),
-        "build_s": _round(build_s),
-        "build_over_parse": _round(build_s / parse_s if parse_s else 0.0),
         "incremental_s": _round(incremental_s),
         "incremental_over_build": _round(incremental_s / build_s if build_s else 0.0),
         "incremental_parsed": len(update.changed) + len(update.added) if update else 0,
-        "cached_rebuild_s": _round(cached_s),
+        "cached_rebuild_s": cached_s,
         "cached_rebuild_over_build": _round(cached_s / build_s if build_s else 0.0),
         "save_s": _round(save_s),
         "load_s": _round(load_s),
-        "graph_bytes": target.stat().st_size,
         "index_bytes": index_path(target).stat().st_size,
-    }, loaded
+    })
+    return figures, loaded
 
 
-def _cold_builds(files: Sequence[SourceFile], tree: Path, work: Path, options: BuildOptions,
-                 repeat: int, say: Log) -> tuple[list[float], list[float], GraphBuilder, Path]:
-    """``repeat`` parse-only passes and cold builds, in turn; the last builder and its cache."""
-    parse_runs: list[float] = []
-    build_runs: list[float] = []
-    last: GraphBuilder | None = None
-    cache_dir = work
+def _build_command(tree: Path, output: Path, options: BuildOptions,
+                   cache: Path | None = None) -> list[str]:
+    """``sgkr build`` of ``tree`` into ``output`` as ``options`` say, with ``cache`` or none."""
+    return [sys.executable, "-m", "sgkr", "build", str(tree), "-o", str(output), "--quiet",
+            *(["--cache", str(cache)] if cache is not None else ["--no-cache"]),
+            "--infer-tags" if options.infer_tags else "--no-infer-tags",
+            *(["--jobs", str(options.jobs)] if options.jobs is not None else [])]
+
+
+def _cold_builds(build: list[str], parse: list[str], work: Path, repeat: int,
+                 say: Log) -> dict[str, Any]:
+    """``repeat`` parse-only processes and cold ``sgkr build`` processes, in turn; their
+    medians and the medians of the pairs' ratios."""
+    parses: list[ProcessRun] = []
+    builds: list[ProcessRun] = []
     for run in range(1, repeat + 1):
-        say(f"parse only: {len(files)} files (run {run} of {repeat})")
-        parse_runs.append(_parse_only(files))
-        say(f"cold build (run {run} of {repeat})")
-        last = None  # the previous run's graph is let go before this build,
-        gc.collect()  # with the reference cycles of its networkx views
-        cache_dir = work / f"cache-{run}"  # empty: the build is cold
-        last = GraphBuilder([tree], options, cache=cache_dir)
-        build_runs.append(_timed(last.build)[0])
-    assert last is not None
-    return parse_runs, build_runs, last, cache_dir
+        say(f"parse-only process (run {run} of {repeat})")
+        parses.append(run_process(parse, log_file=work / "parse.log"))
+        say(f"sgkr build process (run {run} of {repeat})")
+        builds.append(run_process(build, log_file=work / "build.log"))
+
+    def median(runs: list[ProcessRun], field: str) -> float:
+        return _round(statistics.median(getattr(r, field) for r in runs))
+
+    def ratio(field: str) -> float:
+        return _round(statistics.median(
+            getattr(b, field) / getattr(p, field) if getattr(p, field) else 0.0
+            for p, b in zip(parses, builds, strict=True)))
+
+    return {
+        "parse_only_runs_s": tuple(r.wall_s for r in parses),
+        "build_runs_s": tuple(r.wall_s for r in builds),
+        "parse_only_s": median(parses, "wall_s"), "build_s": median(builds, "wall_s"),
+        "build_over_parse": ratio("wall_s"),
+        "parse_only_cpu_s": median(parses, "cpu_s"), "build_cpu_s": median(builds, "cpu_s"),
+        "build_cpu_over_parse": ratio("cpu_s"),
+        "parse_only_peak_mb": median(parses, "peak_mb"),
+        "build_peak_mb": median(builds, "peak_mb"),
+        "build_peak_over_parse": ratio("peak_mb"),
+    }
 
 
 def make_questions(graph: KnowledgeGraph, count: int, *, seed: int = 0) -> list[str]:
@@ -408,13 +537,6 @@ def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, -(-len(ordered) * q // 100))
     return ordered[min(len(ordered), int(rank)) - 1]
-
-
-def _parse_only(files: Sequence[SourceFile]) -> float:
-    started = time.perf_counter()
-    for file in files:
-        parse_only(file.text)
-    return time.perf_counter() - started
 
 
 def _append(path: Path, text: str) -> None:
@@ -475,10 +597,7 @@ def _peak_rss_mb() -> float:
         import resource
     except ImportError:  # not on Windows
         return 0.0
-    scale = 1024 * 1024 if sys.platform == "darwin" else 1024
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(own, workers) / scale
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / _RSS_SCALE
 
 
 def _round(value: float, digits: int = 4) -> float:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sgkr import KnowledgeGraph, build_graph
 from sgkr.errors import SourceError
 from sgkr.ingest.facts import extract_source
-from sgkr.ingest.notebook import notebook_code
+from sgkr.ingest.notebook import is_help, is_magic, notebook_code
 
 from ..conftest import PAYMENTS
 
@@ -238,3 +241,16 @@ def test_m6_a_notebook_of_many_cells_is_read_in_linear_time() -> None:
         "f19999", 20_001, 1, 2)
     first = next(d for d in module.definitions if d.name == "f0")
     assert first.comment == "About f." and first.span.cell == 2
+
+
+# IPython's lines as the notebook reader once told them, by pattern: a reference only.
+_MAGIC_PATTERN = re.compile(r"\s*(?:[\w.]+\s*=\s*)?(?:%%?[A-Za-z_]|!(?!=))")
+_HELP_PATTERN = re.compile(r"\s*(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*$")
+_LINE_PIECES = st.sampled_from([" ", "\t", "\u3000", "%", "%%", "!", "!=", "=", "?", "??", "x",
+                                "pd.read", "_", "é", "1", "time", " = ", "\r", "-"])
+
+
+@given(st.lists(_LINE_PIECES, max_size=8).map("".join))
+def test_magic_and_help_lines_are_told_as_ipython_writes_them(line: str) -> None:
+    assert is_magic(line) == bool(_MAGIC_PATTERN.match(line))
+    assert is_help(line) == bool(_HELP_PATTERN.match(line))

@@ -87,6 +87,7 @@ def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
         raise SourceError(f"found no Python source to read in {plan.where}")
     modules, _ = extract_files([(f.path, f.text) for f in files], jobs=options.jobs,
                                cache=options.cache, progress=progress)
+    del files  # the texts are not needed past extraction: let them go before assembly
     if progress is not None:  # one step: calls resolved, knowledge and tags attached
         progress("assemble", 0, 1)
     graph = Assembly.add(plan, modules, problems, started=started).graph

@@ -414,7 +414,8 @@ class KnowledgeGraph:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write graph.json atomically (a crash never leaves a half-written file)."""
-        jsonfile.write_document(self.to_dict(), path)
+        jsonfile.write_graph(self.meta, sorted(self.records(), key=_by_id), self.edge_rows(),
+                             path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *,

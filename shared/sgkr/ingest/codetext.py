@@ -12,8 +12,6 @@ Examples
 
 from __future__ import annotations
 
-import re
-
 from tree_sitter import Node
 
 from .syntax import Source
@@ -23,12 +21,8 @@ __all__ = ["docstring_of", "module_docstring", "comment_above", "clean_docstring
 
 # First bytes of a string literal: a quote or a prefix letter (a keyword may start so too).
 _STRING_STARTS = frozenset(bytes([c]) for c in b"\"'rRuUbBfF")
-# The margin of each line holding more than spaces and tabs; lines of only spaces and tabs.
-_INDENTS = re.compile(r"^([ \t]*)(?=[^ \t\n])", re.MULTILINE)
-_BLANK_LINE = re.compile(r"^[ \t]+$", re.MULTILINE)
-# Compiled once per margin width: the widths met in real code are few.
-_SHORT_OF: dict[int, re.Pattern[str]] = {}
-_CUT: dict[int, re.Pattern[str]] = {}
+# What a blank line may hold, and what a margin is made of.
+_BLANKS = " \t"
 
 
 def code_of(source: Source, node: Node) -> str:
@@ -129,53 +123,52 @@ def dedent_at(text: str, column: int) -> str:
     The same as ``dedent(" " * column + text).strip("\\n")`` (for one line,
     without the margin), but when every line of the node keeps the margin of its
     first line, as the lines of a definition nearly always do, the margin is
-    removed with one ``str.replace`` after one regex scan that finds no line
-    short of it.
+    removed with one ``str.replace`` once no line is found short of it.
+
+    Examples
+    --------
+    >>> dedent_at("def f():\\n        return 1\\n    \\n", 4)
+    'def f():\\n    return 1'
     """
     if not text or text[0] in " \t\n":
         return dedent(" " * column + text if "\n" in text else text).strip("\n")
     if "\n" not in text:  # one line, starting with code: nothing to dedent or trim
         return text
     if column:
-        if _short_of(column).search(text):
-            return dedent(" " * column + text).strip("\n")
-        text = text.replace("\n" + " " * column, "\n")
-    if " \n" in text or "\t\n" in text or text[-1] in " \t":
-        text = _BLANK_LINE.sub("", text)
+        margin = " " * column
+        lines = text.split("\n")
+        if any(not line.startswith(margin) and line.strip(_BLANKS) for line in lines[1:]):
+            return dedent(margin + text).strip("\n")
+        text = text.replace("\n" + margin, "\n")
+    if " \n" in text or "\t\n" in text or text[-1] in _BLANKS:
+        text = "\n".join([line if line.strip(_BLANKS) else "" for line in text.split("\n")])
     return text.strip("\n")
 
 
-def _short_of(column: int) -> re.Pattern[str]:
-    """A line that is not blank and does not start with ``column`` spaces."""
-    pattern = _SHORT_OF.get(column)
-    if pattern is None:
-        pattern = _SHORT_OF[column] = re.compile(f"\n(?! {{{column}}})(?![ \t]*(?:\n|\\Z))")
-    return pattern
-
-
-def _cut(width: int) -> re.Pattern[str]:
-    """The first ``width`` spaces or tabs of every line."""
-    pattern = _CUT.get(width)
-    if pattern is None:
-        pattern = _CUT[width] = re.compile(f"^[ \t]{{{width}}}", re.MULTILINE)
-    return pattern
-
-
 def dedent(text: str) -> str:
-    """:func:`textwrap.dedent`, in linear time, with the line work done by regexes in C.
+    """:func:`textwrap.dedent`, in linear time: one pass over the lines.
 
     textwrap compiles a regular expression of the common margin on every call,
     which costs seconds per call on the margins of deeply nested code. Lines
     of spaces and tabs only are emptied and do not count towards the margin.
+
+    Examples
+    --------
+    >>> dedent("    a = 1\\n  \\n        b = 2\\n")
+    'a = 1\\n\\n    b = 2\\n'
     """
-    indents = _INDENTS.findall(text)
-    text = _BLANK_LINE.sub("", text)
-    if not indents:
-        return text
-    cut = _common_length(indents)
-    if not cut:
-        return text
-    return _cut(cut).sub("", text)
+    lines = text.split("\n")
+    margins: list[str] = []
+    for index, line in enumerate(lines):
+        rest = line.lstrip(_BLANKS)
+        if rest:
+            margins.append(line[: len(line) - len(rest)])
+        elif line:
+            lines[index] = ""
+    cut = _common_length(margins) if margins else 0
+    if cut:
+        lines = [line[cut:] for line in lines]
+    return "\n".join(lines)
 
 
 def _common_length(strings: list[str]) -> int:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
+import string
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -34,7 +34,7 @@ from typing import Any
 from .files import parse_json
 
 __all__ = ["NOTEBOOK_SUFFIX", "NOTEBOOK_READ_FACTOR", "NotebookCode", "CodeCell", "notebook_code",
-           "without_outputs"]
+           "without_outputs", "is_magic", "is_help"]
 
 NOTEBOOK_SUFFIX = ".ipynb"
 #: A notebook is read up to this many times the file size limit; the limit
@@ -42,11 +42,7 @@ NOTEBOOK_SUFFIX = ".ipynb"
 NOTEBOOK_READ_FACTOR = 10
 # Cell magics whose body is Python: the magic line alone is left out.
 _PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
-# A magic or shell line, alone or assigned (``files = !ls``, ``t = %timeit -o f()``).
-# A ``%`` not followed by a name is the modulo operator on a continued line.
-_MAGIC = re.compile(r"\s*(?:[\w.]+\s*=\s*)?(?:%%?[A-Za-z_]|!(?!=))")
-# IPython's help: ``pd.read_csv?``, ``??fee``.
-_HELP = re.compile(r"\s*(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*$")
+_MAGIC_NAME_STARTS = frozenset(string.ascii_letters + "_")
 
 
 @dataclass(frozen=True)
@@ -174,4 +170,54 @@ def _python_lines(source: str) -> list[str]:
         name = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
         if name not in _PYTHON_CELL_MAGICS:
             return [""] * len(lines)
-    return ["" if _MAGIC.match(line) or _HELP.match(line) else line for line in lines]
+    return ["" if is_magic(line) or is_help(line) else line for line in lines]
+
+
+def is_magic(line: str) -> bool:
+    """Whether a line is an IPython magic or shell line, alone or assigned.
+
+    A ``%`` not followed by a name is the modulo operator on a continued line.
+
+    Examples
+    --------
+    >>> is_magic("files = !ls"), is_magic("  %timeit f()"), is_magic("x = a % b")
+    (True, True, False)
+    """
+    rest = line.lstrip()
+    if _opens_magic(rest):
+        return True
+    end = 0
+    while end < len(rest) and _is_name_char(rest[end]):
+        end += 1
+    after = rest[end:].lstrip()
+    return end > 0 and after.startswith("=") and _opens_magic(after[1:].lstrip())
+
+
+def is_help(line: str) -> bool:
+    """Whether a line is IPython's help on a name: ``pd.read_csv?``, ``??fee``.
+
+    Examples
+    --------
+    >>> is_help("pd.read_csv?"), is_help(" ??fee "), is_help("x = y?")
+    (True, True, False)
+    """
+    core = line.strip()
+    if core.startswith("?"):
+        name = core[2:] if core.startswith("??") else core[1:]
+    else:
+        name = core[:-2] if core.endswith("??") else core[:-1] if core.endswith("?") else ""
+    return bool(name) and all(map(_is_name_char, name))
+
+
+def _opens_magic(text: str) -> bool:
+    """Whether ``text`` opens with ``%name``, ``%%name`` or ``!`` (not ``!=``)."""
+    if text.startswith("!"):
+        return text[1:2] != "="
+    if not text.startswith("%"):
+        return False
+    name = text[2:3] if text.startswith("%%") else text[1:2]
+    return name in _MAGIC_NAME_STARTS
+
+
+def _is_name_char(char: str) -> bool:
+    return char.isalnum() or char in "_."

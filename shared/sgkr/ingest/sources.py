@@ -1,12 +1,10 @@
 """Finding and reading the Python files of a build, reporting what cannot be read.
 
 Folders are walked for ``*.py`` files and Jupyter notebooks (``*.ipynb``,
-read by :mod:`sgkr.ingest.notebook`); symlinks that loop or lead outside the
-tree are skipped, and so are what ``.gitignore`` files ignore, virtual
-environments, ``node_modules`` and build folders (see :mod:`sgkr.ingest.ignore`),
-unless given by name. Each file
-is decoded by its BOM or PEP 263 coding line, else as UTF-8; binary, empty,
-oversized and undecodable files are skipped with a :class:`~sgkr.records.Problem`.
+read by :mod:`sgkr.ingest.notebook`) by :mod:`sgkr.ingest.walk`, which says what
+it skips and why. Each file is decoded by :mod:`sgkr.ingest.decode` (BOM, PEP 263
+coding line, else UTF-8); binary, empty, oversized and undecodable files are
+skipped with a :class:`~sgkr.records.Problem`.
 
 Examples
 --------
@@ -17,19 +15,17 @@ Examples
 
 from __future__ import annotations
 
-import codecs
-import fnmatch
 import os
-import re
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InvalidArgumentError, SourceError
 from ..records import Problem
+from .decode import SOURCE_ENCODINGS, decode_source, decoded, is_text, shown_path
 from .files import FileRefused, read_file, roots_of
-from .ignore import GITIGNORE_MAX_BYTES, IgnoreRules, left_out_folder, silently_skipped
 from .notebook import NOTEBOOK_READ_FACTOR, without_outputs
+from .walk import SOURCE_SUFFIXES, list_sources
 
 __all__ = [
     "SourceFile",
@@ -48,33 +44,11 @@ __all__ = [
     "check_max_file_bytes",
     "DEFAULT_MAX_FILE_BYTES",
     "SOURCE_ENCODINGS",
+    "SOURCE_SUFFIXES",
 ]
 
 SourceInput = str | os.PathLike[str] | tuple[str, str]
 DEFAULT_MAX_FILE_BYTES = 5_000_000
-#: The suffixes of the files a folder's walk reads.
-SOURCE_SUFFIXES = (".py", ".ipynb")
-_GITIGNORED = "ignored by .gitignore"
-_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
-#: The encodings a coding line may name (their canonical names): Unicode, the
-#: single-byte code pages and the East Asian multi-byte ones, each decoded in
-#: time linear in the file. Others (``punycode``, quadratic: a 400 KB file took
-#: 8 s; ``idna``, ``utf-7``, ``unicode_escape``; ``rot13``, ``zlib``, which are
-#: not text encodings) are refused.
-SOURCE_ENCODINGS = frozenset({
-    "utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
-    "utf-32-be", "ascii", "cp037", "cp1006", "cp1026", "cp1125", "cp1140", "cp273", "cp424",
-    "cp437", "cp500", "cp720", "cp737", "cp775", "cp850", "cp852", "cp855", "cp856", "cp857",
-    "cp858", "cp860", "cp861", "cp862", "cp863", "cp864", "cp865", "cp866", "cp869", "cp874",
-    "cp875", "cp932", "cp949", "cp950", *(f"cp125{i}" for i in range(9)),
-    *(f"iso8859-{i}" for i in (*range(1, 12), 13, 14, 15, 16)), "koi8-r", "koi8-t", "koi8-u",
-    "kz1048", "ptcp154", "tis-620", "hp-roman8", "mac-arabic", "mac-croatian", "mac-cyrillic",
-    "mac-farsi", "mac-greek", "mac-iceland", "mac-latin2", "mac-roman", "mac-romanian",
-    "mac-turkish", "big5", "big5hkscs", "euc_jis_2004", "euc_jisx0213", "euc_jp", "euc_kr",
-    "gb18030", "gb2312", "gbk", "hz", "iso2022_jp", "iso2022_jp_1", "iso2022_jp_2",
-    "iso2022_jp_2004", "iso2022_jp_3", "iso2022_jp_ext", "iso2022_kr", "johab", "shift_jis",
-    "shift_jis_2004", "shift_jisx0213",
-})
 
 
 @dataclass(frozen=True)
@@ -114,52 +88,6 @@ def module_name(path: str) -> str:
     else:
         parts[-1] = last
     return ".".join(p for p in parts if p and p != ".")
-
-
-def decode_source(data: bytes) -> str:
-    """Decode Python source bytes by BOM, PEP 263 coding line, or UTF-8.
-
-    Raises
-    ------
-    UnicodeError, LookupError
-        When the bytes are not text in the declared or default encoding, or the
-        coding line names an encoding not in :data:`SOURCE_ENCODINGS`.
-
-    Examples
-    --------
-    >>> decode_source(b"# coding: latin-1\\nx = '\\xe9'\\n")[-4:]
-    "'é'\\n"
-    >>> decode_source(b"# coding: punycode\\nx = 1\\n")
-    Traceback (most recent call last):
-    ...
-    LookupError: coding 'punycode' is not a source encoding SGKR reads
-    """
-    if data.startswith(codecs.BOM_UTF8):
-        return data[len(codecs.BOM_UTF8) :].decode("utf-8")
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16")
-    for line in data.split(b"\n", 2)[:2]:
-        found = _CODING.match(line)
-        if found:
-            return data.decode(_source_encoding(found.group(1).decode("ascii")))
-    return data.decode("utf-8")
-
-
-def _source_encoding(name: str) -> str:
-    """The canonical name of the encoding a coding line names, if it is one SGKR reads.
-
-    Emacs' ``utf-8-unix`` and ``latin-1-dos`` are read as Python reads them.
-    """
-    low = name.lower().replace("_", "-")
-    if low.startswith(("utf-8-", "latin-1-", "iso-8859-1-", "iso-latin-1-")):
-        name = "utf-8" if low.startswith("utf-8") else "iso-8859-1"
-    try:
-        canonical = codecs.lookup(name).name
-    except LookupError:
-        raise LookupError(f"unknown encoding {name!r} in the coding line") from None
-    if canonical not in SOURCE_ENCODINGS:
-        raise LookupError(f"coding {name!r} is not a source encoding SGKR reads")
-    return canonical
 
 
 def common_root(paths: Sequence[Path]) -> Path:
@@ -220,7 +148,15 @@ def read_sources(
     found, walk_problems = list_sources(disk, base, exclude=exclude, skip=files,
                                         gitignore=gitignore)
     problems.extend(walk_problems)
-    roots = roots_of(disk)
+    _read_found(found, roots_of(disk), max_file_bytes, progress, files, problems)
+    return [files[k] for k in sorted(files)], problems
+
+
+def _read_found(found: Sequence[tuple[Path, str]], roots: Sequence[str], max_file_bytes: int,
+                progress: Callable[[str, int, int], None] | None,
+                files: dict[str, SourceFile], problems: list[Problem]) -> None:
+    """Read the listed files into ``files`` by relative path; what is skipped into
+    ``problems``."""
     for done, (path, rel) in enumerate(found):
         if progress is not None and done % 100 == 0:
             progress("read", done, len(found))
@@ -231,7 +167,6 @@ def read_sources(
             files[rel] = SourceFile(rel, text)
     if progress is not None and found:
         progress("read", len(found), len(found))
-    return [files[k] for k in sorted(files)], problems
 
 
 def split_sources(sources: Iterable[SourceInput]) -> tuple[list[tuple[str, str]], list[Path]]:
@@ -281,7 +216,7 @@ def memory_files(memory: list[tuple[str, str]]) -> tuple[dict[str, SourceFile], 
     problems: list[Problem] = []
     for name, content in memory:
         rel = name.replace("\\", "/")
-        if not (_is_text(rel) and _is_text(content)):
+        if not (is_text(rel) and is_text(content)):
             problems.append(Problem(shown_path(rel), "not Unicode text (a lone surrogate)"))
             continue
         files[rel] = SourceFile(rel, content)
@@ -313,176 +248,6 @@ def check_patterns(exclude: object) -> tuple[str, ...]:
     return patterns
 
 
-def list_sources(
-    paths: Sequence[Path],
-    base: Path,
-    *,
-    exclude: Sequence[str] = (),
-    skip: Container[str] = (),
-    gitignore: bool = True,
-) -> tuple[list[tuple[Path, str]], list[Problem]]:
-    """The Python files under ``paths``, without reading them.
-
-    Parameters
-    ----------
-    paths
-        Existing files and folders.
-    base
-        The resolved folder relative paths are taken from.
-    exclude
-        Glob patterns, as in :func:`read_sources`.
-    skip
-        Relative paths to leave out (files given in memory).
-    gitignore
-        As in :func:`read_sources`.
-
-    Returns
-    -------
-    files, problems
-        ``(path, relative path)`` of each file, each once, in walk order, and
-        the folders and links skipped, with reasons.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "m.py").write_text("x = 1\\n")
-    >>> [rel for _, rel in list_sources([folder], folder.resolve())[0]]
-    ['m.py']
-    """
-    found: list[tuple[Path, str]] = []
-    problems: list[Problem] = []
-    seen: set[str] = set()
-    for path in paths:
-        for item, where in _walk(path, base, exclude, gitignore):
-            if isinstance(where, Problem):
-                problems.append(where)
-            elif where not in skip and where not in seen:
-                seen.add(where)
-                found.append((item, where))
-    return found, _unless_named(problems, paths, base)
-
-
-def _unless_named(problems: list[Problem], paths: Sequence[Path], base: Path) -> list[Problem]:
-    """Without the folders left out of one walk that hold a path given by name."""
-    named = [_relative(p, base) for p in paths]
-    return [p for p in problems
-            if not (p.reason == _GITIGNORED or p.reason.endswith(" left out"))
-            or not any(n == p.file or n.startswith(p.file + "/") for n in named)]
-
-
-def _excluded(rel: str, patterns: Sequence[str]) -> bool:
-    if not patterns:
-        return False
-    parts = rel.rstrip("/").split("/")
-    folders = parts if rel.endswith("/") else parts[:-1]
-    path = rel.rstrip("/")
-    return any(
-        fnmatch.fnmatchcase(path, p) or any(fnmatch.fnmatchcase(d, p) for d in folders)
-        for p in patterns
-    )
-
-
-def _relative(path: Path, base: Path) -> str:
-    try:
-        return path.resolve().relative_to(base).as_posix()
-    except ValueError:
-        return Path(os.path.relpath(path.resolve(), base)).as_posix()
-
-
-def _walk(start: Path, base: Path, exclude: Sequence[str], gitignore: bool = True,
-          ) -> Iterable[tuple[Path, str | Problem]]:
-    """Yield (file, relative path) for each Python file, or (folder, Problem) for a skip."""
-    if not start.is_dir():
-        yield start, _relative(start, base)
-        return
-    top = start.resolve()
-    seen = {top}
-    files_seen: set[Path] = set()
-    # (folder, its real path, relative path, the .gitignore rules above it): a real path
-    # is resolved only through links.
-    stack = [(top, top, _relative(top, base), IgnoreRules())]
-    while stack:
-        folder, real_folder, rel_folder, rules = stack.pop()
-        prefix = "" if rel_folder in ("", ".") else rel_folder + "/"
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError as exc:
-            yield folder, Problem(rel_folder, f"folder not readable: {exc.strerror}")
-            continue
-        if folder is not top:
-            reason = left_out_folder(folder.name, {e.name for e in entries})
-            if reason is not None:
-                yield folder, Problem(rel_folder, reason)
-                continue
-        if gitignore:
-            rules, problem = _with_gitignore(rules, entries, prefix)
-            if problem is not None:
-                yield folder, problem
-        subdirs: list[tuple[Path, Path, str, IgnoreRules]] = []
-        for entry in entries:
-            rel = prefix + entry.name
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if silently_skipped(entry.name) or _excluded(rel + "/", exclude):
-                    continue
-                path = Path(entry.path)
-                if rules.ignored(rel, is_dir=True):
-                    yield path, Problem(rel, _GITIGNORED)
-                    continue
-                link = entry.is_symlink()
-                real = path.resolve() if link else real_folder / entry.name
-                if link and (
-                        real in seen or real in top.parents or top not in (real, *real.parents)):
-                    yield path, Problem(rel, "symlink to a folder outside or in a loop")
-                    continue
-                seen.add(real)
-                subdirs.append((path, real, rel, rules))
-            elif entry.name.endswith(SOURCE_SUFFIXES) and not _excluded(rel, exclude):
-                found = _source_entry(entry, rel, rules, real_folder, files_seen)
-                if found is not None:
-                    yield found
-        stack.extend(reversed(subdirs))
-
-
-def _source_entry(entry: os.DirEntry[str], rel: str, rules: IgnoreRules, real_folder: Path,
-                  files_seen: set[Path]) -> tuple[Path, str | Problem] | None:
-    """(file, relative path) of a source file met while walking, (file, Problem) for a
-    skip, or None for a file already met through another path."""
-    if rules.ignored(rel, is_dir=False):
-        return Path(entry.path), Problem(rel, _GITIGNORED)
-    link = entry.is_symlink()
-    if link and not os.path.exists(entry.path):
-        return Path(entry.path), Problem(rel, "broken symlink")
-    # A file reached twice (through a symlinked folder) is read once.
-    real = Path(entry.path).resolve() if link else real_folder / entry.name
-    if real in files_seen:
-        return None
-    files_seen.add(real)
-    return Path(entry.path), rel
-
-
-def _with_gitignore(rules: IgnoreRules, entries: Sequence[os.DirEntry[str]], prefix: str,
-                    ) -> tuple[IgnoreRules, Problem | None]:
-    """``rules`` and those of the folder's ``.gitignore``, if it has one that is a regular file."""
-    entry = next((e for e in entries if e.name == ".gitignore"), None)
-    if entry is None or not entry.is_file(follow_symlinks=False):
-        return rules, None
-    rel = prefix + entry.name
-    try:
-        data = read_file(entry.path, GITIGNORE_MAX_BYTES)
-        return rules.with_gitignore(prefix, data.decode("utf-8", "replace").splitlines()), None
-    except FileRefused as exc:
-        return rules, Problem(rel, f"not applied: {exc}")
-    except OSError as exc:
-        return rules, Problem(rel, f"not applied: not readable: {exc.strerror or exc}")
-    except ValueError as exc:
-        return rules, Problem(rel, f"not applied: {exc}")
-
-
 def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, *,
                 roots: Sequence[str] | None = None) -> tuple[str | None, Problem | None]:
     """Read and decode one file: its text, or the problem that makes it skipped.
@@ -501,7 +266,7 @@ def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYT
     >>> read_source(empty, "e.py")
     (None, Problem(file='e.py', reason='empty file', kind='skipped', line=None))
     """
-    if not _is_text(rel):
+    if not is_text(rel):
         return None, Problem(shown_path(rel), "file name is not UTF-8")
     if roots is None:
         roots = roots_of([path.parent])
@@ -528,38 +293,3 @@ def _without_outputs(text: str, rel: str,
         return None, Problem(rel, f"notebook too large without its outputs "
                                   f"({size} bytes > {max_file_bytes})")
     return slim, None
-
-
-def decoded(data: bytes, rel: str) -> tuple[str | None, Problem | None]:
-    """The text of a source file's bytes, or the problem that makes it skipped."""
-    if not data.strip():
-        return None, Problem(rel, "empty file")
-    try:
-        text = decode_source(data)
-    except (UnicodeError, LookupError) as exc:
-        return None, Problem(rel, f"not decodable as text: {exc}")
-    if "\x00" in text:
-        return None, Problem(rel, "binary file (NUL bytes)")
-    if not _is_text(text):
-        return None, Problem(rel, "not Unicode text (a lone surrogate)")
-    return text, None
-
-
-def shown_path(rel: str) -> str:
-    """``rel`` with bytes that are not UTF-8 (kept as surrogates by the OS layer) as U+FFFD."""
-    if _is_text(rel):
-        return rel
-    try:
-        return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    except UnicodeEncodeError:  # a surrogate that stands for no byte
-        return rel.encode("utf-8", "replace").decode("utf-8")
-
-
-def _is_text(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
