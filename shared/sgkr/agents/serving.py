@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..retrieval.retriever import Retriever
-from ..stores import GraphReader, GraphStore, MemoryStore, NamesReader, listed_phrases
+from ..stores import GraphReader, GraphStore, MemoryStore, NamesReader, listed_phrases, version_of
 from .answer import graph_summary
 from .names import NameTable
 
@@ -95,7 +95,7 @@ class Snapshot:
 
     def version(self, reader: GraphReader) -> str:
         """This snapshot and the version of the graph ``reader`` reads (a store's changes)."""
-        return f"{self.token}:{getattr(reader, 'version', '')}"
+        return f"{self.token}:{version_of(reader)}"
 
     def names(self, reader: GraphReader | None = None) -> NameTable:
         """The names of the graph ``reader`` reads (default: the current version)."""
@@ -103,7 +103,7 @@ class Snapshot:
         if names is not None and isinstance(self.retriever.store, MemoryStore):
             return names[1]
         reader = reader or self.reader
-        seen = str(getattr(reader, "version", ""))
+        seen = version_of(reader)
         if names is None or names[0] != seen:
             if not isinstance(reader, NamesReader):
                 raise InvalidArgumentError(
@@ -121,7 +121,7 @@ class Snapshot:
         count, called = (getattr(reader, name, None) for name in ("function_count",
                                                                   "most_called"))
         labels = {t.label for tags in (listed_phrases(reader) or {}).values() for t in tags}
-        return {"store": store.url, "version": str(getattr(reader, "version", "")),
+        return {"store": store.url, "version": version_of(reader),
                 "functions": count() if callable(count) else None,
                 "most_called": [{"id": i} for i in called(10)] if callable(called) else [],
                 "tag_labels": sorted(labels)}

@@ -22,12 +22,22 @@ from typing import Any
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..masking import mask_url
-from .base import GraphReader, GraphStore, NamesReader, NodeKind, RankingReader, Side, TagInfo
+from .base import (
+    GraphReader,
+    GraphStore,
+    NamesReader,
+    NodeKind,
+    PhrasesReader,
+    RankingReader,
+    Side,
+    TagInfo,
+    VersionedReader,
+)
 from .memory import MemoryStore
 
 __all__ = ["GraphStore", "GraphReader", "NamesReader", "RankingReader", "TagInfo", "NodeKind",
            "Side", "MemoryStore", "as_store", "as_reader", "listed_phrases", "open_store",
-           "is_store_url"]
+           "is_store_url", "PhrasesReader", "VersionedReader", "version_of"]
 
 #: What a URL starts with (RFC 3986): a file path never does.
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -64,11 +74,23 @@ def as_reader(source: KnowledgeGraph | GraphReader) -> GraphReader:
 def listed_phrases(reader: GraphReader) -> dict[str, list[TagInfo]] | None:
     """Every tag phrase of ``reader`` and its tags; ``None`` if the store lists none.
 
-    ``phrases`` is optional in the :class:`GraphReader` protocol: both built-in
-    stores have it, a store of one's own may not.
+    Listing them is optional (:class:`PhrasesReader`): both built-in stores do,
+    a store of one's own may not.
     """
-    phrases = getattr(reader, "phrases", None)
-    return phrases() if callable(phrases) else None
+    return reader.phrases() if isinstance(reader, PhrasesReader) else None
+
+
+def version_of(reader: GraphReader) -> str:
+    """The version of the graph ``reader`` reads (:class:`VersionedReader`), ``""`` if its
+    store keeps one version only (a graph in memory).
+
+    Examples
+    --------
+    >>> from sgkr.graph import KnowledgeGraph
+    >>> version_of(as_reader(KnowledgeGraph()))
+    ''
+    """
+    return reader.version if isinstance(reader, VersionedReader) else ""
 
 
 def open_store(url: str, **options: Any) -> GraphStore:

@@ -34,7 +34,7 @@ from typing import Literal, Protocol, runtime_checkable
 from ..records import EdgeType, FunctionNode, Resolution, Role
 
 __all__ = ["GraphStore", "GraphReader", "NamesReader", "RankingReader", "TagInfo", "NodeKind",
-           "Side", "Path", "FunctionName", "EdgeKind"]
+           "Side", "Path", "FunctionName", "EdgeKind", "PhrasesReader", "VersionedReader"]
 
 #: What a node is: ``tag``, or the kind of a function node.
 NodeKind = Literal["tag", "function", "method", "module"]
@@ -173,3 +173,21 @@ class GraphStore(Protocol):
     def reader(self) -> GraphReader:
         """The current version of the graph, for one question."""
         ...
+
+
+@runtime_checkable
+class PhrasesReader(GraphReader, Protocol):
+    """A reader that lists its whole tag vocabulary at once (both built-in stores), for
+    the matchers that compare a question with every tag phrase."""
+
+    def phrases(self) -> dict[str, list[TagInfo]]:
+        """Every folded phrase of a tag label or alias, with the tags it names."""
+        ...
+
+
+@runtime_checkable
+class VersionedReader(GraphReader, Protocol):
+    """A reader of one version among those a store keeps (FalkorDB's: a push writes the
+    next while questions read the current one); a graph in memory has one version."""
+
+    version: str
