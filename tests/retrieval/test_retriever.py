@@ -337,3 +337,19 @@ def test_specific_tags_seed_the_walk_more(weights: tuple[float, float], first: s
     g.meta["curated_tags"] = False  # inferred tags seed the walk, no path between them
     r = Retriever(g, k=1, lexical=False)
     assert [d.name for d in r.retrieve("the rate and the fee").documents] == [first]
+
+
+def test_prepare_makes_every_table_the_first_question_reads(
+        payments_graph: KnowledgeGraph, monkeypatch: pytest.MonkeyPatch) -> None:
+    # What prepare() makes is not made again: the first question costs no more than the next.
+    import sgkr.algorithms.lexical
+
+    retriever = Retriever(payments_graph)
+    retriever.prepare()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a table was made while answering")
+
+    monkeypatch.setattr(sgkr.algorithms.lexical.LexicalIndex, "length_of", refuse)
+    monkeypatch.setattr(sgkr.algorithms.lexical, "LexicalIndex", refuse)
+    assert retriever.retrieve("Which helper reads the csv of category codes?").documents

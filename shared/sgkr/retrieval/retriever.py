@@ -256,6 +256,7 @@ class Retriever:
             self.store.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect",
                                paths=paths)
             self._tables.prepare(lexical=o.lexical and self._seeds is None)
+            self.store.callers_and_sizes(())  # the sizes table (from the lexical index)
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""
