@@ -26,7 +26,15 @@ from typing import Any
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..retrieval.retriever import Retriever
-from ..stores import GraphReader, GraphStore, MemoryStore, NamesReader, listed_phrases, version_of
+from ..stores import (
+    GraphReader,
+    GraphStore,
+    MemoryStore,
+    NamesReader,
+    RankingReader,
+    listed_phrases,
+    version_of,
+)
 from .answer import graph_summary
 from .names import NameTable
 
@@ -118,12 +126,12 @@ class Snapshot:
         if isinstance(store, MemoryStore):
             return graph_summary(store.graph)
         reader = store.reader()
-        count, called = (getattr(reader, name, None) for name in ("function_count",
-                                                                  "most_called"))
+        ranking = reader if isinstance(reader, RankingReader) else None
         labels = {t.label for tags in (listed_phrases(reader) or {}).values() for t in tags}
         return {"store": store.url, "version": version_of(reader),
-                "functions": count() if callable(count) else None,
-                "most_called": [{"id": i} for i in called(10)] if callable(called) else [],
+                "functions": ranking.function_count() if ranking is not None else None,
+                "most_called": [{"id": i} for i in ranking.most_called(10)]
+                if ranking is not None else [],
                 "tag_labels": sorted(labels)}
 
 
