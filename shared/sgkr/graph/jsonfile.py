@@ -181,7 +181,8 @@ def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write graph.json atomically, never through a symlink (:func:`sgkr.atomic.write_atomic`)."""
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
-    write_atomic(path, _dumps(doc))
+    head = {k: v for k, v in doc.items() if k not in ("nodes", "edges")}
+    write_atomic(path, _pieces(head, doc["nodes"], doc["edges"]))
 
 
 def write_graph(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
@@ -201,15 +202,19 @@ def write_graph(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNod
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
     head = {"schema_version": SCHEMA_VERSION, "meta": dict(sorted(meta.items()))}
-    write_atomic(path, _pieces(_ENCODE(head)[:-1], map(_node_object, records),
-                               map(_edge_object, rows)))
+    write_atomic(path, _pieces(head, map(_node_object, records), map(_edge_object, rows)))
 
 
-def _pieces(head: str, nodes: Iterable[dict[str, Any]],
+def _pieces(head: Mapping[str, Any], nodes: Iterable[dict[str, Any]],
             edges: Iterable[dict[str, Any]]) -> Iterator[str]:
-    """The text of :func:`_dumps`, in pieces of at most :data:`_LINES` nodes or edges."""
-    yield head
-    for opening, items in ((',\n"nodes":[\n', nodes), ('\n],\n"edges":[\n', edges)):
+    """graph.json's text: compact JSON, one node or edge a line (diffable), through the C
+    encoder, in pieces of at most :data:`_LINES` nodes or edges.
+
+    ``indent`` would make :mod:`json` fall back to its pure-Python encoder,
+    several times slower on a large graph.
+    """
+    yield _ENCODE(dict(head))[:-1] + ("," if head else "")
+    for opening, items in (('\n"nodes":[\n', nodes), ('\n],\n"edges":[\n', edges)):
         yield opening
         batch: list[str] = []
         first = True
@@ -227,20 +232,6 @@ _LINES = 500
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-def _dumps(doc: dict[str, Any]) -> str:
-    """Compact JSON, one node or edge a line (diffable), through the C encoder.
-
-    ``indent`` would make :mod:`json` fall back to its pure-Python encoder,
-    several times slower on a large graph.
-    """
-    head = {k: v for k, v in doc.items() if k not in ("nodes", "edges")}
-    parts = [_ENCODE(head)[:-1], ',\n"nodes":[\n', ",\n".join(map(_ENCODE, doc["nodes"])),
-             '\n],\n"edges":[\n', ",\n".join(map(_ENCODE, doc["edges"])), "\n]}\n"]
-    if not head:
-        parts[1] = parts[1][1:]
-    return "".join(parts)
 
 
 #: Where an item is, made into text only for an error: (file, "nodes" or "edges", index,
