@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 
 from ..records import ModuleExtract, Resolution
@@ -114,7 +115,10 @@ class CallResolver:
         self.flow = ValueFlow(self.tables, self.names)
         self.calls = CallSites(self.flow)
         self.parameters = ParameterFlow(self.calls)
-        self.flow.parameters = self.parameters
+        # The flow asks the parameters, which ask the call sites, which ask the flow: a
+        # weak link closes the loop, so a resolver no one holds is freed at once with the
+        # facts it reads, not at the next full collection.
+        self.flow.parameters = weakref.proxy(self.parameters)
         self.depends: dict[str, set[Read]] = {}
 
     @property
