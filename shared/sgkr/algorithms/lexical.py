@@ -29,10 +29,11 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import itertools
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -87,13 +88,21 @@ def fingerprint(nodes: Iterable[FunctionNode]) -> str:
     An index persisted for a graph is used only if the graph's functions still
     give the same fingerprint.
     """
-    parts: list[str] = []
-    for node in nodes:
-        parts += (node.id, "\0".join(s.file for s in node.sources), "\0".join(node.qualnames),
-                  node.knowledge, node.code)
-    digest = hashlib.blake2b(",".join(map(str, map(len, parts))).encode(), digest_size=16)
-    digest.update("\x1f".join(parts).encode("utf-8", "surrogatepass"))
+    nodes = list(nodes)
+    digest = hashlib.blake2b(",".join(str(len(part)) for part in _parts(nodes)).encode(),
+                             digest_size=16)
+    # The parts joined by "\x1f", hashed one after another: no copy of every text at once.
+    for n, part in enumerate(_parts(nodes)):
+        digest.update(part.encode("utf-8", "surrogatepass") if not n else
+                      b"\x1f" + part.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def _parts(nodes: Iterable[FunctionNode]) -> Iterator[str]:
+    """What :func:`fingerprint` hashes of each node, in order."""
+    for node in nodes:
+        yield from (node.id, "\0".join(s.file for s in node.sources), "\0".join(node.qualnames),
+                    node.knowledge, node.code)
 
 
 def indexed(graph: KnowledgeGraph) -> list[FunctionNode]:
@@ -127,9 +136,9 @@ class LexicalIndex:
         if not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
         nodes = indexed(graph)
-        documents = [function_document(f) for f in nodes]
+        # Each document is made as it is counted: the texts are never all held at once.
         words, indptr, indices, data = weighted_postings(
-            [[text for text, _ in documents], [name for _, name in documents]],
+            [(function_document(f)[0] for f in nodes), (function_document(f)[1] for f in nodes)],
             (1.0, NAME_WEIGHT))
         lengths = np.asarray([max(len(f.text), 1) for f in nodes], dtype=np.int64)
         self._set([f.id for f in nodes], words, indptr, indices, data, fingerprint(nodes),
@@ -282,10 +291,10 @@ def _check_k(k: object) -> None:
         raise InvalidArgumentError(f"k must be a positive integer, got {k!r}")
 
 
-def weighted_postings(fields: Sequence[Sequence[str]], weights: Sequence[float],
+def weighted_postings(fields: Sequence[Iterable[str]], weights: Sequence[float],
                       ) -> tuple[list[str], Offsets, Ints, Floats]:
-    """BM25 postings of documents given as fields: one list of texts per field, one text per
-    document in each, each field's scores times its weight, added up.
+    """BM25 postings of documents given as fields: one iterable of texts per field, one text
+    per document in each, each field's scores times its weight, added up.
 
     Returns the words, sorted, and their postings: ``indptr``, ``indices``
     (documents) and ``data`` (impacts), as :meth:`LexicalIndex.from_arrays` takes them.
@@ -297,31 +306,63 @@ def weighted_postings(fields: Sequence[Sequence[str]], weights: Sequence[float],
     (['fee', 'get'], [0, 2, 3], [0, 1, 0])
     """
     numbers: dict[str, int] = {}
-    parts = [_bm25(_frequencies(texts, numbers), len(texts), len(numbers), weight)
-             for texts, weight in zip(fields, weights, strict=True)]
-    documents = max(1, len(fields[0]) if fields else 0)
+    parts = []
+    documents = 1
+    for texts, weight in zip(fields, weights, strict=True):
+        found, count = _frequencies(texts, numbers)
+        parts.append(_bm25(found, count, len(numbers), weight))
+        documents = max(documents, count)
     words = sorted(numbers)
     rank = np.zeros(len(numbers), dtype=np.int64)
     rank[[numbers[w] for w in words]] = np.arange(len(words))
     keys = np.concatenate([rank[t] * documents + d for t, d, _ in parts]) if parts \
         else np.zeros(0, dtype=np.int64)
-    unique, inverse = np.unique(keys, return_inverse=True)
-    summed = np.bincount(inverse, weights=np.concatenate([v for _, _, v in parts]) if parts
-                         else None, minlength=len(unique))
+    values = np.concatenate([v for _, _, v in parts]) if parts else np.zeros(0)
+    del parts
+    # The (word, document) pairs in order, each one's impacts added in the order of the
+    # fields: a stable sort, then the sum of each run of equal keys.
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    del order
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) \
+        else np.zeros(0, dtype=np.int64)
+    summed = np.add.reduceat(values, starts) if len(keys) else values
+    del values
+    unique = keys[starts]
+    del keys
     counts = np.bincount(unique // documents, minlength=len(words))
     indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     return words, indptr, (unique % documents).astype(np.int32), summed.astype(np.float32)
 
 
-Triples = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+Triples = tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64]]
+#: Documents counted together: the arrays of one count stay small (a few MB).
+_CHUNK = 2048
 
 
-def _frequencies(texts: Sequence[str], numbers: dict[str, int]) -> Triples:
+def _frequencies(texts: Iterable[str], numbers: dict[str, int]) -> tuple[Triples, int]:
     """(token number, document, count) of every token of each text (numbers of new tokens
-    added to ``numbers``).
+    added to ``numbers``), counted ``_CHUNK`` texts at a time; and the number of texts.
 
     Each distinct word of the corpus is split into tokens once; the counting is numpy's.
     """
+    split: dict[str, tuple[int, ...]] = {}
+    chunks: list[Triples] = []
+    count = 0
+    stream = iter(texts)
+    while chunk := list(itertools.islice(stream, _CHUNK)):
+        chunks.append(_count(chunk, count, numbers, split))
+        count += len(chunk)
+    if not chunks:
+        return (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0)), 0
+    token, doc, tf = zip(*chunks, strict=True)
+    return (np.concatenate(token), np.concatenate(doc), np.concatenate(tf)), count
+
+
+def _count(texts: Sequence[str], first: int, numbers: dict[str, int],
+           split: dict[str, tuple[int, ...]]) -> Triples:
+    """:func:`_frequencies` of the texts numbered from ``first`` on (``split``: the token
+    numbers of each word met so far)."""
     seen: dict[str, int] = {}
     words: list[int] = []
     repeats: list[int] = []
@@ -331,23 +372,32 @@ def _frequencies(texts: Sequence[str], numbers: dict[str, int]) -> Triples:
         words.extend([seen.setdefault(w, len(seen)) for w in counted])
         repeats.extend(counted.values())
         sizes[d] = len(counted)
-    split = [[numbers.setdefault(t, len(numbers)) for t in identifier_tokens(w)] for w in seen]
-    width = np.asarray([len(tokens) for tokens in split], dtype=np.int64)
+    tokens = [_split(w, numbers, split) for w in seen]
+    width = np.asarray([len(t) for t in tokens], dtype=np.int64)
     starts = np.concatenate(([0], np.cumsum(width)[:-1])) if len(width) else width
-    flat = np.asarray([t for tokens in split for t in tokens], dtype=np.int64)
+    flat = np.asarray([t for parts in tokens for t in parts], dtype=np.int64)
     word = np.asarray(words, dtype=np.int64)
     doc = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
     spread = width[word] if len(word) else word
     entry = np.repeat(np.arange(len(word)), spread)
     offset = np.arange(len(entry)) - np.repeat(np.cumsum(spread) - spread, spread)
     token = flat[starts[word][entry] + offset] if len(entry) else entry
-    keys = token * max(len(texts), 1) + doc[entry]
-    unique, inverse = np.unique(keys, return_inverse=True)
+    width_of = max(len(texts), 1)
+    unique, inverse = np.unique(token * width_of + doc[entry], return_inverse=True)
     tf = np.bincount(inverse, weights=np.asarray(repeats, dtype=np.float64)[entry],
                      minlength=len(unique))
-    width_of = max(len(texts), 1)
-    return (np.asarray(unique // width_of, dtype=np.int64),
-            np.asarray(unique % width_of, dtype=np.int64), np.asarray(tf, dtype=np.float64))
+    return ((unique // width_of).astype(np.int32), (unique % width_of + first).astype(np.int32),
+            np.asarray(tf, dtype=np.float64))
+
+
+def _split(word: str, numbers: dict[str, int], split: dict[str, tuple[int, ...]],
+           ) -> tuple[int, ...]:
+    """The token numbers of ``word`` (numbers of new tokens added to ``numbers``)."""
+    found = split.get(word)
+    if found is None:
+        found = split[word] = tuple(numbers.setdefault(t, len(numbers))
+                                    for t in identifier_tokens(word))
+    return found
 
 
 def _bm25(frequencies: Triples, documents: int, vocabulary: int, weight: float) -> Triples:
