@@ -137,9 +137,14 @@ class CallResolver:
             return False
         for module in old:
             self.depends.pop(module.module, None)
+        self.forget()
+        return True
+
+    def forget(self) -> None:
+        """Drop what the parts keep of their answers (their tables stay): the next
+        question is answered again from the tables."""
         for part in (self.hierarchy, self.names, self.flow, self.calls, self.parameters):
             part.forget()
-        return True
 
     def resolve_modules(self, modules: Iterable[ModuleExtract],
                         refs: CallMap | None = None) -> CallMap:

@@ -227,6 +227,7 @@ class Assembly:
         qual_to_id = _add_functions(graph, modules, plan)
         refs: Calls = {}
         calls = resolver.resolve_modules(modules, refs)
+        resolver.forget()  # its answers are kept in calls and refs: free them for the graph
         graph.add_edge_rows(_rows(calls, qual_to_id, "calls"))
         graph.add_edge_rows(_rows(refs, qual_to_id, "references"))
         add_sidecar_tags(graph, plan.sidecar, problems)

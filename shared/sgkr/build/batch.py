@@ -166,13 +166,14 @@ def _extract(files: Sequence[tuple[str, str]], keys: Sequence[str], todo: list[i
             yield index, module, entry_bytes(keys[index], module) if keys else None
         return
     pool = ProcessPoolExecutor(max_workers=processes)
+    shared: dict[str, str] = {}  # one string for equal names of all the files
     try:
         batches = _batches(files, todo, processes * _BATCHES_PER_JOB)
         results = pool.map(_parse, [[(*files[i], keys[i] if keys else "") for i in batch]
                                     for batch in batches])
         for batch, entries in zip(batches, results, strict=True):
             for index, entry in zip(batch, entries, strict=True):
-                yield index, entry_extract(entry), entry if keys else None
+                yield index, entry_extract(entry, shared), entry if keys else None
     finally:
         # On an error or an interrupt, the batches not started are dropped.
         pool.shutdown(wait=True, cancel_futures=True)

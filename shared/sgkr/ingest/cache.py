@@ -183,9 +183,10 @@ class ExtractCache:
         wanted = list(dict.fromkeys(keys))
         raw = self._select(wanted)
         found: dict[str, ModuleExtract] = {}
+        shared: dict[str, str] = {}  # one string for equal names of all the entries
         for key in wanted:
             data = raw.get(key)
-            module = None if data is None else _decode(data, key, self._secret)
+            module = None if data is None else _decode(data, key, self._secret, shared)
             if module is None:
                 self.misses += 1
             else:
@@ -346,7 +347,8 @@ def _signed(secret: bytes, raw: bytes) -> bytes:
     return hmac.digest(secret, payload, "sha256").hex().encode("ascii") + payload
 
 
-def _decode(raw: bytes, key: str, secret: bytes) -> ModuleExtract | None:
+def _decode(raw: bytes, key: str, secret: bytes,
+            shared: dict[str, str] | None = None) -> ModuleExtract | None:
     """The extraction in one stored entry; None for a damaged, edited or foreign entry (a miss).
 
     The entry's HMAC under this user's ``secret`` must match its content, its
@@ -358,7 +360,7 @@ def _decode(raw: bytes, key: str, secret: bytes) -> ModuleExtract | None:
             hmac.digest(secret, payload, "sha256").hex().encode("ascii"), digest):
         return None
     try:
-        data = _entry_json(payload)
+        data = _entry_json(payload, shared)
         if (not isinstance(data, dict) or data.get("kind") != _KIND
                 or data.get("format") != CACHE_FORMAT or data.get("version") != __version__
                 or data.get("key") != key):
@@ -398,11 +400,13 @@ def entry_bytes(key: str, module: ModuleExtract) -> bytes:
     return hashlib.sha256(payload).hexdigest().encode("ascii") + payload
 
 
-def entry_extract(raw: bytes) -> ModuleExtract:
+def entry_extract(raw: bytes, shared: dict[str, str] | None = None) -> ModuleExtract:
     """The extraction in an entry :func:`entry_bytes` made, unchecked.
 
     For entries made in this build (by its worker processes); a stored entry
-    is read by :meth:`ExtractCache.get_many`, which checks it first.
+    is read by :meth:`ExtractCache.get_many`, which checks it first. ``shared``
+    (kept from entry to entry) makes every string met again the one met first:
+    the names a build's files repeat are then held once, not once per use.
 
     Raises
     ------
@@ -416,17 +420,30 @@ def entry_extract(raw: bytes) -> ModuleExtract:
     >>> entry_extract(entry_bytes("k", m)) == m
     True
     """
-    return extract_from_json(_entry_json(raw[_DIGEST:])["extract"])
+    return extract_from_json(_entry_json(raw[_DIGEST:], shared)["extract"])
 
 
-def _entry_json(payload: bytes) -> Any:
-    """The JSON of an entry (less its SHA-256), with the code put back in the definitions."""
+def _entry_json(payload: bytes, shared: dict[str, str] | None = None) -> Any:
+    """The JSON of an entry (less its SHA-256), with the code put back in the definitions;
+    its strings those of ``shared`` when given (see :func:`entry_extract`)."""
     head, separator, body = payload.partition(b"\0")
     if not separator:
         raise ValueError("no code after the entry's JSON")
     data = json.loads(head)
+    if shared is not None and isinstance(data, dict) and isinstance(data.get("extract"), dict):
+        _share(list(data["extract"].values()), shared)  # the lists in it, changed in place
     _put_code_back(data["extract"]["defs"], body.decode("utf-8", "surrogatepass"))
     return data
+
+
+def _share(values: list[Any], shared: dict[str, str]) -> None:
+    """Replace each string of ``values``, lists in it included, by the equal one of
+    ``shared`` (added when new)."""
+    for i, value in enumerate(values):
+        if type(value) is str:
+            values[i] = shared.setdefault(value, value)
+        elif type(value) is list:
+            _share(value, shared)
 
 
 def _put_code_back(defs: list[list[Any]], codes: str) -> None:
