@@ -78,7 +78,7 @@ from .jsonrecords import (
 )
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_node",
-           "read_json", "write_document", "write_graph", "remove_orphans"]
+           "read_bytes", "parse_graph_json", "write_document", "write_graph", "remove_orphans"]
 
 SCHEMA_VERSION = 3
 MAX_GRAPH_BYTES = 2_000_000_000
@@ -185,8 +185,8 @@ def read_document(data: Any, *, where: str = "graph"
     return meta, records, _edges(edges, EdgeChecker(records, where), where)
 
 
-def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
-    """The parsed JSON of ``file``, if it is at most ``max_bytes`` long.
+def read_bytes(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> bytes:
+    """The bytes of the graph file ``file``, if it is at most ``max_bytes`` long.
 
     The size is checked before anything is read, and the text as it is read,
     a chunk at a time: a file whose first character does not open a JSON
@@ -196,8 +196,8 @@ def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
     Raises
     ------
     GraphFormatError
-        If the file is missing, too large, or not JSON (truncated, corrupted,
-        nested too deep); the message names the file.
+        If the file is missing, too large, or does not start as JSON; the
+        message names the file.
     """
     chunks: list[bytes] = []
     try:
@@ -216,7 +216,13 @@ def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
         raise GraphFormatError(f"{file}: {exc}") from exc
     except OSError as exc:
         raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
-    return parse_json(b"".join(chunks), str(file), GraphFormatError, invalid=_INVALID)
+    return b"".join(chunks)
+
+
+def parse_graph_json(raw: bytes, where: str) -> Any:
+    """The JSON of a graph file's bytes; refused (truncated, corrupted, nested too deep)
+    with a :class:`~sgkr.errors.GraphFormatError` naming ``where``."""
+    return parse_json(raw, where, GraphFormatError, invalid=_INVALID)
 
 
 _INVALID = "not valid JSON (truncated or corrupted?)"
