@@ -13,6 +13,7 @@ import pytest
 from sgkr import KnowledgeGraph, build_graph
 from sgkr.errors import GraphFormatError
 from sgkr.graph.jsonfile import SCHEMA_VERSION
+from sgkr.graph.jsonrecords import records_of
 from sgkr.records import EdgeRow, FunctionNode, SourceSpan, TagNode
 
 from ..conftest import FIXTURES
@@ -54,7 +55,7 @@ def test_fields_other_tools_read() -> None:
 def test_older_versions_load_as_the_same_graph() -> None:
     golden = KnowledgeGraph.load(GOLDEN)  # version 2 is the same graph, every field written out
     assert KnowledgeGraph.load(FIXTURES / "mini.graph.v2.json").to_dict() == golden.to_dict()
-    assert golden.to_records() == json.loads(
+    assert records_of(golden) == json.loads(
         (FIXTURES / "mini.graph.v2.json").read_text(encoding="utf-8"))
     older = KnowledgeGraph.load(FIXTURES / "mini.graph.v1.json")  # an earlier build's graph
     assert {f.id: f for f in older.functions()} == {f.id: f for f in golden.functions()}
@@ -85,9 +86,9 @@ def test_every_field_round_trips(tmp_path: Path) -> None:
     graph = _odd()
     graph.save(tmp_path / "g.json")
     again = KnowledgeGraph.load(tmp_path / "g.json")
-    assert again.to_records() == graph.to_records()
+    assert records_of(again) == records_of(graph)
     assert sorted(again.records(), key=str) == sorted(graph.records(), key=str)
-    assert KnowledgeGraph.from_dict(graph.to_dict()).to_records() == graph.to_records()
+    assert records_of(KnowledgeGraph.from_dict(graph.to_dict())) == records_of(graph)
     lines = (tmp_path / "g.json").read_text(encoding="utf-8").splitlines()
     assert '{"id":"fn:a.f","sources":[["a.py",1,1]],"knowledge":"F.","code":"def f(): pass"},' \
         in lines

@@ -25,14 +25,15 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from operator import attrgetter
+from typing import Any, Protocol
 
 from ..errors import GraphFormatError
 from ..records import EdgeRow, EdgeType, FunctionKind, FunctionNode, Resolution, SourceSpan, TagNode
 
-__all__ = ["RECORD_VERSION", "record_document", "node_object", "edge_object", "read_node",
-           "read_records", "Where", "location", "text", "texts", "weight", "kind_of",
-           "span_of", "EdgeChecker", "EDGE_TYPES", "RESOLUTIONS"]
+__all__ = ["RECORD_VERSION", "records_of", "record_document", "node_object", "edge_object",
+           "read_node", "read_records", "Where", "location", "text", "texts", "weight",
+           "kind_of", "span_of", "EdgeChecker", "EDGE_TYPES", "RESOLUTIONS"]
 
 #: The schema version of a document in the record form (graph.json's version 2).
 RECORD_VERSION = 2
@@ -43,6 +44,24 @@ RESOLVED = ("calls", "references")  # the edge types that have a resolution
 RESOLUTIONS: dict[Any, Resolution] = {"exact": "exact", "inferred": "inferred", "name": "name"}
 _EDGE_ENDS = {"calls": ("function", "function"), "references": ("function", "function"),
               "consumes": ("tag", "function"), "produces": ("function", "tag")}
+
+
+class _Graph(Protocol):
+    """What :func:`records_of` reads of a :class:`~sgkr.graph.KnowledgeGraph`."""
+
+    @property
+    def meta(self) -> dict[str, Any]: ...
+
+    def records(self) -> Iterable[FunctionNode | TagNode]: ...
+
+    def edge_rows(self) -> Iterable[EdgeRow]: ...
+
+
+def records_of(graph: _Graph) -> dict[str, Any]:
+    """The document of ``graph`` in the record form, nodes and edges sorted: what graph
+    stores keep (every field written out, as graph.json's version 2)."""
+    records = sorted(graph.records(), key=attrgetter("id"))
+    return record_document(graph.meta, records, graph.edge_rows())
 
 
 def record_document(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],

@@ -33,7 +33,7 @@ from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..gcpause import paused_gc
 from ..records import BuildReport, Edge, EdgeRow, FunctionNode, TagNode
 from ..text import fold
-from . import batch, jsonfile, jsonrecords, queries
+from . import batch, jsonfile, queries
 from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
@@ -420,16 +420,10 @@ class KnowledgeGraph:
         records = sorted(self.records(), key=_by_id)
         return jsonfile.to_document(self.meta, records, self.edge_rows())
 
-    def to_records(self) -> dict[str, Any]:
-        """The graph in the record form that stores keep (:mod:`sgkr.graph.jsonrecords`:
-        every field written out, as graph.json's version 2), nodes and edges sorted."""
-        records = sorted(self.records(), key=_by_id)
-        return jsonrecords.record_document(self.meta, records, self.edge_rows())
-
     @classmethod
     def from_dict(cls, data: Any, *, where: str = "graph") -> KnowledgeGraph:
-        """Validate a graph.json document (or one in the record form of :meth:`to_records`)
-        and build the graph from it."""
+        """Validate a graph.json document (or one in the record form,
+        :func:`sgkr.graph.jsonrecords.records_of`) and build the graph from it."""
         meta, records, rows = jsonfile.read_document(data, where=where)
         return cls.from_rows(records, rows, meta=meta)
 
