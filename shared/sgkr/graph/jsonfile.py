@@ -45,7 +45,7 @@ from ..ingest.files import FileRefused, opened, parse_json
 from ..records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, TagNode
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_node",
-           "read_json", "write_document", "write_graph", "remove_orphans"]
+           "read_bytes", "parse_graph_json", "write_document", "write_graph", "remove_orphans"]
 
 SCHEMA_VERSION = 2
 MAX_GRAPH_BYTES = 2_000_000_000
@@ -139,8 +139,8 @@ def read_node(raw: Any, where: str, name: str) -> FunctionNode | TagNode:
     return _node(raw, (where, "node", name))
 
 
-def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
-    """The parsed JSON of ``file``, if it is at most ``max_bytes`` long.
+def read_bytes(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> bytes:
+    """The bytes of the graph file ``file``, if it is at most ``max_bytes`` long.
 
     The size is checked before anything is read, and the text as it is read,
     a chunk at a time: a file whose first character does not open a JSON
@@ -150,8 +150,8 @@ def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
     Raises
     ------
     GraphFormatError
-        If the file is missing, too large, or not JSON (truncated, corrupted,
-        nested too deep); the message names the file.
+        If the file is missing, too large, or does not start as JSON; the
+        message names the file.
     """
     chunks: list[bytes] = []
     try:
@@ -170,7 +170,13 @@ def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
         raise GraphFormatError(f"{file}: {exc}") from exc
     except OSError as exc:
         raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
-    return parse_json(b"".join(chunks), str(file), GraphFormatError, invalid=_INVALID)
+    return b"".join(chunks)
+
+
+def parse_graph_json(raw: bytes, where: str) -> Any:
+    """The JSON of a graph file's bytes; refused (truncated, corrupted, nested too deep)
+    with a :class:`~sgkr.errors.GraphFormatError` naming ``where``."""
+    return parse_json(raw, where, GraphFormatError, invalid=_INVALID)
 
 
 _INVALID = "not valid JSON (truncated or corrupted?)"
