@@ -55,7 +55,7 @@ from llama_index.core.graph_stores.types import (
 
 from sgkr.errors import GraphFormatError, InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
-from sgkr.graph.jsonfile import SCHEMA_VERSION
+from sgkr.graph.jsonrecords import RECORD_VERSION, records_of
 
 __all__ = ["FUNCTION_LABEL", "TAG_LABEL", "GRAPH_LABEL", "RELATION_LABELS",
            "to_property_graph_store", "from_property_graph_store"]
@@ -89,7 +89,7 @@ def to_property_graph_store(graph: KnowledgeGraph, store: PropertyGraphStore) ->
     if not isinstance(graph, KnowledgeGraph):
         raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph).__name__}")
     _check_store(store)
-    data = graph.to_dict()
+    data = records_of(graph)
     nodes: list[LabelledNode] = [_entity(node) for node in data["nodes"]]
     nodes.append(EntityNode(name=_GRAPH_ID, label=GRAPH_LABEL, properties={
         "sgkr_node": "graph", "sgkr_id": _GRAPH_ID, "meta": json.dumps(data["meta"])}))
@@ -137,7 +137,7 @@ def from_property_graph_store(store: PropertyGraphStore) -> KnowledgeGraph:
             if relation.properties.get("resolution") is not None:
                 edge["resolution"] = relation.properties["resolution"]
             edges.append(edge)
-    data = {"schema_version": SCHEMA_VERSION, "meta": meta,
+    data = {"schema_version": RECORD_VERSION, "meta": meta,
             "nodes": sorted(nodes, key=lambda n: str(n["id"])),
             "edges": sorted(edges, key=lambda e: (str(e["source"]), str(e["target"])))}
     return KnowledgeGraph.from_dict(data, where=_WHERE)

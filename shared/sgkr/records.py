@@ -27,6 +27,11 @@ __all__ = [
     "ParameterKind",
     "Parameter",
     "Ref",
+    "Index",
+    "Slice",
+    "Selector",
+    "Position",
+    "NameChange",
     "CallSite",
     "ValueUse",
     "Binding",
@@ -152,21 +157,76 @@ types=())
 
 
 @dataclass(frozen=True, slots=True)
+class Index:
+    """A subscript picking one item: ``xs[1]``, ``xs[-1]`` (``key`` an integer literal),
+    ``xs[K]`` (``key`` the dotted name standing for it, as written)."""
+
+    key: int | str
+
+    def __str__(self) -> str:
+        return str(self.key)
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """A subscript slicing a sequence: ``xs[1:3]`` is ``Slice(1, 3)``; each bound an
+    integer literal, a dotted name, or None when left out."""
+
+    start: int | str | None = None
+    stop: int | str | None = None
+    step: int | str | None = None
+
+    def __str__(self) -> str:
+        bounds = ["" if b is None else str(b) for b in (self.start, self.stop, self.step)]
+        return ":".join(bounds if self.step is not None else bounds[:2])
+
+
+#: One subscript told by syntax: an item, or a slice.
+Selector = Index | Slice
+
+
+@dataclass(frozen=True, slots=True)
 class Ref:
-    """A name or dotted name as written (``fee``, ``self.parser``), or what calling it
-    gives (``called``: ``Parser()``, ``make()``).
+    """A name or dotted name as written (``fee``, ``self.parser``), what calling it
+    gives (``called``: ``Parser()``, ``make()``), or an item or slice of it picked by
+    subscripts whose keys syntax tells (``index``: ``handlers[0]``, ``xs[1:3][0]``).
 
     Examples
     --------
     >>> str(Ref("self.parser")), str(Ref("Parser", called=True))
     ('self.parser', 'Parser()')
+    >>> str(Ref("xs", index=(Slice(1, 3), Index(-1))))
+    'xs[1:3][-1]'
     """
 
     name: str
     called: bool = False
+    #: The subscripts applied to the name, in the order applied (none: the name itself).
+    index: tuple[Selector, ...] = ()
 
     def __str__(self) -> str:
-        return f"{self.name}()" if self.called else self.name
+        text = f"{self.name}()" if self.called else self.name
+        return text + "".join(f"[{s}]" for s in self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where an item stands in a list or tuple written out: ``xs = [f, g]`` binds ``xs``
+    to ``g`` at ``Position(1, 2)`` (the second of two items)."""
+
+    index: int
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class NameChange:
+    """A name given a value no :class:`Binding` records: an integer literal
+    (``K = 2``: ``integer`` 2), or anything else, in place or from another scope
+    (``K += 1``, ``xs[0] = f``, ``del xs[0]``, ``global K``, ``K = a + b``:
+    ``integer`` None). Read by the resolver to tell constants and lists left as written."""
+
+    name: str
+    integer: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +262,8 @@ class CallSite:
     receiver: Ref | None
     line: int
     arity: Arity | None = None
+    #: The subscripts of a ``subscript`` call whose keys syntax tells (``fs[0]()``).
+    index: tuple[Selector, ...] = ()
 
     @property
     def callee(self) -> str:
@@ -249,6 +311,8 @@ class Binding:
     target: str
     value: Ref
     kind: BindingKind = BindingKind.HOLDS
+    #: Where ``value`` stands in the list or tuple written out that ``target`` is given.
+    position: Position | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +376,8 @@ class Definition:
     uses: tuple[ValueUse, ...] = ()
     #: What names and ``self.`` attributes are given (``inferred`` edges).
     bindings: tuple[Binding, ...] = ()
+    #: Names given an integer literal, or changed in ways no binding records.
+    changes: tuple[NameChange, ...] = ()
     #: What it returns or yields.
     returns: tuple[Ref, ...] = ()
     #: The names a ``return`` statement gives back alone (``return fee``): what its

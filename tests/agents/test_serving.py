@@ -17,11 +17,12 @@ def test_a_snapshot_makes_every_table_before_the_first_request(
 
     import sgkr.algorithms.lexical
     import sgkr.algorithms.paths
-    import sgkr.retrieval.tagmatch
+    import sgkr.algorithms.summary
 
     monkeypatch.setattr(sgkr.algorithms.lexical, "LexicalIndex", refuse)
     monkeypatch.setattr(sgkr.algorithms.paths, "_table", refuse)
-    monkeypatch.setattr(sgkr.retrieval.tagmatch, "_Vocabulary", refuse)
+    monkeypatch.setattr(sgkr.algorithms.summary, "summarize", refuse)
+    monkeypatch.setattr(sgkr.algorithms.summary.PhraseWords, "of", refuse)
     # Words of no tag phrase, read by the partial matcher; then a question of tags.
     assert snapshot.retriever.retrieve("How are card schemes and merchant accounts priced?")
     result = snapshot.retriever.retrieve("What is the fee of a transaction for a merchant?")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from sgkr import build_graph
+from sgkr import Retriever, build_graph
+from sgkr.algorithms import lexicalfile, summary
 from sgkr.algorithms.lexical import LexicalIndex, index_of
 from sgkr.algorithms.lexicalfile import (
     index_path,
@@ -19,6 +22,8 @@ from sgkr.algorithms.lexicalfile import (
     write_index,
 )
 from sgkr.errors import GraphFormatError
+from sgkr.records import TagNode
+from sgkr.stores import MemoryStore
 
 CODE = ("def set_timeout(request, seconds):\n    request.timeout = seconds\n"
         "def get_cookie(jar, name):\n    return jar.get(name)\n")
@@ -137,3 +142,68 @@ def test_a_bad_index_is_reported_and_made_again(tmp_path: Path) -> None:
     (tmp_path / "other.lexical.npz").replace(tmp_path / "graph.lexical.npz")
     assert index_of(load_graph(tmp_path / "graph.json")).search("timeout", 1)[0][0] \
         == "fn:m.set_timeout"
+
+
+def test_a_loaded_graph_makes_no_tables_for_its_first_question(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = build_graph([("m.py", CODE)])
+    graph.add_tag(TagNode("tag:timeout", "timeout"))
+    graph.add_edge_rows([("fn:m.set_timeout", "tag:timeout", "produces", None)])
+    save_graph(graph, tmp_path / "graph.json")
+    expected = Retriever(graph, k=2).retrieve("set the timeout")
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a table was made again instead of read")
+
+    monkeypatch.setattr(summary, "summarize", refuse)
+    monkeypatch.setattr(LexicalIndex, "__init__", refuse)
+    monkeypatch.setattr(lexicalfile, "fingerprint", refuse)  # the file's digest vouches
+    loaded = load_graph(tmp_path / "graph.json")
+    assert Retriever(loaded, k=2).retrieve("set the timeout") == expected
+
+
+def test_a_summary_is_used_only_with_the_graph_file_it_was_saved_with(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = build_graph([("m.py", CODE)])
+    save_graph(graph, tmp_path / "graph.json")
+    graph.add_tag(TagNode("tag:cookie jar", "cookie jar"))
+    graph.save(tmp_path / "graph.json")  # the graph file alone, its index left as it was
+    made: list[object] = []
+    real = summary.summarize
+    monkeypatch.setattr(summary, "summarize", lambda g: made.append(g) or real(g))
+    loaded = load_graph(tmp_path / "graph.json")
+    assert "cookie jar" in MemoryStore(loaded).phrase_tags(["cookie jar"])
+    assert made == [loaded]
+    # The functions did not change: the index is still the graph's, and used.
+    assert index_of(loaded).search("timeout", 1) == [("fn:m.set_timeout", 1.0)]
+
+
+def test_a_malformed_summary_is_reported_and_made_again(tmp_path: Path) -> None:
+    graph = build_graph([("m.py", CODE)])
+    path = tmp_path / "graph.json"
+    save_graph(graph, path)
+    header = json.loads(_member(index_path(path), "header").tobytes())
+    header["summary"]["calling"] = -1
+    _replace_member(index_path(path), "header",
+                    np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
+    said: list[str] = []
+    loaded = load_graph(path, warn=said.append)
+    assert len(said) == 1 and "calling must count" in said[0] and "made again" in said[0]
+    assert Retriever(loaded, k=1).retrieve("set timeout").documents[0].id \
+        == "fn:m.set_timeout"
+
+
+def _member(path: Path, name: str) -> Any:
+    with zipfile.ZipFile(path) as archive:
+        return np.lib.format.read_array(archive.open(f"{name}.npy"), allow_pickle=False)
+
+
+def _replace_member(path: Path, name: str, array: Any) -> None:
+    with zipfile.ZipFile(path) as archive:
+        arrays = {i.filename[:-4]: np.lib.format.read_array(archive.open(i),
+                                                             allow_pickle=False)
+                  for i in archive.infolist()}
+    arrays[name] = array
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    path.write_bytes(buffer.getvalue())

@@ -37,6 +37,10 @@ def _p(category: str, source: str, expected: set[tuple[str, str]],
                    frozenset(extra or ()))
 
 
+_FGH = "def f():\n    pass\ndef g():\n    pass\ndef h():\n    pass\n"
+# The module's code using f, g and h as values (in a list or a tuple).
+_MODULE_FGH = {("main", "main.f"), ("main", "main.g"), ("main", "main.h")}
+
 PROGRAMS: list[Program] = [
     # -- direct calls -------------------------------------------------------------------
     _p("direct_calls", "def a():\n    b()\ndef b():\n    pass\na()\n",
@@ -406,4 +410,38 @@ PROGRAMS: list[Program] = [
     _p("generators", "class A:\n    def __iter__(self):\n        yield 1\nfor x in A():\n"
        "    pass\n",
        {("main", "main.A.__iter__")}, missed={("main", "main.A.__iter__")}),
+    # -- items of lists and tuples picked by subscripts syntax tells --------------------
+    # An index past the end of the list, a key bound twice, a list changed: all its items.
+    _p("lists", _FGH + "FS = [f, g, h]\ndef run():\n    FS[1]()\ndef local():\n"
+       "    fs = [f, g]\n    fs[0]()\nrun()\nlocal()\n",
+       _MODULE_FGH | {("main", "main.run"), ("main", "main.local"), ("main.run", "main.g"),
+                      ("main.local", "main.f"), ("main.local", "main.g")}),
+    _p("lists", _FGH + "FS = [f, g, h]\ndef run():\n    FS[-1]()\n    FS[-3]()\nrun()\n",
+       _MODULE_FGH | {("main", "main.run"), ("main.run", "main.h"), ("main.run", "main.f")}),
+    _p("lists", _FGH + "FS = [f, g]\ndef run():\n    FS[1]()\ndef past():\n    FS[2]()\n"
+       "run()\n",
+       {("main", "main.f"), ("main", "main.g"), ("main", "main.run"), ("main.run", "main.g")},
+       extra={("main.past", "main.f"), ("main.past", "main.g")}),  # IndexError: all items
+    _p("lists", _FGH + "FS = [f, g, h]\nLAST = -1\nFIRST = 0\nFIRST = 1\ndef run():\n"
+       "    FS[LAST]()\ndef twice():\n    FS[FIRST]()\nrun()\ntwice()\n",
+       _MODULE_FGH | {("main", "main.run"), ("main", "main.twice"), ("main.run", "main.h"),
+                      ("main.twice", "main.g")},
+       extra={("main.twice", "main.f"), ("main.twice", "main.h")}),  # FIRST bound twice
+    _p("lists", _FGH + "from ext import KEY\nimport ext\nFS = [f, g, h]\ndef run():\n"
+       "    FS[KEY]()\n    FS[ext.ZERO]()\nrun()\n",
+       _MODULE_FGH | {("main", "main.run"), ("main.run", "main.g"), ("main.run", "main.f")},
+       ext="KEY = 1\nZERO = 0\n"),
+    _p("lists", _FGH + "FS = [f, g, h]\nGS = FS[1:3]\ndef run():\n    GS[0]()\n"
+       "    FS[::-1][0]()\n    FS[-2:][1]()\nrun()\n",
+       _MODULE_FGH | {("main", "main.run"), ("main.run", "main.g"), ("main.run", "main.h")}),
+    _p("lists", _FGH + "FS = [f, g]\nGS = [f, g]\nGS.insert(0, h)\nHS = [f, g]\n"
+       "def grow():\n    HS[0] = g\ndef first():\n    FS[0]()\ndef run():\n    GS[0]()\n"
+       "    HS[0]()\ngrow()\nfirst()\nrun()\n",
+       _MODULE_FGH | {("main", "main.grow"), ("main", "main.first"), ("main", "main.run"),
+                      ("main.grow", "main.g"), ("main.first", "main.f"), ("main.run", "main.h"),
+                      ("main.run", "main.g")},
+       extra={("main.run", "main.f")}),  # GS and HS changed: all their items
+    _p("lists", _FGH + "TS = (f, g, h)\na, b = (g, h)\ndef run():\n    TS[1]()\n    b()\n"
+       "run()\n",
+       _MODULE_FGH | {("main", "main.run"), ("main.run", "main.g"), ("main.run", "main.h")}),
 ]

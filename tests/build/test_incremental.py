@@ -75,6 +75,11 @@ FILES = {
                   "def use():\n    return run_with(base_rate)\n",
     "strict.py": "from pkg.models import Rule\n\nclass StrictRule(Rule):\n"
                  "    def check(self, amount):\n        return amount > 1\n",
+    # Which item of RATES pick_rate calls is read off keys, where FIRST is bound.
+    "keys.py": "FIRST = 0\n",
+    "dispatch.py": "from keys import FIRST\nfrom pkg.rates import base_rate, scaled_rate\n\n"
+                   "RATES = [base_rate, scaled_rate]\n\ndef pick_rate(card_scheme):\n"
+                   "    return RATES[FIRST](card_scheme)\n",
 }
 
 
@@ -159,6 +164,8 @@ EDITS: dict[str, Edit] = {
         r, {"more_plugins.py": "import callbacks\nimport util\n\n"
                                "def use_more():\n"
                                "    return callbacks.run_with(util.helper_only_here)\n"}),
+    "a constant indexing a list changed in the module binding it": lambda r: _edit(
+        r, "keys.py", "FIRST = 0", "FIRST = 1"),
     "an override removed from a subclass in another module": lambda r: _edit(
         r, "strict.py", "def check(self, amount):", "def check_v2(self, amount):"),
     "a subclass overriding a method added in a new file": lambda r: _write(

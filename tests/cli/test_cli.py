@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sgkr.cli import main
+from sgkr.graph.jsonfile import SCHEMA_VERSION
 
 from ..conftest import FIXTURES, PAYMENTS
 
@@ -33,7 +34,7 @@ def test_build_prints_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     printed = capsys.readouterr().out
     assert ("files: 4, functions: 9, call edges: 6 exact, 1 inferred, reference edges: 0, "
             "tags: 6") in printed
-    assert json.loads(out.read_text(encoding="utf-8"))["schema_version"] == 2
+    assert json.loads(out.read_text(encoding="utf-8"))["schema_version"] == SCHEMA_VERSION
 
 
 def test_inspect(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ import pytest
 from sgkr import KnowledgeGraph, build_graph
 from sgkr.errors import GraphFormatError
 from sgkr.graph.jsonfile import SCHEMA_VERSION
+from sgkr.graph.jsonrecords import records_of
+from sgkr.records import EdgeRow, FunctionNode, SourceSpan, TagNode
 
 from ..conftest import FIXTURES
 
@@ -36,17 +39,67 @@ def test_golden_graph_json(tmp_path: Path) -> None:
 def test_fields_other_tools_read() -> None:
     data = json.loads(GOLDEN.read_text(encoding="utf-8"))
     assert data["schema_version"] == SCHEMA_VERSION
-    functions = [n for n in data["nodes"] if n["type"] == "function"]
-    tags = [n for n in data["nodes"] if n["type"] == "tag"]
+    functions = [n for n in data["nodes"] if n.get("type", "function") == "function"]
+    tags = [n for n in data["nodes"] if n.get("type") == "tag"]
     assert functions and tags
     for node in functions:
-        assert set(node) >= {"id", "type", "name", "qualnames", "code", "knowledge", "sources",
-                             "kind"}
-        assert all(set(s) == {"file", "start_line", "end_line"} for s in node["sources"])
-    assert all(set(t) >= {"id", "type", "label", "aliases"} for t in tags)
-    calls = [e for e in data["edges"] if e["type"] == "calls"]
-    assert calls and all(e["resolution"] in ("exact", "inferred", "name") for e in calls)
-    assert {e["type"] for e in data["edges"]} == {"calls", "consumes", "produces"}
+        assert set(node) >= {"id", "code", "sources"}
+        assert set(node) <= {"id", "name", "kind", "qualnames", "sources", "knowledge", "code"}
+        assert all(type(s) is list and len(s) == 3 for s in node["sources"])
+    assert all(set(t) >= {"id", "type"} for t in tags)
+    groups = [e for e in data["edges"] if "calls" in e]
+    assert groups and all(set(e["calls"]) <= {"exact", "inferred", "name"} for e in groups)
+    assert set().union(*data["edges"]) == {"source", "calls", "consumes", "produces"}
+
+
+def test_older_versions_load_as_the_same_graph() -> None:
+    golden = KnowledgeGraph.load(GOLDEN)  # version 2 is the same graph, every field written out
+    assert KnowledgeGraph.load(FIXTURES / "mini.graph.v2.json").to_dict() == golden.to_dict()
+    assert records_of(golden) == json.loads(
+        (FIXTURES / "mini.graph.v2.json").read_text(encoding="utf-8"))
+    older = KnowledgeGraph.load(FIXTURES / "mini.graph.v1.json")  # an earlier build's graph
+    assert {f.id: f for f in older.functions()} == {f.id: f for f in golden.functions()}
+
+
+def _odd() -> KnowledgeGraph:
+    """A graph using every field of the format, with values its defaults do not give."""
+    functions = [
+        FunctionNode("fn:a.f", "f", ("a.f",), "def f(): pass", "F.", (SourceSpan("a.py", 1, 1),),
+                     "function"),
+        FunctionNode("fn:g", "g", ("a.g", "b.g"), "", "", (SourceSpan("a.py", 2, 3),
+                     SourceSpan("b.py", 4, 5)), "method"),
+        FunctionNode("fn:a.h", "other", ("x.h",), "h", "H", (SourceSpan("n.ipynb", 1, 2, 3, 4),),
+                     "function"),
+        FunctionNode("mod:a", "a", ("a",), "import b", "", (), "module"),
+        FunctionNode("odd id", "odd id", ("odd id",), "", "", (), "function"),
+        FunctionNode("fn:d.doc", "doc", ("d.doc",), "def doc():\n    '''Doc.\n\n\tTab.\n    '''",
+                     "Doc.\n\nTab.", (), "function"),
+        FunctionNode("fn:d.other", "other", ("d.other",), "def other():\n    '''Doc.'''",
+                     "Other.\n\nDoc.", (), "function")]
+    tags = [TagNode("tag:fee", "fee"), TagNode("tag:amount", "Amount", ("value", "sum"), 0.25),
+            TagNode("tag:one", "one", (), 1.0)]
+    rows: list[EdgeRow] = [
+        ("fn:a.f", "fn:g", "calls", "exact"), ("fn:a.f", "fn:a.h", "calls", "name"),
+        ("fn:a.f", "mod:a", "references", "inferred"), ("fn:a.f", "tag:fee", "produces", None),
+        ("fn:g", "fn:a.f", "calls", "inferred"), ("tag:amount", "fn:a.f", "consumes", None),
+        ("tag:amount", "fn:g", "consumes", None)]
+    return KnowledgeGraph.from_rows([*functions, *tags], rows, meta={"note": "odd"})
+
+
+def test_every_field_round_trips(tmp_path: Path) -> None:
+    graph = _odd()
+    graph.save(tmp_path / "g.json")
+    again = KnowledgeGraph.load(tmp_path / "g.json")
+    assert records_of(again) == records_of(graph)
+    assert sorted(again.records(), key=str) == sorted(graph.records(), key=str)
+    assert records_of(KnowledgeGraph.from_dict(graph.to_dict())) == records_of(graph)
+    lines = (tmp_path / "g.json").read_text(encoding="utf-8").splitlines()
+    assert '{"id":"fn:a.f","sources":[["a.py",1,1]],"knowledge":"F.","code":"def f(): pass"},' \
+        in lines
+    assert '{"id":"tag:fee","type":"tag"},' in lines
+    assert sum('"knowledge"' not in line for line in lines if line.startswith('{"id":"fn:d.')) == 1
+    assert ('{"source":"fn:a.f","calls":{"exact":["fn:g"],"name":["fn:a.h"]},'
+            '"references":{"inferred":["mod:a"]},"produces":["tag:fee"]},') in lines
 
 
 def test_round_trip(tmp_path: Path) -> None:
@@ -197,3 +250,65 @@ def test_tag_weights_are_kept_and_older_files_without_them_weigh_1() -> None:
     graph = KnowledgeGraph.from_dict(data)
     assert graph.tag("tag:x").weight == 0.25
     assert graph.to_dict()["nodes"][1]["weight"] == 0.25
+
+
+def _v3() -> dict[str, Any]:
+    return {"schema_version": SCHEMA_VERSION, "meta": {}, "nodes": [
+        {"id": "fn:m.f", "sources": [["m.py", 1, 2]], "knowledge": "", "code": "def f(): pass"},
+        {"id": "tag:x", "type": "tag"}],
+        "edges": [{"source": "fn:m.f", "calls": {"exact": ["fn:m.f"]}},
+                  {"source": "tag:x", "consumes": ["fn:m.f"]}]}
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d["nodes"][0].update(type="class"), "nodes[0]: unknown node type 'class'"),
+    (lambda d: d["nodes"][0].update(kind="lambda"), "nodes[0]: unknown function kind 'lambda'"),
+    (lambda d: d["nodes"][0].update(name=""), "nodes[0]: 'name' must be a non-empty string"),
+    (lambda d: d["nodes"][0].update(id="fn:m."), "nodes[0]: 'name' must be a non-empty string"),
+    (lambda d: d["nodes"][0].update(qualnames="m.f"), "nodes[0]: 'qualnames' must be a list"),
+    (lambda d: d["nodes"][0].pop("code"), "nodes[0]: 'code' must be a string"),
+    (lambda d: d["nodes"][0].pop("knowledge"),
+     "nodes[0]: 'knowledge' is left out, but the code holds no triple-quoted string"),
+    (lambda d: d["nodes"][0].update(knowledge=None), "nodes[0]: 'knowledge' must be a string"),
+    (lambda d: d["nodes"][0].update(sources={}), "nodes[0]: 'sources' must be a list"),
+    (lambda d: d["nodes"][0]["sources"].append({"file": "m.py", "start_line": 1,
+                                                "end_line": 2}),
+     "nodes[0].sources[1]: must be [file, start_line, end_line]"),
+    (lambda d: d["nodes"][0]["sources"][0].pop(), "nodes[0].sources[0]: must be [file"),
+    (lambda d: d["nodes"][0]["sources"][0].__setitem__(0, 3),
+     "nodes[0].sources[0]: 'file' must be a string"),
+    (lambda d: d["nodes"][0]["sources"][0].__setitem__(1, 0), "positive integers"),
+    (lambda d: d["nodes"][0]["sources"][0].extend([1, "2"]),
+     "cell and end_cell must be positive integers"),
+    (lambda d: d["nodes"][1].update(id="tag:"), "nodes[1]: 'label' must be a non-empty string"),
+    (lambda d: d["nodes"][1].update(aliases="y"), "nodes[1]: 'aliases' must be a list"),
+    (lambda d: d["nodes"][1].update(weight=2), "nodes[1]: 'weight' must be a number"),
+    (lambda d: d["nodes"].append({"id": "tag:x", "type": "tag"}), "duplicate node id 'tag:x'"),
+    (lambda d: d["edges"].append([]), "edges[2]: must be an object"),
+    (lambda d: d["edges"][1].pop("source"), "edges[1]: 'source' must be a non-empty string"),
+    (lambda d: d["edges"][1].update(calls=["fn:m.f"]),
+     "edges[1]: 'calls' must be an object of resolution"),
+    (lambda d: d["edges"][0]["calls"].update(guess=["fn:m.f"]),
+     "edges[0]: a calls edge needs resolution 'exact', 'inferred' or 'name', not 'guess'"),
+    (lambda d: d["edges"][1].update(consumes="fn:m.f"),
+     "edges[1]: 'consumes' must be a list of node ids"),
+    (lambda d: d["edges"][0]["calls"].update(exact=[""]),
+     "edges[0]: 'calls.exact' must be a list of node ids"),
+    (lambda d: d["edges"][1].update(eats=["fn:m.f"]), "edges[1]: unknown edge type 'eats'"),
+    (lambda d: d["edges"][1].update(consumes=["fn:nope"]),
+     "edges[1]: refers to missing node 'fn:nope'"),
+    (lambda d: d["edges"][1].update(consumes=[], produces=["fn:m.f"]),
+     "edges[1]: a produces edge goes function -> tag, not tag -> function"),
+    (lambda d: d["edges"].append({"source": "fn:m.f", "calls": {"name": ["fn:m.f"]}}),
+     "edges[2]: duplicate edge fn:m.f -> fn:m.f"),
+])
+def test_malformed_items_of_version_3_are_refused_by_name(tmp_path: Path, change: Any,
+                                                         message: str) -> None:
+    assert KnowledgeGraph.from_dict(_v3()).to_dict() == _v3()
+    data = _v3()
+    change(data)
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(GraphFormatError, match=re.escape(message)) as info:
+        KnowledgeGraph.load(path)
+    assert str(info.value).startswith(f"{path}: ")

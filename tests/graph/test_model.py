@@ -120,3 +120,22 @@ def test_find_many_finds_what_find_finds_one_name_at_a_time(
                 q == name or q.endswith("." + name) for q in f.qualnames))
         assert found[name] == expected == g.find(name)
         assert all(g.finds(name, node) for node in expected)
+
+
+def test_every_change_moves_the_revision_and_a_copy_starts_anew(graph: KnowledgeGraph) -> None:
+    seen = [graph.revision]
+    changes = [
+        lambda: graph.add_tag(TagNode("tag:rate", "rate")),
+        lambda: graph.set_tag_label("tag:rate", "fee rate"),
+        lambda: graph.set_tag_weights({"tag:rate": 0.5}),
+        lambda: graph.add_function(FunctionNode("fn:x.f", "f", ("x.f",), "", "", (), "function")),
+        lambda: graph.add_edge_rows([("fn:x.f", "tag:rate", "produces", None)]),
+        lambda: graph.remove_edges([("fn:x.f", "tag:rate")]),
+        lambda: graph.remove_nodes(["fn:x.f"]),
+    ]
+    for change in changes:
+        change()
+        assert graph.revision > seen[-1]
+        seen.append(graph.revision)
+    copy = graph.copy()
+    assert copy.revision == 0 and copy.to_dict() == graph.to_dict()

@@ -45,6 +45,11 @@ async def f(a, *args, b=1, **kw):
     return os.path.join(a)
 
 print(f(1))
+FS = [f, h]
+K = -1
+FS[K]()
+x = FS[1:][0]
+FS += [f]
 '''
 
 
@@ -62,6 +67,9 @@ def test_json_round_trip_keeps_every_field() -> None:
     assert again == module
     assert any(d.is_async for d in again.definitions)
     assert again.imports and again.classes
+    body = again.definitions[0]  # positions, subscripts and changes too
+    assert body.changes and any(c.index for c in body.calls)
+    assert any(b.position for b in body.bindings) and any(b.value.index for b in body.bindings)
 
 
 def test_entries_encoded_elsewhere_are_stored_as_put_many_stores_them(tmp_path: Path) -> None:

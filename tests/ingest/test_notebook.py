@@ -170,7 +170,7 @@ def test_a_bad_cell_number_in_graph_json_is_refused(tmp_path: Path) -> None:
     (tmp_path / "nb.ipynb").write_text(_notebook(("code", "def a():\n    return 1\n")),
                                        encoding="utf-8")
     data = build_graph([tmp_path]).to_dict()
-    data["nodes"][0]["sources"][0]["cell"] = 0
+    data["nodes"][0]["sources"][0][3] = 0  # [file, start_line, end_line, cell, end_cell]
     (tmp_path / "g.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(GraphFormatError, match="cell and end_cell"):
         KnowledgeGraph.load(tmp_path / "g.json")

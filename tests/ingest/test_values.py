@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sgkr.ingest.extract import extract_module
-from sgkr.records import BindingKind, Definition
+from sgkr.records import BindingKind, Definition, Index, NameChange, Position, Slice
 
 # What a function's names are given, as the resolver reads it: (source of the body of
 # ``def f(p, q):``, the facts expected in f, in order: bindings as (target, value, kind),
@@ -16,7 +16,9 @@ BINDINGS = [
     ("a, b = make()\n    b()", [("b", "make()", A)]),  # a is never used
     ("a = b = g\n    b()", [("b", "g", H)]),
     ("d = {}\n    d[p] = g\n    d[q]()", [("d", "g", H)]),
-    ("x = d[p]\n    x()", [("x", "d", H)]),
+    ("x = d[p]\n    x()", [("x", "d[p]", H)]),  # p: known when it is a constant
+    ("x = d[p + 1]\n    x()", [("x", "d", H)]),  # a key syntax does not tell
+    ("x = fs[1:][-1]\n    x()", [("x", "fs[1:][-1]", H)]),
     ("for fn in gen():\n        fn()", [("fn", "gen()", H)]),
     ("with Ctx() as c:\n        c.go()", [("c", "Ctx()", H)]),
     ("try:\n        pass\n    except (E, F) as e:\n        e.info()",
@@ -58,3 +60,25 @@ def test_decorators_defaults_raise_and_calls_on_results() -> None:
     assert [(c.kind, c.name) for c in function.calls] == [
         ("plain", "Bad"), ("plain", "make"), ("result", "make")]
     assert BindingKind.ASSIGNED.value == A
+
+
+def test_lists_and_tuples_written_out_keep_positions() -> None:
+    m = extract_module("m.py", "fs = [f, 1, g]\nts = (f, *gs)\nfs[0]()\nfs[K:][0]()\n"
+                               "fs[0][1]()\nd['k']()\n")
+    (body,) = m.definitions
+    assert [(b.target, str(b.value), b.position) for b in body.bindings] == [
+        ("fs", "f", Position(0, 3)), ("fs", "g", Position(2, 3)),
+        ("ts", "f", None)]  # by a starred item: positions not known
+    # An item of an item is not read; a string key is no position.
+    assert [(c.name, c.index) for c in body.calls] == [
+        ("fs", (Index(0),)), ("fs", (Slice("K"), Index(0))), ("d", ())]
+
+
+def test_names_changed_without_a_binding() -> None:
+    m = extract_module("m.py", "K = 2\nN = -1\nS = 'a'\nfs = [f]\nfs[0] = g\nfs += [h]\n"
+                               "del fs[0], x\ndef run():\n    global K\n    for i in r:\n"
+                               "        pass\n")
+    body, run = m.definitions
+    assert body.changes == (NameChange("K", 2), NameChange("N", -1), NameChange("S"),
+                            NameChange("fs"), NameChange("x"))
+    assert run.changes == (NameChange("K"), NameChange("i"))

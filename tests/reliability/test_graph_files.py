@@ -72,7 +72,7 @@ def test_deep_nesting_is_refused(tmp_path: Path) -> None:
 
 
 def test_future_and_missing_schema_versions(tmp_path: Path) -> None:
-    for version, words in ((3, "newer"), (10**30, "newer"), (0, "unknown"), ("1", "missing"),
+    for version, words in ((4, "newer"), (10**30, "newer"), (0, "unknown"), ("1", "missing"),
                            (True, "missing"), (1.0, "missing")):
         doc = dict(GOOD, schema_version=version)
         assert words in _refused(tmp_path, json.dumps(doc)), version
@@ -92,16 +92,14 @@ HOSTILE = {
     "function and tag share an id": _mutated(lambda d: d["nodes"].append(
         {"id": d["nodes"][0]["id"], "type": "tag", "label": "x", "aliases": []})),
     "edge to a missing node": _mutated(lambda d: d["edges"].append(
-        {"source": "fn:fees.fee", "target": "fn:nowhere", "type": "calls",
-         "resolution": "exact"})),
+        {"source": "fn:fees.fee", "calls": {"exact": ["fn:nowhere"]}})),
     "duplicate edge": _mutated(lambda d: d["edges"].append(dict(d["edges"][0]))),
     "edge of the wrong ends": _mutated(lambda d: d["edges"].append(
-        {"source": "fn:fees.fee", "target": "tag:amount", "type": "calls",
-         "resolution": "exact"})),
+        {"source": "fn:fees.fee", "calls": {"exact": ["tag:amount"]}})),
     "unknown node type": _mutated(lambda d: d["nodes"][0].update(type="__import__")),
-    "unknown edge type": _mutated(lambda d: d["edges"][0].update(type="exec")),
-    "line not an integer": _mutated(lambda d: d["nodes"][0]["sources"][0].update(
-        start_line=float("nan"))),
+    "unknown edge type": _mutated(lambda d: d["edges"][0].update(exec=["fn:fees.fee"])),
+    "line not an integer": _mutated(lambda d: d["nodes"][0]["sources"][0].__setitem__(
+        1, float("nan"))),
     "id not a string": _mutated(lambda d: d["nodes"][0].update(id=["fn:x"])),
     "empty id": _mutated(lambda d: d["nodes"][0].update(id="")),
     "aliases a string": _mutated(lambda d: d["nodes"][-1].update(aliases="abc")),

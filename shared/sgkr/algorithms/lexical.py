@@ -213,12 +213,15 @@ class LexicalIndex:
         return found
 
 
-_ATTACHED: weakref.WeakKeyDictionary[KnowledgeGraph, LexicalIndex] = weakref.WeakKeyDictionary()
+# The index of each graph, with the revision it was made at (a changed graph gets a new one).
+_ATTACHED: weakref.WeakKeyDictionary[KnowledgeGraph, tuple[int, LexicalIndex]] = \
+    weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
 def attach(graph: KnowledgeGraph, index: LexicalIndex) -> None:
-    """Make ``index`` the one :func:`index_of` gives for ``graph`` (a loader read it from disk).
+    """Make ``index`` the one :func:`index_of` gives for ``graph`` as it is now (a loader
+    read it from disk).
 
     The caller vouches that it indexes ``graph``'s functions
     (:func:`sgkr.algorithms.lexicalfile.read_index` checks the fingerprint).
@@ -226,24 +229,24 @@ def attach(graph: KnowledgeGraph, index: LexicalIndex) -> None:
     if not isinstance(graph, KnowledgeGraph) or not isinstance(index, LexicalIndex):
         raise InvalidArgumentError("attach takes a KnowledgeGraph and a LexicalIndex")
     with _LOCK:
-        _ATTACHED[graph] = index
+        _ATTACHED[graph] = (graph.revision, index)
 
 
 def attached(graph: KnowledgeGraph) -> LexicalIndex | None:
     """The index :func:`index_of` gives for ``graph``, if it has one already (none is made)."""
-    return _ATTACHED.get(graph)
+    found = _ATTACHED.get(graph)
+    return found[1] if found is not None and found[0] == graph.revision else None
 
 
 def index_of(graph: KnowledgeGraph) -> LexicalIndex:
     """The lexical index of ``graph``: the one attached to it, or one made now (and attached).
 
-    The graph must not change once it has an index (as for any retriever over it).
+    A graph changed since its index was made gets a new one.
     """
-    found = _ATTACHED.get(graph)
+    found = attached(graph)
     if found is None:
         found = LexicalIndex(graph)
-        with _LOCK:
-            found = _ATTACHED.setdefault(graph, found)
+        attach(graph, found)
     return found
 
 

@@ -2,9 +2,14 @@
 
 ``graph.json``'s index is ``graph.lexical.npz`` in the same folder
 (:func:`index_path`): a NumPy ``.npz`` archive, stored uncompressed, of plain
-arrays only (never pickled objects): the format number, the indexed function
-ids and the words (as UTF-8 JSON), the postings (``indptr``, ``indices``,
-``data``) and the fingerprint of the functions it was made from.
+arrays only (never pickled objects): a JSON header (the format number, the
+indexed function ids, the words, the fingerprint of the functions it was
+made from) and the postings (``indptr``, ``indices``, ``data``, ``lengths``).
+Saved with its graph (:func:`save_graph`), the header also holds the graph's
+:class:`~sgkr.algorithms.summary.GraphSummary` and the SHA-256 digest of the
+graph file: :func:`load_graph` uses both only if the graph file it read has
+that digest, and then needs no fingerprint, so a retriever over the loaded
+graph makes none of its tables on its first question.
 
 :func:`read_index` refuses what is malformed, naming the file and the reason
 (an array of the wrong type or shape, a posting out of range, a member that is
@@ -25,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -39,15 +45,17 @@ import numpy.typing as npt
 
 from ..atomic import write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
-from ..graph.jsonfile import MAX_GRAPH_BYTES
+from ..gcpause import paused_gc
+from ..graph.jsonfile import MAX_GRAPH_BYTES, parse_graph_json, read_bytes
 from ..graph.model import KnowledgeGraph
 from ..ingest.files import parse_json, read_side_file
 from .lexical import K1, NAME_WEIGHT, B, LexicalIndex, attach, fingerprint, index_of, indexed
+from .summary import attach_summary, read_summary, summary_json, summary_of
 
 __all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph", "FORMAT"]
 
 #: The layout and the tokenizer of a persisted index; another is rebuilt.
-FORMAT = 1
+FORMAT = 2
 _SUFFIX = ".lexical.npz"
 _ARRAYS = {"indptr": np.int64, "indices": np.int32, "data": np.float32, "lengths": np.int64}
 
@@ -71,8 +79,12 @@ def write_index(index: LexicalIndex, path: str | os.PathLike[str]) -> None:
     """Write ``index`` to ``path`` atomically (never through a symlink)."""
     if not isinstance(index, LexicalIndex):
         raise InvalidArgumentError(f"index must be a LexicalIndex, got {type(index)}")
+    _write(index, path, {})
+
+
+def _write(index: LexicalIndex, path: str | os.PathLike[str], more: dict[str, Any]) -> None:
     header = {"format": FORMAT, "k1": K1, "b": B, "name_weight": NAME_WEIGHT,
-              "fingerprint": index.fingerprint, "ids": index.ids, "words": index.words}
+              "fingerprint": index.fingerprint, "ids": index.ids, "words": index.words, **more}
     buffer = io.BytesIO()
     np.savez(buffer, header=_text(json.dumps(header, ensure_ascii=False)),
              indptr=index.indptr, indices=index.indices, data=index.data,
@@ -89,6 +101,16 @@ def read_index(path: str | os.PathLike[str], graph: KnowledgeGraph, *,
     GraphFormatError
         If the file cannot be read or is malformed; the message names it.
     """
+    found = _read(path, max_bytes)
+    if found is None or found[0].get("fingerprint") != fingerprint(indexed(graph)):
+        return None
+    return _index(*found)
+
+
+def _read(path: str | os.PathLike[str],
+          max_bytes: int) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]] | None:
+    """The checked header and arrays of the index file ``path``; ``None`` if it was made
+    by another format or tokenizer."""
     where = str(path)
     raw = read_side_file(path, f"{where}: cannot read the lexical index", GraphFormatError,
                          limit=max_bytes)
@@ -104,23 +126,32 @@ def read_index(path: str | os.PathLike[str], graph: KnowledgeGraph, *,
             or not _strings(words) or len(set(words)) != len(words):
         raise GraphFormatError(f"{where}: the ids and words must be lists of distinct strings")
     _check(arrays, len(ids), len(words), where)
-    if header.get("fingerprint") != fingerprint(indexed(graph)):
-        return None
-    return LexicalIndex.from_arrays(ids, words, arrays["indptr"], arrays["indices"],
-                                    arrays["data"], header["fingerprint"], arrays["lengths"])
+    return header, arrays
+
+
+def _index(header: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> LexicalIndex:
+    return LexicalIndex.from_arrays(header["ids"], header["words"], arrays["indptr"],
+                                    arrays["indices"], arrays["data"], header["fingerprint"],
+                                    arrays["lengths"])
 
 
 def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
-    """Write ``graph`` to ``path`` (graph.json) and its lexical index beside it.
+    """Write ``graph`` to ``path`` (graph.json) and its lexical index and summary beside it.
 
-    The index is the one :func:`~sgkr.algorithms.lexical.index_of` gives: made
-    now unless the graph has one, so a retriever over the graph loaded back
-    answers its first question as fast as the next.
+    The index is the one :func:`~sgkr.algorithms.lexical.index_of` gives, the
+    summary :func:`~sgkr.algorithms.summary.summary_of`'s: made now unless the
+    graph has them, so a retriever over the graph loaded back answers its
+    first question as fast as the next.
     """
     if not isinstance(graph, KnowledgeGraph):
         raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
     graph.save(path)
-    write_index(index_of(graph), index_path(path))
+    # The digest of the bytes on disk: the summary is used only with this very file.
+    written = read_side_file(path, f"{path}: cannot read the graph file back",
+                             GraphFormatError, limit=MAX_GRAPH_BYTES)
+    _write(index_of(graph), index_path(path),
+           {"graph_sha256": hashlib.sha256(written).hexdigest(),
+            "summary": summary_json(summary_of(graph))})
 
 
 def load_graph(path: str | os.PathLike[str], *,
@@ -130,24 +161,44 @@ def load_graph(path: str | os.PathLike[str], *,
     An index that is missing, or was made for other functions, is made again on
     a retriever's first question; a malformed one is reported to ``warn``
     (default: :func:`warnings.warn`) and made again too: the graph is never refused
-    for its index.
+    for its index. The summary saved with it is used if the graph file is the
+    one it was saved with, else made again on first use too.
 
     Raises
     ------
     GraphFormatError
         If the graph file cannot be read or is malformed.
+    InvalidArgumentError
+        If ``path`` is not a path.
     """
-    graph = KnowledgeGraph.load(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
+    raw = read_bytes(Path(path))
+    with paused_gc(long_lived=True):  # as KnowledgeGraph.load, which keeps no bytes
+        graph = KnowledgeGraph.from_dict(parse_graph_json(raw, str(path)), where=str(path))
+    digest = hashlib.sha256(raw).hexdigest()
+    del raw
     where = index_path(path)
     if os.path.lexists(where):
         try:
-            index = read_index(where, graph)
+            _attach_saved(graph, where, digest)
         except GraphFormatError as exc:
             (warn or warnings.warn)(f"{exc}; the index is made again")
-        else:
-            if index is not None:
-                attach(graph, index)
     return graph
+
+
+def _attach_saved(graph: KnowledgeGraph, where: Path, digest: str) -> None:
+    """Attach to ``graph`` the index and summary of the file ``where`` that are its own."""
+    found = _read(where, MAX_GRAPH_BYTES)
+    if found is None:
+        return
+    header, arrays = found
+    if header.get("graph_sha256") == digest and "summary" in header:
+        summary = read_summary(header["summary"], str(where))
+        attach(graph, _index(header, arrays))
+        attach_summary(graph, summary)
+    elif header.get("fingerprint") == fingerprint(indexed(graph)):
+        attach(graph, _index(header, arrays))
 
 
 def _text(text: str) -> npt.NDArray[np.uint8]:

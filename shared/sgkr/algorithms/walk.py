@@ -31,10 +31,8 @@ import math
 from collections.abc import Callable, Mapping
 
 from ..errors import InvalidArgumentError
-from ..graph.model import KnowledgeGraph
-from ..records import FunctionNode
 
-__all__ = ["personalized_pagerank", "call_counts", "centrality_prior", "DEFAULT_ALPHA"]
+__all__ = ["personalized_pagerank", "centrality_prior", "DEFAULT_ALPHA"]
 
 DEFAULT_ALPHA = 0.5
 _EPSILON = 1e-3
@@ -130,19 +128,3 @@ def centrality_prior(callers: int) -> float:
     """
     c = math.log1p(max(callers, 0))
     return c / (1.0 + c)
-
-
-def call_counts(graph: KnowledgeGraph) -> dict[str, int]:
-    """Each function node's number of callers (``calls`` edges into it).
-
-    Examples
-    --------
-    >>> from sgkr import build_graph
-    >>> g = build_graph([("m.py", "def a():\\n    return c()\\ndef b():\\n    return c()\\n"
-    ...                           "def c():\\n    return 1\\n")])
-    >>> sorted(call_counts(g).items())
-    [('fn:m.a', 0), ('fn:m.b', 0), ('fn:m.c', 2)]
-    """
-    _, pred = graph.adjacency()
-    return {r.id: sum(1 for data in pred[r.id].values() if data["type"] == "calls")
-            for r in graph.records() if isinstance(r, FunctionNode)}

@@ -29,7 +29,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 
-from ..records import Arity, CallSite, Definition, Ref, Resolution
+from ..records import Arity, CallSite, Definition, Ref, Resolution, Selector
 from .context import Context, Read, Subclasses, kept
 from .flow import ValueFlow
 from .signatures import accepts, bound_arguments
@@ -50,14 +50,14 @@ _COMMON_METHODS = frozenset(
                "get", "put", "add", "update", "reset", "flush", "apply", "call"})
 
 #: A call site as a definition's calls are told apart (its line aside).
-CallKey = tuple[str, str, Ref | None, Arity | None]
+CallKey = tuple[str, str, Ref | None, Arity | None, tuple[Selector, ...]]
 #: The calls of one definition, resolved.
 Seen = dict[CallKey, Reach]
 
 
 def call_key(call: CallSite) -> CallKey:
     """What tells ``call`` apart from the other calls of its definition."""
-    return (call.kind, call.name, call.receiver, call.arity)
+    return (call.kind, call.name, call.receiver, call.arity, call.index)
 
 
 def is_self(receiver: Ref | None) -> bool:
@@ -140,7 +140,7 @@ class CallSites:
         if call.kind == "plain":
             return self._plain(ctx, frame, scopes, call.name, call.arity)
         if call.kind == "subscript":
-            return self.called(ctx, frame, Ref(call.name), None) or NO_EDGE
+            return self.called(ctx, frame, Ref(call.name, index=call.index), None) or NO_EDGE
         if call.kind == "result":  # ``make()()``: what the returned values are
             return self.reached(self.flow.returned(ctx, frame, call.name, 0)) or NO_EDGE
         if call.kind == "super":

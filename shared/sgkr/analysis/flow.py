@@ -7,7 +7,9 @@ is assigned (and, for a parameter, what the calls of the sources pass it: a
 :class:`ParameterSource`); ``a.b`` the attribute ``b`` of what ``a`` holds (a
 module's name, a class's method or nested class, a ``self.`` field assigned in
 the class or a base); ``f()`` what ``f``'s values return (an instance of a class,
-what a function's ``return`` and ``yield`` give). The flow is followed on demand,
+what a function's ``return`` and ``yield`` give); ``fs[0]`` the item of a list
+written out that the subscript picks (:mod:`~sgkr.analysis.sequences`). The flow is
+followed on demand,
 :data:`INFER_DEPTH` steps deep; a cycle of assignments ends where it began.
 
 Examples
@@ -34,6 +36,7 @@ from typing import Protocol
 from ..records import Ref
 from .context import Context, Subclasses
 from .scopes import Names
+from .sequences import Sequences
 from .tables import Tables
 from .values import NOTHING, Frame, Kind, Value, class_, external, function, instance, module
 
@@ -74,11 +77,13 @@ class ValueFlow:
         self.names = names
         self.hierarchy = names.hierarchy
         self.parameters: ParameterSource = parameters or _NoParameters()
+        self.sequences = Sequences(tables, names)
         self._frames: dict[str, Frame] = {}
 
     def forget(self) -> None:
         """Drop the answers kept: the tables changed."""
         self._frames.clear()
+        self.sequences.forget()
 
     def read(self, ctx: Context, qualname: str) -> None:
         """Note that ``ctx`` read the tables of the module holding ``qualname``."""
@@ -106,6 +111,8 @@ class ValueFlow:
         ctx.memo[key] = NOTHING  # a cycle of assignments ends here
         if ref.called:
             values = self.returned(ctx, frame, ref.name, depth)
+        elif ref.index:
+            values = self._item(ctx, frame, ref, depth)
         else:
             head, _, rest = ref.name.partition(".")
             values = self._head(ctx, frame, head, depth)
@@ -115,6 +122,31 @@ class ValueFlow:
                 values = self.attribute(ctx, values, attr, depth)
         ctx.memo[key] = values
         return values
+
+    def _item(self, ctx: Context, frame: Frame, ref: Ref, depth: int) -> frozenset[Value]:
+        """What an item or a slice of a name holds (``fs[0]``, ``fs[1:]``): the items its
+        subscripts pick (:mod:`~sgkr.analysis.sequences`), or else what the name holds."""
+        scope = self._assigning(frame, ref.name)
+        if scope is not None:
+            picked = self.sequences.picked(ctx, frame, scope, ref.name, ref.index)
+            if picked is not None:
+                self.read(ctx, scope)
+                return self.bound_values(ctx, self.frame_of(scope), picked, depth)
+        return self.infer(ctx, frame, Ref(ref.name), depth)
+
+    def _assigning(self, frame: Frame, name: str) -> str | None:
+        """The scope of ``frame`` whose assignments give the plain ``name`` its values;
+        None for a dotted name, a parameter, a name bound by scoping or an import."""
+        names, tables = self.names, self.tables
+        if "." in name or not names.is_local(frame.chain, name) and names.target_of(
+                names.binding_scopes(frame.chain), name) is not None:
+            return None
+        for scope in frame.chain:
+            if name in tables.params.get(scope, ()):
+                return None
+            if name in tables.assigned.get(scope, ()):
+                return scope
+        return None
 
     def _head(self, ctx: Context, frame: Frame, head: str, depth: int) -> frozenset[Value]:
         cls, names = frame.cls, self.names

@@ -13,7 +13,7 @@ Examples
 ...                            "    apply(h)\\n    return h\\n")
 >>> tables = Tables([m])
 >>> tables.returns["m.f"]
-(Ref(name='h', called=False),)
+(Ref(name='h', called=False, index=()),)
 >>> [(p.caller, p.argument.slot, str(p.argument.value)) for p in tables.passed["apply"]]
 [('m.f', 0, 'h')]
 """
@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import NamedTuple, TypeVar
 
-from ..records import Argument, Definition, ModuleExtract, Ref
+from ..records import Argument, Definition, ModuleExtract, Position, Ref
 
 __all__ = ["Tables", "Passed", "Field"]
 
@@ -67,7 +67,8 @@ class Tables:
     params : dict
         The names of each definition's parameters.
     assigned, returns, decorators, fields, passed : dict
-        What each scope's names are given, what each function returns, its
+        What each scope's names are given (``positions``: those given where they stand
+        in a list or tuple written out), what each function returns, its
         decorators (innermost last), each class's ``self.`` fields, and the values
         passed to calls, by the called name.
     """
@@ -84,6 +85,7 @@ class Tables:
         self.binders: set[str] = set()
         self.params: dict[str, frozenset[str]] = {}
         self.assigned: dict[str, dict[str, list[Ref]]] = {}
+        self.positions: dict[str, dict[str, list[tuple[Position, Ref]]]] = {}
         self.returns: dict[str, tuple[Ref, ...]] = {}
         self.decorators: dict[str, tuple[str, ...]] = {}
         self.fields: dict[str, dict[str, list[Field]]] = {}
@@ -194,6 +196,9 @@ class Tables:
         cls = d.enclosing_class
         for b in d.bindings:
             table.setdefault(b.target, []).append(b.value)
+            if b.position is not None:
+                self.positions.setdefault(q, {}).setdefault(b.target, []).append(
+                    (b.position, b.value))
             head, _, attr = b.target.partition(".")
             if cls is not None and head == "self" and attr and "." not in attr:
                 self.fields.setdefault(cls, {}).setdefault(attr, []).append(
@@ -217,7 +222,7 @@ class Tables:
     def _remove_definition(self, d: Definition, module: str) -> None:
         q = d.qualname
         if self.owner.get(q) == module:
-            for table in (self.assigned, self.returns, self.decorators):
+            for table in (self.assigned, self.positions, self.returns, self.decorators):
                 table.pop(q, None)
             for a in d.arguments:
                 _drop(self.passed, a.call.name, Passed(q, a))

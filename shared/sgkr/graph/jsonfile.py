@@ -1,25 +1,43 @@
 """graph.json: a versioned JSON document, validated on load, written atomically.
 
-Schema (version 2)::
+Schema (version 3): compact JSON, one node, or the edges leaving one node, a line::
 
-    {"schema_version": 2, "meta": {...},
-     "nodes": [{"id", "type": "function", "name", "kind", "qualnames", "sources",
-                "knowledge", "code"} | {"id", "type": "tag", "label", "aliases", "weight"}],
-     "edges": [{"source", "target", "type": "calls"|"references"|"consumes"|"produces",
-                "resolution": "exact"|"inferred"|"name" (calls and references only)}]}
+    {"schema_version":3,"meta":{...},
+    "nodes":[
+    {"id":"fn:fees.Schedule.fee","kind":"method","sources":[["fees.py",9,11]],"knowledge":"...","code":"..."},
+    {"id":"fn:ISEOF","qualnames":["lib2to3.pgen2.token.ISEOF","token.ISEOF"],"sources":[...],...},
+    {"id":"tag:fee","type":"tag","weight":0.5}
+    ],
+    "edges":[
+    {"source":"fn:fees.Schedule.fee","calls":{"exact":["fn:fees.rate"],"name":["fn:round"]},"produces":["tag:fee"]},
+    {"source":"tag:amount","consumes":["fn:fees.Schedule.fee"]}
+    ]}
 
+A node writes out only what its id does not already say; a field left out is:
+
+- ``type``: ``function`` (a tag says ``"type":"tag"``);
+- ``name``: the id's last dotted part, ``fee`` for ``fn:fees.Schedule.fee``;
+- ``qualnames``: the id less its prefix (``fn:``, ``mod:``), ``["fees.Schedule.fee"]``;
+- ``kind``: ``function`` (else ``method`` or ``module``);
+- ``knowledge``: the text of the first triple-quoted string in ``code`` (its docstring),
+  as :func:`first_string` reads it;
+- a tag's ``label``: the id less ``tag:``; its ``aliases``: none; its ``weight``: 1.
+
+``sources`` are ``[file, start_line, end_line]`` (a notebook's: ``[file, start_line,
+end_line, cell, end_cell]``); ``code`` is always written. Each edge
+line holds the edges leaving its ``source`` by type: ``calls`` and ``references`` by
+resolution (``exact``, ``inferred``, ``name``), ``consumes`` and ``produces`` as lists.
 Edges point the way a path walks them: a ``consumes`` edge from the tag to the
 function that takes it as input (``tag → function``: the tag is an input of the
 function), a ``produces`` edge from the function to the tag it outputs, a
 ``calls`` or ``references`` edge from the caller to the callee.
 
-Version 1 (no ``references`` edges, no ``inferred`` resolution) is still read.
-A tag's ``weight`` (how specific it is, from 0 to 1, see
-:func:`sgkr.graph.tagging.tag_weights`) is 1 in files written before tags had one.
+Versions 1 and 2 (every field written out, one edge an object: the record form of
+:mod:`sgkr.graph.jsonrecords`) are still read; saving writes version 3.
 
 Loading refuses a truncated, malformed, wrong-schema or inconsistent file with
-a :class:`~sgkr.errors.GraphFormatError` naming the problem; nothing is
-executed and no pickle is read. This module works on records and rows only;
+a :class:`~sgkr.errors.GraphFormatError` naming the file, the item and the problem;
+nothing is executed and no pickle is read. This module works on records and rows only;
 :class:`~sgkr.graph.KnowledgeGraph` (``to_dict``, ``from_dict``, ``save``,
 ``load``) calls it.
 
@@ -29,6 +47,12 @@ Examples
 Traceback (most recent call last):
 ...
 sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade sgkr
+>>> to_document({}, [FunctionNode("fn:m.f", "f", ("m.f",), "def f(): pass", "F.",
+...                               (SourceSpan("m.py", 1, 1),), "function")], [])["nodes"]
+[{'id': 'fn:m.f', 'sources': [['m.py', 1, 1]], 'knowledge': 'F.', 'code': 'def f(): pass'}]
+>>> to_document({}, [FunctionNode("fn:m.f", "f", ("m.f",), "def f():\\n    '''F.'''", "F.",
+...                               (SourceSpan("m.py", 1, 2),), "function")], [])["nodes"]
+[{'id': 'fn:m.f', 'sources': [['m.py', 1, 2]], 'code': "def f():\\n    '''F.'''"}]
 """
 
 from __future__ import annotations
@@ -42,46 +66,129 @@ from typing import Any
 from ..atomic import remove_orphans, write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
 from ..ingest.files import FileRefused, opened, parse_json
-from ..records import EdgeRow, EdgeType, FunctionNode, Resolution, SourceSpan, TagNode
+from ..records import EdgeRow, FunctionNode, SourceSpan, TagNode
+from .jsonrecords import (
+    EDGE_TYPES,
+    RESOLUTIONS,
+    EdgeChecker,
+    Where,
+    kind_of,
+    location,
+    read_node,
+    read_records,
+    span_of,
+    text,
+    texts,
+    weight,
+)
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_node",
-           "read_json", "write_document", "write_graph", "remove_orphans"]
+           "first_string",
+           "read_bytes", "parse_graph_json", "write_document", "write_graph", "remove_orphans"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MAX_GRAPH_BYTES = 2_000_000_000
-_KINDS = ("function", "method", "module")
-_TYPES: dict[str, EdgeType] = {"calls": "calls", "references": "references",
-                               "consumes": "consumes", "produces": "produces"}
-_RESOLVED = ("calls", "references")  # the edge types that have a resolution
-_RESOLUTIONS: dict[Any, Resolution] = {"exact": "exact", "inferred": "inferred", "name": "name"}
-_EDGE_ENDS = {"calls": ("function", "function"), "references": ("function", "function"),
-              "consumes": ("tag", "function"), "produces": ("function", "tag")}
 
 
 def to_document(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
                 rows: Iterable[EdgeRow]) -> dict[str, Any]:
-    """The graph.json document of these nodes and edges, in the order given."""
+    """The graph.json document of these nodes and edges, in the order given (edges
+    sorted by source keep one line for each source)."""
     return {"schema_version": SCHEMA_VERSION, "meta": dict(sorted(meta.items())),
-            "nodes": [_node_object(r) for r in records],
-            "edges": [_edge_object(row) for row in rows]}
+            "nodes": [_node_object(r) for r in records], "edges": list(_edge_objects(rows))}
+
+
+def _implied(node_id: str) -> tuple[str, str]:
+    """The name and the qualified name a function's id says (see the module docs)."""
+    prefix, colon, qualname = node_id.partition(":")
+    qualname = qualname if colon else prefix
+    return qualname.rpartition(".")[2], qualname
 
 
 def _node_object(record: FunctionNode | TagNode) -> dict[str, Any]:
     if isinstance(record, FunctionNode):
-        return {"id": record.id, "type": "function", "name": record.name, "kind": record.kind,
-                "qualnames": list(record.qualnames),
-                "sources": [s.to_dict() for s in record.sources],
-                "knowledge": record.knowledge, "code": record.code}
-    return {"id": record.id, "type": "tag", "label": record.label,
-            "aliases": list(record.aliases), "weight": record.weight}
-
-
-def _edge_object(row: EdgeRow) -> dict[str, Any]:
-    source, target, kind, resolution = row
-    item: dict[str, Any] = {"source": source, "target": target, "type": kind}
-    if resolution is not None:
-        item["resolution"] = resolution
+        name, qualname = _implied(record.id)
+        item: dict[str, Any] = {"id": record.id}
+        if record.name != name:
+            item["name"] = record.name
+        if record.kind != "function":
+            item["kind"] = record.kind
+        if record.qualnames != (qualname,):
+            item["qualnames"] = list(record.qualnames)
+        item["sources"] = [[s.file, s.start_line, s.end_line] if s.cell is None
+                           or s.end_cell is None else
+                           [s.file, s.start_line, s.end_line, s.cell, s.end_cell]
+                           for s in record.sources]
+        knowledge, code = record.knowledge, record.code
+        # The first line's search is a quick "no" for most functions without a docstring.
+        if knowledge.partition("\n")[0] not in code or first_string(code) != knowledge:
+            item["knowledge"] = knowledge
+        item["code"] = code
+        return item
+    item = {"id": record.id, "type": "tag"}
+    if record.label != record.id.removeprefix("tag:"):
+        item["label"] = record.label
+    if record.aliases:
+        item["aliases"] = list(record.aliases)
+    if record.weight != 1:
+        item["weight"] = record.weight
     return item
+
+
+def first_string(code: str) -> str | None:
+    """The text of the first triple-quoted string in ``code`` (``None`` if it has none):
+    its first line stripped, the others dedented by their common margin (tabs expanded),
+    the whole stripped, as :func:`inspect.cleandoc` cleans a docstring.
+
+    A function line of graph.json leaves its ``knowledge`` out when this gives it.
+
+    Examples
+    --------
+    >>> first_string("def f():\\n    '''Fee.\\n\\n    In cents.\\n    '''\\n    return 1")
+    'Fee.\\n\\nIn cents.'
+    >>> first_string("def f(): pass") is None
+    True
+    """
+    start, other = code.find('"""'), code.find("'''")
+    if start < 0 or 0 <= other < start:
+        start = other
+    end = code.find(code[start : start + 3], start + 3) if start >= 0 else -1
+    if end < 0:
+        return None
+    lines = code[start + 3 : end].expandtabs().split("\n")
+    if len(lines) == 1:
+        return lines[0].strip()
+    rest = lines[1:]
+    margin = min((len(line) - len(line.lstrip(" ")) for line in rest if line.strip(" ")),
+                 default=0)
+    return "\n".join([lines[0].strip(), *(line[margin:] for line in rest)]).strip()
+
+
+def _edge_objects(rows: Iterable[EdgeRow]) -> Iterator[dict[str, Any]]:
+    """One object for each run of rows with the same source."""
+    group: dict[str, Any] = {}
+    for source, target, kind, resolution in rows:
+        if group.get("source") != source:
+            if group:
+                yield _in_order(group)
+            group = {"source": source}
+        if resolution is None:
+            group.setdefault(kind, []).append(target)
+        else:
+            group.setdefault(kind, {}).setdefault(resolution, []).append(target)
+    if group:
+        yield _in_order(group)
+
+
+def _in_order(group: dict[str, Any]) -> dict[str, Any]:
+    """``group`` with its edge types, and their resolutions, in the documented order."""
+    ordered: dict[str, Any] = {"source": group["source"]}
+    for kind in EDGE_TYPES:
+        if (targets := group.get(kind)) is not None:
+            ordered[kind] = targets if type(targets) is list else {
+                resolution: targets[resolution] for resolution in RESOLUTIONS
+                if resolution in targets}
+    return ordered
 
 
 def read_document(data: Any, *, where: str = "graph"
@@ -111,36 +218,14 @@ def read_document(data: Any, *, where: str = "graph"
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise GraphFormatError(f"{where}: 'meta' must be an object")
-    types: dict[str, str] = {}
-    records: list[FunctionNode | TagNode] = []
-    for index, raw in enumerate(nodes):
-        at = (where, "nodes", index)
-        record = _node(raw, at)
-        if record.id in types:
-            raise GraphFormatError(f"{_loc(at)}: duplicate node id {record.id!r}")
-        types[record.id] = "function" if isinstance(record, FunctionNode) else "tag"
-        records.append(record)
-    return meta, records, _edges(edges, types, where)
+    if version < SCHEMA_VERSION:
+        return meta, *read_records(nodes, edges, where)
+    records = [_node(raw, (where, "nodes", index)) for index, raw in enumerate(nodes)]
+    return meta, records, _edges(edges, EdgeChecker(records, where), where)
 
 
-def read_node(raw: Any, where: str, name: str) -> FunctionNode | TagNode:
-    """One node object of a graph.json document, validated as :func:`read_document` does.
-
-    Raises
-    ------
-    GraphFormatError
-        Naming ``where``, ``name`` (the node, as the message shows it) and the problem.
-
-    Examples
-    --------
-    >>> read_node({"id": "tag:fee", "type": "tag", "label": "fee", "aliases": []}, "x", "0")
-    TagNode(id='tag:fee', label='fee', aliases=(), weight=1.0)
-    """
-    return _node(raw, (where, "node", name))
-
-
-def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
-    """The parsed JSON of ``file``, if it is at most ``max_bytes`` long.
+def read_bytes(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> bytes:
+    """The bytes of the graph file ``file``, if it is at most ``max_bytes`` long.
 
     The size is checked before anything is read, and the text as it is read,
     a chunk at a time: a file whose first character does not open a JSON
@@ -150,8 +235,8 @@ def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
     Raises
     ------
     GraphFormatError
-        If the file is missing, too large, or not JSON (truncated, corrupted,
-        nested too deep); the message names the file.
+        If the file is missing, too large, or does not start as JSON; the
+        message names the file.
     """
     chunks: list[bytes] = []
     try:
@@ -170,7 +255,13 @@ def read_json(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> Any:
         raise GraphFormatError(f"{file}: {exc}") from exc
     except OSError as exc:
         raise GraphFormatError(f"{file}: cannot read graph file: {exc.strerror or exc}") from exc
-    return parse_json(b"".join(chunks), str(file), GraphFormatError, invalid=_INVALID)
+    return b"".join(chunks)
+
+
+def parse_graph_json(raw: bytes, where: str) -> Any:
+    """The JSON of a graph file's bytes; refused (truncated, corrupted, nested too deep)
+    with a :class:`~sgkr.errors.GraphFormatError` naming ``where``."""
+    return parse_json(raw, where, GraphFormatError, invalid=_INVALID)
 
 
 _INVALID = "not valid JSON (truncated or corrupted?)"
@@ -197,18 +288,18 @@ def write_graph(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNod
     >>> path = os.path.join(tempfile.mkdtemp(), "graph.json")
     >>> write_graph({}, [TagNode("tag:fee", "fee")], [], path)
     >>> json.load(open(path))["nodes"]
-    [{'id': 'tag:fee', 'type': 'tag', 'label': 'fee', 'aliases': [], 'weight': 1.0}]
+    [{'id': 'tag:fee', 'type': 'tag'}]
     """
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
     head = {"schema_version": SCHEMA_VERSION, "meta": dict(sorted(meta.items()))}
-    write_atomic(path, _pieces(head, map(_node_object, records), map(_edge_object, rows)))
+    write_atomic(path, _pieces(head, map(_node_object, records), _edge_objects(rows)))
 
 
 def _pieces(head: Mapping[str, Any], nodes: Iterable[dict[str, Any]],
             edges: Iterable[dict[str, Any]]) -> Iterator[str]:
-    """graph.json's text: compact JSON, one node or edge a line (diffable), through the C
-    encoder, in pieces of at most :data:`_LINES` nodes or edges.
+    """graph.json's text: compact JSON, one node or edge line a line (diffable), through
+    the C encoder, in pieces of at most :data:`_LINES` lines.
 
     ``indent`` would make :mod:`json` fall back to its pure-Python encoder,
     several times slower on a large graph.
@@ -234,114 +325,80 @@ _LINES = 500
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-#: Where an item is, made into text only for an error: (file, "nodes" or "edges", index,
-#: and a node's source number).
-_Where = tuple[Any, ...]
-
-
-def _loc(at: _Where) -> str:
-    where, part, index, *span = at
-    return f"{where}: {part}[{index}]" + (f".sources[{span[0]}]" if span else "")
-
-
-def _text(raw: dict[str, Any], key: str, at: _Where, *, empty: bool = True) -> str:
-    value = raw.get(key)
-    if type(value) is not str or (not empty and not value):
-        what = "string" if empty else "non-empty string"
-        raise GraphFormatError(f"{_loc(at)}: '{key}' must be a {what}")
-    return value
-
-
-def _texts(raw: dict[str, Any], key: str, at: _Where) -> tuple[str, ...]:
-    value = raw.get(key)
-    if type(value) is not list or not all(type(v) is str for v in value):
-        raise GraphFormatError(f"{_loc(at)}: '{key}' must be a list of strings")
-    return tuple(value)
-
-
-def _node(raw: Any, at: _Where) -> FunctionNode | TagNode:
+def _node(raw: Any, at: Where) -> FunctionNode | TagNode:
     if type(raw) is not dict:
-        raise GraphFormatError(f"{_loc(at)}: must be an object")
-    node_id = _text(raw, "id", at, empty=False)
-    kind = raw.get("type")
+        raise GraphFormatError(f"{location(at)}: must be an object")
+    node_id = text(raw, "id", at, empty=False)
+    kind = raw.get("type", "function")
     if kind == "tag":
-        return TagNode(node_id, _text(raw, "label", at, empty=False), _texts(raw, "aliases", at),
-                       _weight(raw, at))
+        return TagNode(node_id, text(raw, "label", at, empty=False,
+                                     default=node_id.removeprefix("tag:")),
+                       texts(raw, "aliases", at, []), weight(raw, at))
     if kind != "function":
-        raise GraphFormatError(f"{_loc(at)}: unknown node type {kind!r}; expected function or tag")
-    fkind = raw.get("kind")
-    if fkind not in _KINDS:
-        raise GraphFormatError(f"{_loc(at)}: unknown function kind {fkind!r}; expected {_KINDS}")
+        raise GraphFormatError(
+            f"{location(at)}: unknown node type {kind!r}; expected function or tag")
+    name, qualname = _implied(node_id)
+    fkind = kind_of(raw, at, "function")
     sources = raw.get("sources")
     if type(sources) is not list:
-        raise GraphFormatError(f"{_loc(at)}: 'sources' must be a list")
+        raise GraphFormatError(f"{location(at)}: 'sources' must be a list")
+    code = text(raw, "code", at)
     return FunctionNode(
-        id=node_id, name=_text(raw, "name", at, empty=False),
-        qualnames=_texts(raw, "qualnames", at), code=_text(raw, "code", at),
-        knowledge=_text(raw, "knowledge", at),
+        id=node_id, name=text(raw, "name", at, empty=False, default=name),
+        qualnames=texts(raw, "qualnames", at, [qualname]), code=code,
+        knowledge=text(raw, "knowledge", at) if "knowledge" in raw else _docstring(code, at),
         sources=tuple(_span(span, (*at, n)) for n, span in enumerate(sources)),
         kind=fkind,
     )
 
 
-def _weight(raw: dict[str, Any], at: _Where) -> float:
-    """A tag's weight, a number in [0, 1]; 1 in files written before tags had one."""
-    value = raw.get("weight", 1.0)
-    if type(value) not in (int, float) or not 0 <= value <= 1:
-        raise GraphFormatError(f"{_loc(at)}: 'weight' must be a number from 0 to 1")
-    return float(value)
+def _docstring(code: str, at: Where) -> str:
+    found = first_string(code)
+    if found is None:
+        raise GraphFormatError(f"{location(at)}: 'knowledge' is left out, but the code holds "
+                               "no triple-quoted string to give it")
+    return found
 
 
-def _span(raw: Any, at: _Where) -> SourceSpan:
-    if type(raw) is not dict:
-        raise GraphFormatError(f"{_loc(at)}: must be an object")
-    start, end = raw.get("start_line"), raw.get("end_line")
-    if type(start) is not int or type(end) is not int or start < 1 or end < 1:
-        raise GraphFormatError(f"{_loc(at)}: start_line and end_line must be positive integers")
-    return SourceSpan(_text(raw, "file", at), start, end, *_cells(raw, at))
+def _span(raw: Any, at: Where) -> SourceSpan:
+    if type(raw) is not list or len(raw) not in (3, 5):
+        raise GraphFormatError(f"{location(at)}: must be [file, start_line, end_line] or "
+                               "[file, start_line, end_line, cell, end_cell]")
+    return span_of(raw[0], raw[1], raw[2], tuple(raw[3:]), at)
 
 
-def _cells(span: dict[str, Any], at: _Where) -> tuple[int, int] | tuple[()]:
-    """The ``cell`` and ``end_cell`` of a notebook's span, or nothing for another file's."""
-    if "cell" not in span and "end_cell" not in span:
-        return ()
-    first, last = span.get("cell"), span.get("end_cell")
-    if type(first) is not int or type(last) is not int or first < 1 or last < 1:
-        raise GraphFormatError(f"{_loc(at)}: cell and end_cell must be positive integers")
-    return first, last
-
-
-def _edges(edges: list[Any], types: dict[str, str], where: str) -> list[EdgeRow]:
-    rows: list[EdgeRow] = []
-    pairs: set[tuple[str, str]] = set()
+def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
     for index, raw in enumerate(edges):
         at = (where, "edges", index)
         if type(raw) is not dict:
-            raise GraphFormatError(f"{_loc(at)}: must be an object")
-        given = raw.get("type")
-        kind = _TYPES.get(given) if isinstance(given, str) else None
-        if kind is None:
-            raise GraphFormatError(
-                f"{_loc(at)}: unknown edge type {given!r}; expected {tuple(_TYPES)}")
-        resolution = raw.get("resolution")
-        resolved = kind in _RESOLVED
-        if resolved and (type(resolution) is not str or resolution not in _RESOLUTIONS):
-            raise GraphFormatError(
-                f"{_loc(at)}: a {kind} edge needs resolution 'exact', 'inferred' or 'name'")
-        if not resolved and resolution is not None:
-            raise GraphFormatError(f"{_loc(at)}: only calls and references edges have a resolution")
-        source = _text(raw, "source", at, empty=False)
-        target = _text(raw, "target", at, empty=False)
-        for end in (source, target):
-            if end not in types:
-                raise GraphFormatError(f"{_loc(at)}: refers to missing node {end!r}")
-        if (source, target) in pairs:
-            raise GraphFormatError(f"{_loc(at)}: duplicate edge {source} -> {target}")
-        pairs.add((source, target))
-        expected, found = _EDGE_ENDS[kind], (types[source], types[target])
-        if found != expected:
-            raise GraphFormatError(
-                f"{_loc(at)}: a {kind} edge goes {expected[0]} -> {expected[1]}, not "
-                f"{found[0]} -> {found[1]}")
-        rows.append((source, target, kind, _RESOLUTIONS.get(resolution)))
-    return rows
+            raise GraphFormatError(f"{location(at)}: must be an object")
+        source = text(raw, "source", at, empty=False)
+        for key, targets in raw.items():
+            if key == "source":
+                continue
+            kind = EDGE_TYPES.get(key)
+            if kind is None:
+                raise GraphFormatError(
+                    f"{location(at)}: unknown edge type {key!r}; expected {tuple(EDGE_TYPES)}")
+            if kind not in ("calls", "references"):
+                for target in _ends(targets, key, at):
+                    check.add(source, target, kind, None, at)
+                continue
+            if type(targets) is not dict:
+                raise GraphFormatError(
+                    f"{location(at)}: '{key}' must be an object of resolution: [node ids]")
+            for resolution, ends in targets.items():
+                if resolution not in RESOLUTIONS:
+                    raise GraphFormatError(
+                        f"{location(at)}: a {kind} edge needs resolution 'exact', 'inferred' "
+                        f"or 'name', not {resolution!r}")
+                for target in _ends(ends, f"{key}.{resolution}", at):
+                    check.add(source, target, kind, resolution, at)
+    return check.rows
+
+
+def _ends(value: Any, what: str, at: Where) -> list[str]:
+    """The target ids of an edge line's ``what``: a list of non-empty strings."""
+    if type(value) is not list or not all(type(end) is str and end for end in value):
+        raise GraphFormatError(f"{location(at)}: '{what}' must be a list of node ids")
+    return value

@@ -72,6 +72,13 @@ class KnowledgeGraph:
         self._g: nx.DiGraph = graph if graph is not None else nx.DiGraph()
         self.meta: dict[str, Any] = dict(meta or {})
         self.report: BuildReport | None = None
+        self._revision = 0
+
+    @property
+    def revision(self) -> int:
+        """How many changes were made to this graph: tables made of it are kept with the
+        revision they were made at, and made again once it differs."""
+        return self._revision
 
     # -- building --------------------------------------------------------------
 
@@ -81,6 +88,7 @@ class KnowledgeGraph:
 
     def add_functions(self, nodes: Iterable[FunctionNode]) -> None:
         """Add many function nodes as :meth:`add_function` would, in one batch (builds use it)."""
+        self._revision += 1
         batch.add_functions(self._g, nodes)
 
     def add_tag(self, node: TagNode) -> None:
@@ -99,12 +107,14 @@ class KnowledgeGraph:
         >>> g.tag("tag:fee").aliases
         ('charge',)
         """
+        self._revision += 1
         batch.add_tags(self._g, nodes)
 
     def set_tag_label(self, node_id: str, label: str) -> None:
         """Give the tag ``node_id`` the label ``label``, keeping its other aliases."""
         old = self.tag(node_id)
         aliases = tuple(a for a in old.aliases if a != label)
+        self._revision += 1
         batch.replace_records(self._g, [TagNode(node_id, label, aliases, old.weight)])
 
     def set_tag_weights(self, weights: Mapping[str, float]) -> None:
@@ -119,6 +129,7 @@ class KnowledgeGraph:
         >>> g.tag("tag:fee").weight
         0.25
         """
+        self._revision += 1
         batch.replace_records(self._g, self._reweighed(weights))
 
     def _reweighed(self, weights: Mapping[str, float]) -> Iterator[TagNode]:
@@ -157,14 +168,17 @@ class KnowledgeGraph:
         >>> g.producers("tag:fee")
         ['fn:f']
         """
+        self._revision += 1
         batch.add_edge_rows(self._g, rows)
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
         """Remove nodes and their edges; ids not in the graph are ignored (rebuilds use it)."""
+        self._revision += 1
         self._g.remove_nodes_from(list(node_ids))
 
     def remove_edges(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Remove edges given as ``(source, target)``; missing ones are ignored."""
+        self._revision += 1
         self._g.remove_edges_from(list(pairs))
 
     def copy(self) -> KnowledgeGraph:
@@ -408,7 +422,8 @@ class KnowledgeGraph:
 
     @classmethod
     def from_dict(cls, data: Any, *, where: str = "graph") -> KnowledgeGraph:
-        """Validate a graph.json document and build the graph from it."""
+        """Validate a graph.json document (or one in the record form,
+        :func:`sgkr.graph.jsonrecords.records_of`) and build the graph from it."""
         meta, records, rows = jsonfile.read_document(data, where=where)
         return cls.from_rows(records, rows, meta=meta)
 
@@ -433,8 +448,9 @@ class KnowledgeGraph:
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
         file = Path(path)
+        raw = jsonfile.read_bytes(file, max_bytes=max_bytes)
         with paused_gc(long_lived=True):
-            return cls.from_dict(jsonfile.read_json(file, max_bytes=max_bytes), where=str(file))
+            return cls.from_dict(jsonfile.parse_graph_json(raw, str(file)), where=str(file))
 
     def __repr__(self) -> str:
         s = self.stats()

@@ -64,11 +64,16 @@ from ..records import (
     Definition,
     FunctionKind,
     ImportBinding,
+    Index,
     ModuleExtract,
+    NameChange,
     Parameter,
     ParameterKind,
+    Position,
     Problem,
     Ref,
+    Selector,
+    Slice,
     SourceSpan,
     ValueUse,
 )
@@ -88,7 +93,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
-CACHE_FORMAT = 18
+CACHE_FORMAT = 19
 # Bytes of the hex SHA-256 that opens an entry.
 _DIGEST = 64
 _KIND = "sgkr-extract"
@@ -531,36 +536,69 @@ def _definition_to_json(d: Definition) -> list[Any]:
             None if inputs is None else list(inputs), None if outputs is None else list(outputs),
             [[_site_to_json(u.site), None if u.argument_of is None
               else _site_to_json(u.argument_of)] for u in d.uses],
-            [[b.target, b.value.name, b.value.called, b.kind.value] for b in d.bindings],
+            [[b.target, b.value.name, b.value.called, b.kind.value, *_placed(b)]
+             for b in d.bindings],
             [[r.name, r.called] for r in d.returns], list(d.decorators),
             [[_site_to_json(a.call), a.slot, a.value.name, a.value.called]
              for a in d.arguments],
             list(d.results), list(d.keys_written), list(d.keywords), list(d.strings),
-            [list(pair) for pair in d.attributes],
+            [list(pair) for pair in d.attributes], [[c.name, c.integer] for c in d.changes],
             *([[d.span.cell, d.span.end_cell]] if d.span.cell is not None else [])]
+
+
+def _placed(b: Binding) -> list[Any]:
+    """The subscripts of a binding's value and its position, when it has either."""
+    if not b.value.index and b.position is None:
+        return []
+    position = b.position
+    return [_selectors_to_json(b.value.index),
+            None if position is None else [position.index, position.length]]
+
+
+def _selectors_to_json(selectors: tuple[Selector, ...]) -> list[Any]:
+    """An item as its key, a slice as the list of its bounds."""
+    return [[s.start, s.stop, s.step] if isinstance(s, Slice) else s.key for s in selectors]
+
+
+def _selectors_from_json(raw: list[Any]) -> tuple[Selector, ...]:
+    return tuple([Slice(*s) if type(s) is list else Index(s) for s in raw])
+
+
+def _binding_from_json(raw: list[Any]) -> Binding:
+    target, name, called, kind, *placed = raw
+    if not placed:
+        return Binding(target, Ref(name, called), _BINDING_KINDS[kind])
+    selectors, position = placed
+    return Binding(target, Ref(name, called, _selectors_from_json(selectors)),
+                   _BINDING_KINDS[kind], None if position is None else Position(*position))
 
 
 def _site_to_json(site: CallSite) -> list[Any]:
     receiver, arity = site.receiver, site.arity
     raw: list[Any] = [site.kind, site.name, None if receiver is None else receiver.name,
                       receiver is not None and receiver.called, site.line]
-    if arity is not None:  # a call's: what it passes
-        raw.append([arity.positional, list(arity.keywords), arity.unpacked])
+    if arity is not None or site.index:  # a call's: what it passes
+        raw.append(None if arity is None
+                   else [arity.positional, list(arity.keywords), arity.unpacked])
+    if site.index:
+        raw.append(_selectors_to_json(site.index))
     return raw
 
 
 def _site_from_json(raw: list[Any]) -> CallSite:
     kind, name, receiver, called, line, *passes = raw
-    arity = Arity(passes[0][0], tuple(passes[0][1]), passes[0][2]) if passes else None
+    told = passes[0] if passes else None
+    arity = None if told is None else Arity(told[0], tuple(told[1]), told[2])
     return CallSite(_CALL_KINDS[kind], name,
-                    None if receiver is None else Ref(receiver, called), line, arity)
+                    None if receiver is None else Ref(receiver, called), line, arity,
+                    _selectors_from_json(passes[1]) if len(passes) > 1 else ())
 
 
 def _definition_from_json(raw: list[Any], path: str) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
      returns, decorators, arguments, results, written, keywords, strings, attributes,
-     *cells) = raw
+     changes, *cells) = raw
     if type(knowledge) is int:
         if knowledge not in (_SAME_AS_DOCSTRING, _SAME_AS_COMMENT):
             raise ValueError(f"unknown knowledge reference {knowledge!r}")
@@ -577,7 +615,8 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         strings=tuple(strings), attributes=tuple([(n, a) for n, a in attributes]),
         uses=tuple([ValueUse(_site_from_json(s), None if c is None else _site_from_json(c))
                     for s, c in uses]),
-        bindings=tuple([Binding(t, Ref(n, c), _BINDING_KINDS[k]) for t, n, c, k in bindings]),
+        bindings=tuple([_binding_from_json(b) for b in bindings]),
+        changes=tuple([NameChange(n, i) for n, i in changes]),
         returns=tuple([Ref(n, c) for n, c in returns]), decorators=tuple(decorators),
         arguments=tuple([Argument(_site_from_json(s), slot, Ref(n, c))
                          for s, slot, n, c in arguments]),
@@ -608,7 +647,7 @@ def _check_definition(raw: list[Any]) -> None:
     (qualname, name, kind, code, file, start, end, docstring, comment, params,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
      returns, decorators, arguments, results, written, keywords, strings, attributes,
-     *cells) = raw
+     changes, *cells) = raw
     _strings(qualname, name, kind, code, file, *keys, *decorators, *results, *written,
              *keywords, *strings)
     for pair in attributes:
@@ -627,6 +666,10 @@ def _check_definition(raw: list[Any]) -> None:
         _strings(*(types[0] if types else ()))
         _strings(param, param_kind)
         _flag(default)
+    for changed, integer in changes:
+        _strings(changed)
+        if integer is not None:
+            _integers(integer)
     _check_facts(calls, uses, bindings, returns, arguments)
 
 
@@ -638,9 +681,15 @@ def _check_facts(calls: list[Any], uses: list[Any], bindings: list[Any], returns
         _check_site(site)
         if callee is not None:
             _check_site(callee)
-    for target, value, called, binding_kind in bindings:
+    for target, value, called, binding_kind, *placed in bindings:
         _strings(target, value, binding_kind)
         _flag(called)
+        if placed:
+            selectors, position = placed
+            _check_selectors(selectors)
+            if position is not None:
+                index, length = position
+                _lines(index + 1, length)
     for value, called in returns:
         _strings(value)
         _flag(called)
@@ -660,14 +709,42 @@ def _check_site(site: list[Any]) -> None:
     _texts(receiver)
     _flag(called)
     _lines(line)
-    if len(passes) > 1 or passes and (type(passes[0]) is not list or len(passes[0]) != 3):
+    if len(passes) > 2 or passes and passes[0] is not None and (
+            type(passes[0]) is not list or len(passes[0]) != 3):
         raise ValueError(f"expected what a call passes, got {passes!r}")
-    for positional, keywords, unpacked in passes:
+    if len(passes) > 1:
+        _check_selectors(passes[1])
+    for positional, keywords, unpacked in passes[:1] if passes and passes[0] else ():
         if type(keywords) is not list:
             raise ValueError(f"expected keywords, got {keywords!r}")
         _lines(positional + 1)
         _strings(*keywords)
         _flag(unpacked)
+
+
+def _check_selectors(selectors: Any) -> None:
+    if type(selectors) is not list:
+        raise TypeError(f"expected subscripts, got {selectors!r}")
+    for selector in selectors:
+        if type(selector) is list:
+            if len(selector) != 3:
+                raise ValueError(f"expected a slice's three bounds, got {selector!r}")
+            _keys(*(b for b in selector if b is not None))
+        else:
+            _keys(selector)
+
+
+def _keys(*values: Any) -> None:
+    # A subscript's key or bound: an integer literal or a dotted name.
+    for value in values:
+        if type(value) is not str:
+            _integers(value)
+
+
+def _integers(*values: Any) -> None:
+    for value in values:
+        if type(value) is not int:
+            raise TypeError(f"expected an integer, got {value!r}")
 
 
 def _strings(*values: Any) -> None:

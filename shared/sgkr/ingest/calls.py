@@ -32,6 +32,7 @@ from .expressions import (
     named_call,
     passed,
     string_value,
+    subscripted,
 )
 from .scopes import Fact, Item
 from .syntax import Source, line_of
@@ -95,12 +96,16 @@ def _other_calls(source: Source, captures: dict[str, list[Node]], items: list[It
         if name[:1].isupper():  # ``raise E`` makes an E; a lower-case name holds one
             add((node.start_byte, node.end_byte, Fact.CALL,
                  CallSite("plain", name, None, line_of(node), _NONE)))
-    for kind, capture in (("result", "call.result"), ("subscript", "call.sub")):
-        for node in captures.get(capture, ()):
-            dotted = source.dotted(node)
-            if dotted is not None:
-                add((node.start_byte, node.end_byte, Fact.CALL,
-                     CallSite(kind, dotted, None, line_of(node))))  # type: ignore[arg-type]
+    for node in captures.get("call.result", ()):
+        dotted = source.dotted(node)
+        if dotted is not None:
+            add((node.start_byte, node.end_byte, Fact.CALL,
+                 CallSite("result", dotted, None, line_of(node))))
+    for node in captures.get("call.sub", ()):
+        held = subscripted(source, node)
+        if held is not None:
+            add((node.start_byte, node.end_byte, Fact.CALL,
+                 CallSite("subscript", held.name, None, line_of(node), index=held.index)))
 
 
 def arity_of(source: Source, call: Node | None) -> Arity | None:

@@ -6,24 +6,27 @@ Examples
 >>> source = Source("m.py", "m", "x = A().run\\n")
 >>> value = source.parse().named_children[0].named_children[0].named_children[1]
 >>> attribute_call(source, value)
-CallSite(kind='attribute', name='run', receiver=Ref(name='A', called=True), line=1, \
-arity=None)
+CallSite(kind='attribute', name='run', receiver=Ref(name='A', called=True, index=()), \
+line=1, arity=None, index=())
 """
 
 from __future__ import annotations
 
 from tree_sitter import Node
 
-from ..records import BindingKind, CallSite, Ref
+from ..records import BindingKind, CallSite, Index, Ref, Selector, Slice
 from .syntax import Source, line_of
 
-__all__ = ["NAMES", "CONTAINERS", "ITEM_OF", "attribute_call", "named_call", "given",
-           "passed", "string_value", "TAKES_NO_FUNCTION", "name_like", "key_like"]
+__all__ = ["NAMES", "CONTAINERS", "SEQUENCES", "ITEM_OF", "attribute_call", "named_call",
+           "given", "passed", "subscripted", "integer_value", "string_value",
+           "TAKES_NO_FUNCTION", "name_like", "key_like"]
 
 #: Node types of a name or a dotted name.
 NAMES = ("identifier", "attribute")
 #: Literals holding items.
 CONTAINERS = frozenset({"list", "tuple", "set", "dictionary", "expression_list"})
+#: Literals holding items in order.
+SEQUENCES = frozenset({"list", "tuple", "expression_list"})
 #: Calls whose result is an item of their first argument.
 ITEM_OF = frozenset({"next", "iter", "reversed", "list", "tuple", "set", "frozenset",
                      "sorted", "enumerate"})
@@ -86,9 +89,8 @@ def given(source: Source, value: Node) -> list[tuple[Ref, BindingKind]]:
         dotted = source.dotted(value)
         return [] if dotted is None else [(Ref(dotted), BindingKind.HOLDS)]
     if kind == "subscript":  # an item of a container holds what the container holds
-        container = value.child_by_field_name("value")
-        dotted = source.dotted(container) if container is not None else None
-        return [] if dotted is None else [(Ref(dotted), BindingKind.HOLDS)]
+        ref = subscripted(source, value)
+        return [] if ref is None else [(ref, BindingKind.HOLDS)]
     found: list[tuple[Ref, BindingKind]] = []
     if kind not in CONTAINERS:
         return found
@@ -115,6 +117,79 @@ def passed(source: Source, value: Node) -> list[Ref]:
     if kind in CONTAINERS:
         return [ref for ref, _ in given(source, value)]
     return []
+
+
+def subscripted(source: Source, node: Node) -> Ref | None:
+    """A subscript of a name (``xs[0]``, ``xs[1:3][0]``, ``d[key]``) as the name with the
+    subscripts syntax tells; a key it does not tell leaves them all out (``xs[i + 1]`` is
+    ``xs``). None when no name is subscripted, or an item of an item is (``xs[0][1]``).
+
+    Examples
+    --------
+    >>> source = Source("m.py", "m", "xs[1:3][-1]\\n")
+    >>> str(subscripted(source, source.parse().named_children[0].named_children[0]))
+    'xs[1:3][-1]'
+    """
+    selectors: list[Selector | None] = []
+    while node.type == "subscript":
+        keys = node.children_by_field_name("subscript")
+        selectors.append(_selector(source, keys[0]) if len(keys) == 1 else None)
+        value = node.child_by_field_name("value")
+        if value is None:
+            return None
+        node = value
+    dotted = source.dotted(node)
+    # Slices, then one item or slice: what was read before, when an item of an item
+    # (``xs[0][1]``) or a subscript of an unknown slice was not.
+    if dotted is None or not all(isinstance(s, Slice) for s in selectors[1:]):
+        return None
+    selectors.reverse()
+    known = [s for s in selectors if s is not None]
+    return Ref(dotted, index=tuple(known) if len(known) == len(selectors) else ())
+
+
+def _selector(source: Source, key: Node) -> Selector | None:
+    """What one subscript key picks, when syntax tells: an integer literal or a name
+    (an item), or a slice whose bounds are."""
+    if key.type != "slice":
+        bound = _bound(source, key)
+        return None if bound is None else Index(bound)
+    bounds: list[int | str | None] = [None, None, None]
+    part = 0
+    for child in key.children:
+        if child.type == ":":
+            part += 1
+        elif child.type != "comment" and part < 3:
+            bound = _bound(source, child)
+            if bound is None:
+                return None
+            bounds[part] = bound
+    return Slice(*bounds)
+
+
+def _bound(source: Source, node: Node) -> int | str | None:
+    """An integer literal's value (``2``, ``-1``), or a dotted name (``K``, ``ext.K``)."""
+    if node.type in NAMES:
+        return source.dotted(node)
+    return integer_value(source, node)
+
+
+def integer_value(source: Source, node: Node) -> int | None:
+    """The value of an integer literal, negated or not (``2``, ``-1``, ``0x10``)."""
+    sign = 1
+    if node.type == "unary_operator":
+        operator = node.child_by_field_name("operator")
+        argument = node.child_by_field_name("argument")
+        if operator is None or argument is None or source.text_of(operator) not in "-+":
+            return None
+        sign = -1 if source.text_of(operator) == "-" else 1
+        node = argument
+    if node.type != "integer":
+        return None
+    try:
+        return sign * int(source.text_of(node).replace("_", ""), 0)
+    except ValueError:  # ``0777``, ``1j``: no integer Python 3 reads
+        return None
 
 
 def string_value(source: Source, node: Node) -> str | None:

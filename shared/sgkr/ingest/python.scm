@@ -16,12 +16,12 @@
 (function_definition name: (identifier) @def.name) @def
 (class_definition name: (identifier) @class.name) @class
 
-; Calls: f(), x.f(), @d, raise E, x[k](), g()()
+; Calls: f(), x.f(), @d, raise E, x[k](), x[1:][k](), g()()
 (call function: (identifier) @call.plain)
 (call function: (attribute) @call.attr)
 (decorator [(identifier) (attribute)] @call.deco)
 (raise_statement (identifier) @call.raise)
-(call function: (subscript value: [(identifier) (attribute)] @call.sub))
+(call function: (subscript) @call.sub)
 (call function: (call function: [(identifier) (attribute)] @call.result))
 
 ; What a call is passed: its argument list, read item by item (a class's bases are
@@ -51,6 +51,17 @@
 (as_pattern alias: (as_pattern_target (identifier))) @bind.as
 (default_parameter value: [(identifier) (attribute)]) @bind.default
 (typed_default_parameter value: [(identifier) (attribute)]) @bind.default
+
+; Names changed in ways no binding records (read in Python): given an integer literal
+; or an expression giving no value of the sources, changed in place, deleted, or
+; rebound from an inner scope.
+(assignment left: (identifier)) @change
+(named_expression name: (identifier)) @change
+(for_statement left: (identifier) @change.name)
+(augmented_assignment left: (_) @change.name)
+(delete_statement) @change.names
+(global_statement) @change.names
+(nonlocal_statement) @change.names
 
 ; Imports.
 (import_statement) @import

@@ -22,7 +22,7 @@ from operator import itemgetter
 
 from tree_sitter import Node
 
-from ..records import Argument, Binding, BindingKind, CallSite, Ref, ValueUse
+from ..records import Argument, Binding, BindingKind, CallSite, NameChange, Ref, ValueUse
 from .syntax import Source
 
 __all__ = ["Fact", "Item", "Scope", "scopes_of", "place", "kept"]
@@ -34,6 +34,8 @@ class Fact(str, enum.Enum):
     CALL = "calls"
     USE = "uses"
     BINDING = "bindings"
+    #: A name given an integer literal, or changed in ways no binding records.
+    CHANGE = "changes"
     RETURN = "returns"
     #: The name a ``return`` statement gives back alone.
     RESULT = "results"
@@ -68,6 +70,7 @@ class Scope:
     calls: list[CallSite] = field(default_factory=list)
     uses: list[ValueUse] = field(default_factory=list)
     bindings: list[Binding] = field(default_factory=list)
+    changes: list[NameChange] = field(default_factory=list)
     returns: list[Ref] = field(default_factory=list)
     results: list[str] = field(default_factory=list)
     arguments: list[Argument] = field(default_factory=list)

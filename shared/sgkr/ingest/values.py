@@ -7,7 +7,7 @@ Examples
 >>> source = Source("m.py", "m", "x = Parser(path)\\nrow['fee'] = x\\n")
 >>> items = value_facts(source, captures_of(source.parse()))
 >>> sorted(what.name for _, _, what, _ in items)
-['BINDING', 'BINDING', 'KEY_READ', 'KEY_WRITTEN', 'USE']
+['BINDING', 'BINDING', 'CHANGE', 'KEY_READ', 'KEY_WRITTEN', 'USE']
 >>> sorted(str(fact.value) for _, _, what, fact in items if what is Fact.BINDING)
 ['Parser()', 'x']
 """
@@ -18,14 +18,28 @@ from collections.abc import Iterable, Iterator
 
 from tree_sitter import Node
 
-from ..records import Binding, BindingKind, Ref, ValueUse
-from .expressions import NAMES, given, key_like, name_like, named_call, string_value
+from ..records import Binding, BindingKind, NameChange, Position, Ref, ValueUse
+from .expressions import (
+    NAMES,
+    SEQUENCES,
+    given,
+    integer_value,
+    key_like,
+    name_like,
+    named_call,
+    string_value,
+)
 from .scopes import Fact, Item
 from .syntax import Source
 
 __all__ = ["value_facts"]
 
 _BINDS = ("bind", "bind.for", "bind.as", "bind.default")
+# What an assignment's right side is when the query reads it as a binding (python.scm).
+_BOUND = frozenset({"identifier", "attribute", "call", "list", "tuple", "set", "dictionary",
+                    "assignment", "subscript"})
+# Items standing for more than one item, or for none: the positions after them are not known.
+_SPLATS = frozenset({"list_splat", "parenthesized_list_splat", "dictionary_splat"})
 
 
 def value_facts(source: Source, captures: dict[str, list[Node]]) -> list[Item]:
@@ -41,6 +55,8 @@ def value_facts(source: Source, captures: dict[str, list[Node]]) -> list[Item]:
             if kind == "bind":
                 for key in _keys_written(source, node):
                     add((start, end, Fact.KEY_WRITTEN, key))
+                for name in _subscripted_targets(source, node):
+                    add((start, end, Fact.CHANGE, NameChange(name)))
     for node in captures.get("key", ()):
         index = node.child_by_field_name("subscript")
         text = string_value(source, index) if index is not None else None
@@ -50,7 +66,27 @@ def value_facts(source: Source, captures: dict[str, list[Node]]) -> list[Item]:
         _add_use(source, node, items)
     _items(source, captures.get("use.items", ()), items)
     _reads(source, captures, items)
+    _changes(source, captures, items)
     return items
+
+
+def _changes(source: Source, captures: dict[str, list[Node]], items: list[Item]) -> None:
+    """The names given an integer literal or changed in ways no binding records."""
+    for node in captures.get("change", ()):
+        name = node.child_by_field_name("left") or node.child_by_field_name("name")
+        value = node.child_by_field_name("right") or node.child_by_field_name("value")
+        if name is None or value is None or value.type in _BOUND:
+            continue  # ``x: int`` gives no value; a binding tells what the others give
+        items.append((node.start_byte, node.end_byte, Fact.CHANGE,
+                      NameChange(source.text_of(name), integer_value(source, value))))
+    names = [*captures.get("change.name", ())]
+    for node in captures.get("change.names", ()):
+        for child in node.named_children:
+            names.extend(child.named_children if child.type == "expression_list" else [child])
+    for node in names:  # ``del xs[0]``, ``xs[0] += 1``: xs changes
+        dotted = source.dotted(_base(node))
+        if dotted is not None:
+            items.append((node.start_byte, node.end_byte, Fact.CHANGE, NameChange(dotted)))
 
 
 def _returns(source: Source, captures: dict[str, list[Node]], items: list[Item]) -> None:
@@ -110,6 +146,29 @@ def _keys_written(source: Source, node: Node) -> Iterator[str]:
                 yield text
 
 
+def _subscripted_targets(source: Source, node: Node) -> Iterator[str]:
+    """The names whose items an assignment sets: ``xs[0] = f``, ``xs[1:], y = ...``."""
+    left = node.child_by_field_name("left")
+    if left is None:
+        return
+    for target in left.named_children if left.type in ("pattern_list", "tuple_pattern") \
+            else (left,):
+        if target.type == "subscript":
+            dotted = source.dotted(_base(target))
+            if dotted is not None:
+                yield dotted
+
+
+def _base(node: Node) -> Node:
+    """The expression subscripted by ``node`` (``xs`` of ``xs[0][1]``), or ``node``."""
+    while node.type == "subscript":
+        value = node.child_by_field_name("value")
+        if value is None:
+            break
+        node = value
+    return node
+
+
 def _bindings(source: Source, node: Node, kind: str) -> list[Binding]:
     """What an assignment, a ``for`` loop, an ``as`` name or a parameter's default
     (``kind``, the capture's) gives which name."""
@@ -135,7 +194,24 @@ def _bindings(source: Source, node: Node, kind: str) -> list[Binding]:
     if left.type in ("pattern_list", "tuple_pattern"):
         return _unpacked(source, left, value)
     target = source.dotted(left)
-    return [] if target is None else _bound(source, target, value)
+    return [] if target is None else _assigned(source, target, value)
+
+
+def _assigned(source: Source, target: str, value: Node) -> list[Binding]:
+    """The bindings of ``target = value``: a list or tuple written out binds each name it
+    holds where it stands (``xs = [f, g]``: f at 0, g at 1, of 2)."""
+    if value.type not in SEQUENCES:
+        return _bound(source, target, value)
+    items = [c for c in value.named_children if c.type != "comment"]
+    if any(c.type in _SPLATS for c in items):
+        return _bound(source, target, value)
+    found: list[Binding] = []
+    for index, item in enumerate(items):
+        dotted = source.dotted(item)
+        if dotted is not None:
+            found.append(Binding(target, Ref(dotted), BindingKind.HOLDS,
+                                 Position(index, len(items))))
+    return found
 
 
 def _as_bindings(source: Source, node: Node) -> list[Binding]:

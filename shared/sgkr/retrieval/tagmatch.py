@@ -33,15 +33,13 @@ Examples
 
 from __future__ import annotations
 
-import math
 import re
-import threading
-from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
+from ..algorithms.summary import PhraseWords
 from ..graph.model import KnowledgeGraph
 from ..records import TagMatch
-from ..stores import GraphReader, TagInfo, as_reader, listed_phrases
+from ..stores import GraphReader, PhrasesReader, TagInfo, as_reader
 from ..text import fold
 from .tags import FUNCTION_WORDS, VocabularyMatcher
 
@@ -123,21 +121,6 @@ def _covered(matches: Sequence[TagMatch]) -> Callable[[int], bool]:
     return covered
 
 
-class _Vocabulary:
-    """Each word of the tag phrases, the phrases it is in, and its rarity among them."""
-
-    def __init__(self, table: Mapping[str, Sequence[TagInfo]]) -> None:
-        self.tags = {p: list(tags) for p, tags in table.items()}
-        df: Counter[str] = Counter()
-        self.phrases_of: dict[str, list[str]] = defaultdict(list)
-        for phrase in table:
-            for word in set(phrase.split()):
-                df[word] += 1
-                self.phrases_of[word].append(phrase)
-        n = len(table)
-        self.idf = {w: math.log(1 + n / d) for w, d in df.items()}
-
-
 class WeightedMatcher:
     """The default tag extractor: exact phrases, other forms of words, partial phrases.
 
@@ -150,17 +133,11 @@ class WeightedMatcher:
     def __init__(self, source: KnowledgeGraph | GraphReader) -> None:
         self._reader: GraphReader = as_reader(source)
         self._exact = VocabularyMatcher(self._reader)
-        self._vocabulary: _Vocabulary | None = None
-        self._lock = threading.Lock()
+        self._vocabulary: PhraseWords | None = None
 
-    def _words(self) -> _Vocabulary | None:
-        if self._vocabulary is None:
-            table = listed_phrases(self._reader)
-            if table is None:
-                return None
-            vocabulary = _Vocabulary(table)
-            with self._lock:
-                self._vocabulary = vocabulary
+    def _words(self) -> PhraseWords | None:
+        if self._vocabulary is None and isinstance(self._reader, PhrasesReader):
+            self._vocabulary = self._reader.phrase_words()
         return self._vocabulary
 
     def prepare(self) -> None:
@@ -207,24 +184,26 @@ class WeightedMatcher:
                 continue
             for form in (word, *word_forms(word)):
                 place.setdefault(form, (start, end))
-        best: dict[str, tuple[float, str, tuple[int, int], TagInfo]] = {}
+        covers: list[tuple[str, float, tuple[int, int]]] = []
         for phrase in {p for w in place for p in vocabulary.phrases_of.get(w, ())}:
             words = set(phrase.split())
             if len(words) < 2:
                 continue
             hit = words & place.keys()
-            cover = (sum(vocabulary.idf[w] for w in hit)
-                     / sum(vocabulary.idf[w] for w in words))
-            if cover < MIN_COVER:
-                continue
-            score = PARTIAL_SCORE * cover
-            spans = sorted(place[w] for w in hit)
-            for tag in vocabulary.tags[phrase]:
+            cover = (sum(vocabulary.idf(w) for w in hit)
+                     / sum(vocabulary.idf(w) for w in words))
+            if cover >= MIN_COVER:
+                spans = sorted(place[w] for w in hit)
+                covers.append((phrase, PARTIAL_SCORE * cover, (spans[0][0], spans[-1][1])))
+        named = self._reader.phrase_tags([phrase for phrase, _, _ in covers])
+        best: dict[str, tuple[float, str, tuple[int, int], TagInfo]] = {}
+        for phrase, score, span in covers:
+            for tag in named.get(phrase, ()):
                 if tag.id in seen:
                     continue
                 current = best.get(tag.id)
                 if current is None or (score, -len(phrase)) > (current[0], -len(current[1])):
-                    best[tag.id] = (score, phrase, (spans[0][0], spans[-1][1]), tag)
+                    best[tag.id] = (score, phrase, span, tag)
         chosen = sorted(best.values(), key=lambda b: (-b[0], len(b[1]), b[3].id))[:_MAX_PARTIAL]
         return [TagMatch(tag.id, tag.label, question[start:end], start, end, tag.role,
                          round(score, 6))

@@ -31,6 +31,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from ..algorithms.summary import PhraseWords
 from ..records import EdgeType, FunctionNode, Resolution, Role
 
 __all__ = ["GraphStore", "GraphReader", "NamesReader", "RankingReader", "TagInfo", "NodeKind",
@@ -182,6 +183,10 @@ class PhrasesReader(GraphReader, Protocol):
 
     def phrases(self) -> dict[str, list[TagInfo]]:
         """Every folded phrase of a tag label or alias, with the tags it names."""
+        ...
+
+    def phrase_words(self) -> PhraseWords:
+        """Each word of those phrases, with the phrases holding it."""
         ...
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..algorithms.lexical import add_up, best_hits
 from ..algorithms.paths import Fetch, connect_pairs, path_pairs, search_pairs
+from ..algorithms.summary import PhraseWords
 from ..algorithms.tokens import code_tokens
 from ..errors import StoreError
 from ..records import EdgeType, FunctionNode
@@ -253,6 +254,10 @@ class FalkorDBReader:
             table = {p: sorted(tags, key=lambda t: t.id) for p, tags in sorted(table.items())}
             self._vocabularies[self.version] = table
         return {p: list(tags) for p, tags in table.items()}
+
+    def phrase_words(self) -> PhraseWords:
+        """Each word of the folded phrases, with the phrases holding it."""
+        return PhraseWords.of(self.phrases())
 
     def tags(self, ids: Collection[str]) -> dict[str, TagInfo]:
         """The tag nodes among ``ids``."""

@@ -12,16 +12,14 @@ Examples
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Collection, Sequence
 
 from ..algorithms.lexical import attached, index_of
 from ..algorithms.paths import SearchIndex, connect_paths, find_paths
-from ..algorithms.walk import call_counts
+from ..algorithms.summary import GraphSummary, PhraseWords, summary_of
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
-from ..records import EdgeType, FunctionNode, Role, TagNode
-from ..text import fold
+from ..records import EdgeType, FunctionNode, TagNode
 from .base import EdgeKind, FunctionName, NodeKind, Path, Side, TagInfo
 
 __all__ = ["MemoryStore"]
@@ -31,7 +29,9 @@ class MemoryStore:
     """A :class:`~sgkr.stores.base.GraphStore` over a :class:`~sgkr.graph.KnowledgeGraph`.
 
     It is its own reader: the graph must not change while it retrieves.
-    The phrase table and the search's tables are made on first use, once.
+    Its tables are the graph's summary (:func:`~sgkr.algorithms.summary.summary_of`:
+    persisted with a saved graph, else made on first use, once) and the search's
+    tables (made on first use).
 
     Parameters
     ----------
@@ -46,15 +46,10 @@ class MemoryStore:
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
         self.graph = graph
         self.index = SearchIndex(graph)
-        self._phrases: dict[str, list[TagInfo]] | None = None
-        self._names: dict[str, list[str]] | None = None
-        self._callers: dict[str, int] | None = None
+        self._infos: dict[str, TagInfo] = {}
         self._central: list[str] | None = None
-        self._calling = 0
         self._sizes: dict[str, int] = {}
         self._files: dict[str, list[tuple[str, int, int]]] | None = None
-        self._longest = 0
-        self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, KnowledgeGraph]:
         return {"graph": self.graph}  # the lock cannot be pickled; the tables are a cache
@@ -66,46 +61,37 @@ class MemoryStore:
         """This store: a graph in memory is one version."""
         return self
 
-    def _phrase_table(self) -> dict[str, list[TagInfo]]:
-        table = self._phrases
-        if table is None:
-            with self._lock:
-                table = self._phrases
-                if table is None:
-                    table = {}
-                    for tag in self.graph.tags():  # by id: each list is sorted
-                        info = self._info(tag)
-                        # Each phrase of a tag once (a label and an alias may fold alike);
-                        # no look into the list, which thousands of tags may share.
-                        for key in dict.fromkeys(" ".join(fold(p))
-                                                 for p in (tag.label, *tag.aliases)):
-                            if key:
-                                table.setdefault(key, []).append(info)
-                    self._longest = max((k.count(" ") + 1 for k in table), default=0)
-                    self._phrases = table
-        return table
+    def _summary(self) -> GraphSummary:
+        return summary_of(self.graph)
 
-    def _info(self, tag: TagNode) -> TagInfo:
-        return TagInfo(tag.id, tag.label, _role(self.graph, tag.id), tag.weight)
+    def _info(self, tag_id: str) -> TagInfo:
+        info = self._infos.get(tag_id)
+        if info is None:  # made when first asked: most tags never are
+            tag = self.graph.tag(tag_id)
+            info = self._infos[tag_id] = TagInfo(tag_id, tag.label,
+                                                 self._summary().roles[tag_id], tag.weight)
+        return info
 
     def phrases(self) -> dict[str, list[TagInfo]]:
         """Every folded phrase of a tag label or alias, with the tags it names."""
-        return {p: list(tags) for p, tags in self._phrase_table().items()}
+        return {p: [self._info(t) for t in ids] for p, ids in self._summary().phrases.items()}
+
+    def phrase_words(self) -> PhraseWords:
+        """Each word of the folded phrases, with the phrases holding it."""
+        return self._summary().words
 
     def longest_phrase(self) -> int:
         """Most words in a folded tag label or alias."""
-        self._phrase_table()
-        return self._longest
+        return self._summary().longest
 
     def phrase_tags(self, phrases: Collection[str]) -> dict[str, list[TagInfo]]:
         """The tags each phrase names, sorted by id."""
-        table = self._phrase_table()
-        return {p: list(table[p]) for p in phrases if p in table}
+        table = self._summary().phrases
+        return {p: [self._info(t) for t in table[p]] for p in phrases if p in table}
 
     def tags(self, ids: Collection[str]) -> dict[str, TagInfo]:
         """The tag nodes among ``ids``."""
-        records = {i: self.graph.get(i) for i in ids}
-        return {i: self._info(r) for i, r in records.items() if isinstance(r, TagNode)}
+        return {i: self._info(i) for i in ids if isinstance(self.graph.get(i), TagNode)}
 
     def kinds(self, ids: Collection[str]) -> dict[str, NodeKind]:
         """``tag`` or the function kind of each node among ``ids``."""
@@ -123,13 +109,7 @@ class MemoryStore:
 
     def named(self, names: Collection[str]) -> dict[str, list[str]]:
         """The ids of the function nodes (module bodies aside) of each bare name, sorted."""
-        table = self._names
-        if table is None:
-            found: dict[str, list[str]] = {}
-            for f in self.graph.functions():
-                if f.kind != "module":
-                    found.setdefault(f.name, []).append(f.id)
-            table = self._names = {n: sorted(ids) for n, ids in found.items()}
+        table = self._summary().named
         return {n: list(table[n]) for n in names if n in table}
 
     def around(self, ids: Collection[str]) -> dict[str, tuple[str, ...]]:
@@ -137,23 +117,9 @@ class MemoryStore:
         succ, pred = self.graph.adjacency()
         return {n: tuple(sorted({*succ[n], *pred[n]})) for n in ids if n in succ}
 
-    def _call_tables(self) -> tuple[dict[str, int], list[str]]:
-        """Each function's callers, the functions most-called first, and how many call."""
-        if self._callers is None or self._central is None:
-            with self._lock:
-                if self._callers is None:
-                    succ, _ = self.graph.adjacency()
-                    callers = call_counts(self.graph)
-                    self._calling = sum(1 for n in callers if any(
-                        d["type"] == "calls" for d in succ[n].values()))
-                    self._central = sorted(callers, key=lambda n: (-callers[n], n))
-                    self._callers = callers
-        assert self._callers is not None and self._central is not None
-        return self._callers, self._central
-
     def callers_and_sizes(self, ids: Collection[str]) -> tuple[dict[str, int], dict[str, int]]:
         """Each function's number of callers, and its text's length (each measured once)."""
-        callers, _ = self._call_tables()
+        callers = self._summary().callers
         sizes = self._sizes
         if not sizes:  # the lexical index, when the graph has one, knows most of them
             index = attached(self.graph)
@@ -166,16 +132,18 @@ class MemoryStore:
 
     def most_called(self, n: int) -> list[str]:
         """The ``n`` function ids with the most callers, ties by id."""
-        return self._call_tables()[1][:n]
+        if self._central is None:
+            callers = self._summary().callers
+            self._central = sorted(callers, key=lambda f: (-callers[f], f))
+        return self._central[:n]
 
     def calling_count(self) -> int:
         """How many function nodes call some function."""
-        self._call_tables()
-        return self._calling
+        return self._summary().calling
 
     def function_count(self) -> int:
         """The number of function nodes."""
-        return len(self._call_tables()[0])
+        return len(self._summary().callers)
 
     def curated_tags(self) -> bool:
         """Whether the graph's tags may be curated (its meta ``curated_tags``, default true)."""
@@ -249,16 +217,8 @@ class MemoryStore:
                 paths: bool = True) -> None:
         """Make now the tables a retriever with these options will use (first-use cost):
         the path search's only if it searches ``paths``."""
-        self._phrase_table()
-        self.named(())
-        self._call_tables()
+        self._summary()
+        self.most_called(0)
         if paths:
             self.index.prepare(reverse_calls=reverse_calls, connect=connect)
 
-
-def _role(graph: KnowledgeGraph, tag: str) -> Role:
-    succ, pred = graph.adjacency()
-    consumed, produced = bool(succ[tag]), bool(pred[tag])
-    if consumed and produced:
-        return "both"
-    return "output" if produced else "input"

@@ -36,6 +36,7 @@ from typing import Any
 
 from ..algorithms.lexical import index_of
 from ..errors import InvalidArgumentError, StoreError
+from ..graph.jsonrecords import records_of
 from ..graph.model import KnowledgeGraph
 from .connection import Server, parse_url
 from .layout import (
@@ -157,7 +158,7 @@ def push_graph(graph: KnowledgeGraph, url: str, *, batch: int = DEFAULT_BATCH,
 
 def graph_parts(graph: KnowledgeGraph) -> tuple[list[Part], str]:
     """What a push of ``graph`` writes, in order, and the digest of the graph."""
-    document = graph.to_dict()
+    document = records_of(graph)  # what the store keeps, apart from graph.json's form
     digest = hashlib.sha256(json.dumps(document, sort_keys=True, ensure_ascii=False)
                             .encode("utf-8", "surrogatepass")).hexdigest()
     memory = MemoryStore(graph)

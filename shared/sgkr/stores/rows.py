@@ -4,8 +4,8 @@ A store can hold anything: a version written by another tool, or edited by
 hand. Every value a reader takes from it goes through a :class:`Rows` of that
 version, which checks its type and range and raises a
 :class:`~sgkr.errors.StoreError` naming the store, the version and the node
-(``push the graph again``), never another exception. A node's record is its
-graph.json object, validated by :func:`sgkr.graph.jsonfile.read_node`.
+(``push the graph again``), never another exception. A node's record is its object
+in the record form, validated by :func:`sgkr.graph.jsonrecords.read_node`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import GraphFormatError, StoreError
-from ..graph.jsonfile import read_node
+from ..graph.jsonrecords import read_node
 from ..ingest.files import parse_json
 from ..records import FunctionNode, Role, TagNode
 from .base import NodeKind, TagInfo

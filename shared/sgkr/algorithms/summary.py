@@ -1,0 +1,233 @@
+"""What retrieval reads of the whole graph, in one record made once and persisted with it.
+
+A retriever over a graph in memory looks tags up by their folded phrases,
+functions by their bare names, and weighs functions by how many call them.
+Each of those tables reads every node of the graph: on the standard library
+(12,000 tags, 17,000 functions) about a quarter of a second, which a lazy
+retriever paid on its first question. :func:`summarize` makes them at build
+time; the lexical index file beside graph.json carries them
+(:mod:`sgkr.algorithms.lexicalfile`), so a retriever over a loaded graph
+answers its first question as fast as the next. :func:`summary_of` gives the
+summary attached to a graph (read from disk) or makes it (and attaches it).
+
+Examples
+--------
+>>> from sgkr import build_graph
+>>> g = build_graph([("m.py", "def total_fee(a):\\n    return fee(a)\\n"
+...                           "def fee(a):\\n    return a\\n")])
+>>> s = summarize(g)
+>>> s.callers["fn:m.fee"], s.named["fee"], s.calling
+(1, ('fn:m.fee',), 1)
+>>> read_summary(summary_json(s), "x") == s
+True
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import GraphFormatError, InvalidArgumentError
+from ..graph.model import KnowledgeGraph
+from ..graph.views import Neighbours
+from ..records import Role
+from ..text import fold
+
+__all__ = ["GraphSummary", "PhraseWords", "summarize", "summary_of", "attach_summary",
+           "summary_json", "read_summary"]
+
+_ROLES: frozenset[str] = frozenset({"input", "output", "both"})
+
+
+@dataclass(frozen=True)
+class PhraseWords:
+    """Each word of a vocabulary's phrases, with the phrases holding it.
+
+    A matcher that compares a question with every tag phrase reads the phrases
+    of the question's words, and weighs a word by how rare it is among them.
+
+    Examples
+    --------
+    >>> words = PhraseWords.of(["card scheme", "scheme", "fee"])
+    >>> words.phrases_of["scheme"], round(words.idf("fee"), 3)
+    (('card scheme', 'scheme'), 1.386)
+    """
+
+    count: int
+    phrases_of: Mapping[str, tuple[str, ...]]
+
+    @classmethod
+    def of(cls, phrases: Iterable[str]) -> PhraseWords:
+        """The words of ``phrases`` (distinct folded phrases, words split by spaces)."""
+        found: dict[str, list[str]] = {}
+        count = 0
+        for phrase in phrases:
+            count += 1
+            for word in dict.fromkeys(phrase.split()):
+                found.setdefault(word, []).append(phrase)
+        return cls(count, {w: tuple(ps) for w, ps in found.items()})
+
+    def idf(self, word: str) -> float:
+        """``log(1 + phrases / phrases holding word)``: how rare ``word`` is among them."""
+        return math.log(1 + self.count / len(self.phrases_of[word]))
+
+
+@dataclass(frozen=True)
+class GraphSummary:
+    """The whole-graph tables of retrieval (see the module documentation).
+
+    Attributes
+    ----------
+    phrases
+        Each folded phrase of a tag label or alias, with the ids of the tags it
+        names, sorted.
+    roles
+        Each tag's role: ``input`` (only consumed), ``output`` (only produced)
+        or ``both``.
+    callers
+        Each function node's number of callers (``calls`` edges into it),
+        module bodies included.
+    named
+        The ids of the function nodes of each bare name (module bodies aside), sorted.
+    calling
+        How many function nodes call some function.
+    words
+        The words of the phrases.
+    """
+
+    phrases: Mapping[str, tuple[str, ...]]
+    roles: Mapping[str, Role]
+    callers: Mapping[str, int]
+    named: Mapping[str, tuple[str, ...]]
+    calling: int
+    words: PhraseWords
+
+    @property
+    def longest(self) -> int:
+        """Most words in a phrase."""
+        return max((p.count(" ") + 1 for p in self.phrases), default=0)
+
+
+def summarize(graph: KnowledgeGraph) -> GraphSummary:
+    """The :class:`GraphSummary` of ``graph`` (every node read once).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``graph`` is not a :class:`~sgkr.graph.KnowledgeGraph`.
+    """
+    if not isinstance(graph, KnowledgeGraph):
+        raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
+    succ, pred = graph.adjacency()
+    phrases: dict[str, list[str]] = {}
+    roles: dict[str, Role] = {}
+    for tag in graph.tags():  # by id: each list of ids is sorted
+        roles[tag.id] = _role(succ, pred, tag.id)
+        # Each phrase of a tag once (a label and an alias may fold alike).
+        for key in dict.fromkeys(" ".join(fold(p)) for p in (tag.label, *tag.aliases)):
+            if key:
+                phrases.setdefault(key, []).append(tag.id)
+    callers: dict[str, int] = {}
+    named: dict[str, list[str]] = {}
+    calling = 0
+    for f in graph.functions():  # by id
+        callers[f.id] = sum(1 for d in pred[f.id].values() if d["type"] == "calls")
+        calling += any(d["type"] == "calls" for d in succ[f.id].values())
+        if f.kind != "module":
+            named.setdefault(f.name, []).append(f.id)
+    return GraphSummary({p: tuple(ids) for p, ids in phrases.items()}, roles, callers,
+                        {n: tuple(ids) for n, ids in named.items()}, calling,
+                        PhraseWords.of(phrases))
+
+
+def _role(succ: Neighbours, pred: Neighbours, tag: str) -> Role:
+    consumed, produced = bool(succ[tag]), bool(pred[tag])
+    if consumed and produced:
+        return "both"
+    return "output" if produced else "input"
+
+
+# The summary of each graph, with the revision it was made at (a changed graph gets a new one).
+_ATTACHED: weakref.WeakKeyDictionary[KnowledgeGraph, tuple[int, GraphSummary]] = \
+    weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def attach_summary(graph: KnowledgeGraph, summary: GraphSummary) -> None:
+    """Make ``summary`` the one :func:`summary_of` gives for ``graph`` as it is now.
+
+    The caller vouches that it is ``graph``'s (:func:`sgkr.algorithms.lexicalfile.load_graph`
+    checks that the graph file read is the one it was saved with).
+    """
+    if not isinstance(graph, KnowledgeGraph) or not isinstance(summary, GraphSummary):
+        raise InvalidArgumentError("attach_summary takes a KnowledgeGraph and a GraphSummary")
+    with _LOCK:
+        _ATTACHED[graph] = (graph.revision, summary)
+
+
+def summary_of(graph: KnowledgeGraph) -> GraphSummary:
+    """The summary of ``graph``: the one attached to it, or one made now (and attached).
+
+    A graph changed since its summary was made gets a new one.
+    """
+    found = _ATTACHED.get(graph)
+    if found is not None and found[0] == graph.revision:
+        return found[1]
+    summary = summarize(graph)
+    attach_summary(graph, summary)
+    return summary
+
+
+def summary_json(summary: GraphSummary) -> dict[str, Any]:
+    """``summary`` as JSON-ready data (what :func:`read_summary` reads back)."""
+    return {"phrases": {p: list(ids) for p, ids in summary.phrases.items()},
+            "roles": dict(summary.roles), "callers": dict(summary.callers),
+            "named": {n: list(ids) for n, ids in summary.named.items()},
+            "calling": summary.calling,
+            "words": {w: list(ps) for w, ps in summary.words.phrases_of.items()}}
+
+
+def read_summary(data: Any, where: str) -> GraphSummary:
+    """The summary written as ``data`` by :func:`summary_json`, checked.
+
+    Raises
+    ------
+    GraphFormatError
+        If ``data`` does not have the shape and types of a summary; the message
+        names ``where``.
+    """
+    if not isinstance(data, dict) or set(data) != {"phrases", "roles", "callers", "named",
+                                                   "calling", "words"}:
+        raise GraphFormatError(f"{where}: the summary must have phrases, roles, callers, "
+                               "named, calling and words")
+    phrases, named = _lists(data["phrases"], where, "phrases"), _lists(data["named"], where,
+                                                                       "named")
+    roles, callers, calling = data["roles"], data["callers"], data["calling"]
+    if not isinstance(roles, dict) or not all(isinstance(r, str) and r in _ROLES
+                                              for r in roles.values()):
+        raise GraphFormatError(f"{where}: each tag's role must be input, output or both")
+    if not isinstance(callers, dict) or not all(type(n) is int and n >= 0
+                                                for n in callers.values()):
+        raise GraphFormatError(f"{where}: each function's callers must be a count")
+    if type(calling) is not int or not 0 <= calling <= len(callers):
+        raise GraphFormatError(f"{where}: calling must count some of the functions")
+    if not roles.keys() >= {t for ids in phrases.values() for t in ids} \
+            or not callers.keys() >= {f for ids in named.values() for f in ids}:
+        raise GraphFormatError(f"{where}: a phrase or a name lists an unknown node")
+    words = _lists(data["words"], where, "words")
+    if not phrases.keys() >= {p for ps in words.values() for p in ps}:
+        raise GraphFormatError(f"{where}: a word lists an unknown phrase")
+    return GraphSummary(phrases, roles, callers, named, calling,
+                        PhraseWords(len(phrases), words))
+
+
+def _lists(value: Any, where: str, what: str) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, dict) or not all(
+            isinstance(ids, list) and all(isinstance(i, str) for i in ids)
+            for ids in value.values()):
+        raise GraphFormatError(f"{where}: {what} must map each key to a list of ids")
+    return {k: tuple(ids) for k, ids in value.items()}
