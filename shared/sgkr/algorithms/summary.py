@@ -29,6 +29,7 @@ import threading
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..errors import GraphFormatError, InvalidArgumentError
@@ -106,9 +107,9 @@ class GraphSummary:
     calling: int
     words: PhraseWords
 
-    @property
+    @cached_property
     def longest(self) -> int:
-        """Most words in a phrase."""
+        """Most words in a phrase (counted once: every question asks)."""
         return max((p.count(" ") + 1 for p in self.phrases), default=0)
 
 

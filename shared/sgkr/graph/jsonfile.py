@@ -19,12 +19,10 @@ A node writes out only what its id does not already say; a field left out is:
 - ``name``: the id's last dotted part, ``fee`` for ``fn:fees.Schedule.fee``;
 - ``qualnames``: the id less its prefix (``fn:``, ``mod:``), ``["fees.Schedule.fee"]``;
 - ``kind``: ``function`` (else ``method`` or ``module``);
-- ``knowledge``: the text of the first triple-quoted string in ``code`` (its docstring),
-  as :func:`first_string` reads it;
 - a tag's ``label``: the id less ``tag:``; its ``aliases``: none; its ``weight``: 1.
 
 ``sources`` are ``[file, start_line, end_line]`` (a notebook's: ``[file, start_line,
-end_line, cell, end_cell]``); ``code`` is always written. Each edge
+end_line, cell, end_cell]``); ``knowledge`` and ``code`` are always written. Each edge
 line holds the edges leaving its ``source`` by type: ``calls`` and ``references`` by
 resolution (``exact``, ``inferred``, ``name``), ``consumes`` and ``produces`` as lists.
 Edges point the way a path walks them: a ``consumes`` edge from the tag to the
@@ -50,9 +48,6 @@ sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade
 >>> to_document({}, [FunctionNode("fn:m.f", "f", ("m.f",), "def f(): pass", "F.",
 ...                               (SourceSpan("m.py", 1, 1),), "function")], [])["nodes"]
 [{'id': 'fn:m.f', 'sources': [['m.py', 1, 1]], 'knowledge': 'F.', 'code': 'def f(): pass'}]
->>> to_document({}, [FunctionNode("fn:m.f", "f", ("m.f",), "def f():\\n    '''F.'''", "F.",
-...                               (SourceSpan("m.py", 1, 2),), "function")], [])["nodes"]
-[{'id': 'fn:m.f', 'sources': [['m.py', 1, 2]], 'code': "def f():\\n    '''F.'''"}]
 """
 
 from __future__ import annotations
@@ -83,7 +78,6 @@ from .jsonrecords import (
 )
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_node",
-           "first_string",
            "read_bytes", "parse_graph_json", "write_document", "write_graph", "remove_orphans"]
 
 SCHEMA_VERSION = 3
@@ -119,11 +113,7 @@ def _node_object(record: FunctionNode | TagNode) -> dict[str, Any]:
                            or s.end_cell is None else
                            [s.file, s.start_line, s.end_line, s.cell, s.end_cell]
                            for s in record.sources]
-        knowledge, code = record.knowledge, record.code
-        # The first line's search is a quick "no" for most functions without a docstring.
-        if knowledge.partition("\n")[0] not in code or first_string(code) != knowledge:
-            item["knowledge"] = knowledge
-        item["code"] = code
+        item["knowledge"], item["code"] = record.knowledge, record.code
         return item
     item = {"id": record.id, "type": "tag"}
     if record.label != record.id.removeprefix("tag:"):
@@ -133,35 +123,6 @@ def _node_object(record: FunctionNode | TagNode) -> dict[str, Any]:
     if record.weight != 1:
         item["weight"] = record.weight
     return item
-
-
-def first_string(code: str) -> str | None:
-    """The text of the first triple-quoted string in ``code`` (``None`` if it has none):
-    its first line stripped, the others dedented by their common margin (tabs expanded),
-    the whole stripped, as :func:`inspect.cleandoc` cleans a docstring.
-
-    A function line of graph.json leaves its ``knowledge`` out when this gives it.
-
-    Examples
-    --------
-    >>> first_string("def f():\\n    '''Fee.\\n\\n    In cents.\\n    '''\\n    return 1")
-    'Fee.\\n\\nIn cents.'
-    >>> first_string("def f(): pass") is None
-    True
-    """
-    start, other = code.find('"""'), code.find("'''")
-    if start < 0 or 0 <= other < start:
-        start = other
-    end = code.find(code[start : start + 3], start + 3) if start >= 0 else -1
-    if end < 0:
-        return None
-    lines = code[start + 3 : end].expandtabs().split("\n")
-    if len(lines) == 1:
-        return lines[0].strip()
-    rest = lines[1:]
-    margin = min((len(line) - len(line.lstrip(" ")) for line in rest if line.strip(" ")),
-                 default=0)
-    return "\n".join([lines[0].strip(), *(line[margin:] for line in rest)]).strip()
 
 
 def _edge_objects(rows: Iterable[EdgeRow]) -> Iterator[dict[str, Any]]:
@@ -342,22 +303,13 @@ def _node(raw: Any, at: Where) -> FunctionNode | TagNode:
     sources = raw.get("sources")
     if type(sources) is not list:
         raise GraphFormatError(f"{location(at)}: 'sources' must be a list")
-    code = text(raw, "code", at)
     return FunctionNode(
         id=node_id, name=text(raw, "name", at, empty=False, default=name),
-        qualnames=texts(raw, "qualnames", at, [qualname]), code=code,
-        knowledge=text(raw, "knowledge", at) if "knowledge" in raw else _docstring(code, at),
+        qualnames=texts(raw, "qualnames", at, [qualname]), code=text(raw, "code", at),
+        knowledge=text(raw, "knowledge", at),
         sources=tuple(_span(span, (*at, n)) for n, span in enumerate(sources)),
         kind=fkind,
     )
-
-
-def _docstring(code: str, at: Where) -> str:
-    found = first_string(code)
-    if found is None:
-        raise GraphFormatError(f"{location(at)}: 'knowledge' is left out, but the code holds "
-                               "no triple-quoted string to give it")
-    return found
 
 
 def _span(raw: Any, at: Where) -> SourceSpan:

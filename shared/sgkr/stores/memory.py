@@ -52,7 +52,7 @@ class MemoryStore:
         self._files: dict[str, list[tuple[str, int, int]]] | None = None
 
     def __getstate__(self) -> dict[str, KnowledgeGraph]:
-        return {"graph": self.graph}  # the lock cannot be pickled; the tables are a cache
+        return {"graph": self.graph}  # the tables are a cache, made again
 
     def __setstate__(self, state: dict[str, KnowledgeGraph]) -> None:
         self.__init__(state["graph"])  # type: ignore[misc]
