@@ -43,7 +43,7 @@ __all__ = ["write_atomic", "remove_orphans"]
 _ORPHAN_SECONDS = 3600.0
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes | Iterator[str], *,
+def write_atomic(path: str | os.PathLike[str], data: str | bytes | memoryview | Iterator[str], *,
                  mode: int | None = None) -> Path:
     """Write ``data`` (text is UTF-8) to ``path`` atomically; return the path.
 
@@ -53,8 +53,9 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes | Iterator[str]
         The file to write; its folder is made if missing. A symlink there is
         replaced by the file, never followed.
     data
-        The whole content, or its text in pieces, written as they come (a large
-        file need not be held in memory whole).
+        The whole content (a view of bytes too: they are not copied), or its
+        text in pieces, written as they come (a large file need not be held in
+        memory whole).
     mode
         The file's permissions; default ``0o666`` less the umask, as
         :func:`open` gives a new file.
@@ -69,13 +70,13 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes | Iterator[str]
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise InvalidArgumentError(f"output path must be a file name, got {path!r}")
-    if not isinstance(data, (str, bytes, Iterator)):
+    if not isinstance(data, (str, bytes, memoryview, Iterator)):
         raise InvalidArgumentError(f"output data must be str, bytes or an iterator of str, "
                                    f"got {type(data).__name__}")
     target = Path(path)
     if _is_folder(target):
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(target))
-    pieces = [data] if isinstance(data, (str, bytes)) else data
+    pieces = [data] if isinstance(data, (str, bytes, memoryview)) else data
     folder = target.parent
     folder.mkdir(parents=True, exist_ok=True)
     remove_orphans(folder, target.name)

@@ -325,7 +325,8 @@ def weighted_postings(fields: Sequence[Iterable[str]], weights: Sequence[float],
     # The (word, document) pairs in order, each one's impacts added in the order of the
     # fields: a stable sort, then the sum of each run of equal keys.
     order = np.argsort(keys, kind="stable")
-    keys, values = keys[order], values[order]
+    keys = keys[order]  # one array sorted at a time: never both copies of both held
+    values = values[order]
     del order
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) \
         else np.zeros(0, dtype=np.int64)

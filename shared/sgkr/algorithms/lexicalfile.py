@@ -45,11 +45,22 @@ import numpy.typing as npt
 
 from ..atomic import write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
+from ..freemem import give_back
 from ..gcpause import paused_gc
 from ..graph.jsonfile import MAX_GRAPH_BYTES, parse_graph_json, read_bytes
 from ..graph.model import KnowledgeGraph
 from ..ingest.files import parse_json, read_side_file
-from .lexical import K1, NAME_WEIGHT, B, LexicalIndex, attach, fingerprint, index_of, indexed
+from .lexical import (
+    K1,
+    NAME_WEIGHT,
+    B,
+    LexicalIndex,
+    attach,
+    attached,
+    fingerprint,
+    index_of,
+    indexed,
+)
 from .summary import attach_summary, read_summary, summary_json, summary_of
 
 __all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph", "FORMAT"]
@@ -57,6 +68,8 @@ __all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph"
 #: The layout and the tokenizer of a persisted index; another is rebuilt.
 FORMAT = 2
 _SUFFIX = ".lexical.npz"
+# Bytes of the graph file read at a time for its digest.
+_BLOCK = 1 << 20
 _ARRAYS = {"indptr": np.int64, "indices": np.int32, "data": np.float32, "lengths": np.int64}
 
 
@@ -89,7 +102,8 @@ def _write(index: LexicalIndex, path: str | os.PathLike[str], more: dict[str, An
     np.savez(buffer, header=_text(json.dumps(header, ensure_ascii=False)),
              indptr=index.indptr, indices=index.indices, data=index.data,
              lengths=index.lengths)
-    write_atomic(path, buffer.getvalue())
+    with buffer.getbuffer() as view:  # the archive written from where it was made, not copied
+        write_atomic(path, view)
 
 
 def read_index(path: str | os.PathLike[str], graph: KnowledgeGraph, *,
@@ -147,11 +161,24 @@ def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
         raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
     graph.save(path)
     # The digest of the bytes on disk: the summary is used only with this very file.
-    written = read_side_file(path, f"{path}: cannot read the graph file back",
-                             GraphFormatError, limit=MAX_GRAPH_BYTES)
+    digest = _file_digest(path)
+    if attached(graph) is None:  # the index is made now: on the pages writing freed
+        give_back()
     _write(index_of(graph), index_path(path),
-           {"graph_sha256": hashlib.sha256(written).hexdigest(),
-            "summary": summary_json(summary_of(graph))})
+           {"graph_sha256": digest, "summary": summary_json(summary_of(graph))})
+
+
+def _file_digest(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 digest of the file ``path``, read a block at a time (never held whole)."""
+    try:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            while block := handle.read(_BLOCK):
+                digest.update(block)
+        return digest.hexdigest()
+    except OSError as exc:
+        raise GraphFormatError(f"{path}: cannot read the graph file back: "
+                               f"{exc.strerror or exc}") from exc
 
 
 def load_graph(path: str | os.PathLike[str], *,

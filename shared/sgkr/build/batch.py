@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..analysis.knowledge import annotate
 from ..errors import InvalidArgumentError
 from ..gcpause import paused_gc
-from ..ingest.cache import ExtractCache, cache_key, entry_bytes, entry_extract
+from ..ingest.cache import ExtractCache, Shared, cache_key, entry_bytes, entry_extract
 from ..ingest.facts import extract_source
 from ..records import ModuleExtract
 
@@ -166,7 +166,7 @@ def _extract(files: Sequence[tuple[str, str]], keys: Sequence[str], todo: list[i
             yield index, module, entry_bytes(keys[index], module) if keys else None
         return
     pool = ProcessPoolExecutor(max_workers=processes)
-    shared: dict[str, str] = {}  # one string for equal names of all the files
+    shared = Shared()  # one object for equal names of all the files
     try:
         batches = _batches(files, todo, processes * _BATCHES_PER_JOB)
         results = pool.map(_parse, [[(*files[i], keys[i] if keys else "") for i in batch]

@@ -90,6 +90,7 @@ __all__ = [
     "extract_to_json",
     "extract_from_json",
     "default_cache_dir",
+    "Shared",
 ]
 
 #: Bumped whenever the extraction or the entry layout changes meaning.
@@ -188,7 +189,7 @@ class ExtractCache:
         wanted = list(dict.fromkeys(keys))
         raw = self._select(wanted)
         found: dict[str, ModuleExtract] = {}
-        shared: dict[str, str] = {}  # one string for equal names of all the entries
+        shared = Shared()  # one object for equal names of all the entries
         for key in wanted:
             data = raw.get(key)
             module = None if data is None else _decode(data, key, self._secret, shared)
@@ -353,7 +354,7 @@ def _signed(secret: bytes, raw: bytes) -> bytes:
 
 
 def _decode(raw: bytes, key: str, secret: bytes,
-            shared: dict[str, str] | None = None) -> ModuleExtract | None:
+            shared: Shared | None = None) -> ModuleExtract | None:
     """The extraction in one stored entry; None for a damaged, edited or foreign entry (a miss).
 
     The entry's HMAC under this user's ``secret`` must match its content, its
@@ -371,7 +372,7 @@ def _decode(raw: bytes, key: str, secret: bytes,
                 or data.get("key") != key):
             return None
         _check_extract(data["extract"])
-        return extract_from_json(data["extract"])
+        return extract_from_json(data["extract"], shared)
     except (ValueError, KeyError, TypeError, IndexError, RecursionError, OverflowError):
         return None
 
@@ -405,13 +406,14 @@ def entry_bytes(key: str, module: ModuleExtract) -> bytes:
     return hashlib.sha256(payload).hexdigest().encode("ascii") + payload
 
 
-def entry_extract(raw: bytes, shared: dict[str, str] | None = None) -> ModuleExtract:
+def entry_extract(raw: bytes, shared: Shared | None = None) -> ModuleExtract:
     """The extraction in an entry :func:`entry_bytes` made, unchecked.
 
     For entries made in this build (by its worker processes); a stored entry
     is read by :meth:`ExtractCache.get_many`, which checks it first. ``shared``
-    (kept from entry to entry) makes every string met again the one met first:
-    the names a build's files repeat are then held once, not once per use.
+    (kept from entry to entry) makes every string, name as written (:class:`Ref`)
+    and :class:`Arity` met again the one met first: what a build's files repeat
+    is then held once, not once per use.
 
     Raises
     ------
@@ -425,10 +427,45 @@ def entry_extract(raw: bytes, shared: dict[str, str] | None = None) -> ModuleExt
     >>> entry_extract(entry_bytes("k", m)) == m
     True
     """
-    return extract_from_json(_entry_json(raw[_DIGEST:], shared)["extract"])
+    return extract_from_json(_entry_json(raw[_DIGEST:], shared)["extract"], shared)
 
 
-def _entry_json(payload: bytes, shared: dict[str, str] | None = None) -> Any:
+class Shared:
+    """The values decoded so far, each held once: equal strings, :class:`Ref` without
+    subscripts and :class:`Arity` met again are the ones met first (all immutable).
+
+    Examples
+    --------
+    >>> shared = Shared()
+    >>> shared.ref("fee", False) is shared.ref("fee", False)
+    True
+    """
+
+    __slots__ = ("strings", "refs", "arities")
+
+    def __init__(self) -> None:
+        self.strings: dict[str, str] = {}
+        self.refs: dict[tuple[str, bool], Ref] = {}
+        self.arities: dict[tuple[int, tuple[str, ...], bool], Arity] = {}
+
+    def ref(self, name: str, called: bool) -> Ref:
+        """The :class:`Ref` of ``name`` (called or not), made once."""
+        key = (name, called)
+        found = self.refs.get(key)
+        if found is None:
+            found = self.refs[key] = Ref(name, called)
+        return found
+
+    def arity(self, positional: int, keywords: tuple[str, ...], unpacked: bool) -> Arity:
+        """The :class:`Arity` of these fields, made once."""
+        key = (positional, keywords, unpacked)
+        found = self.arities.get(key)
+        if found is None:
+            found = self.arities[key] = Arity(positional, keywords, unpacked)
+        return found
+
+
+def _entry_json(payload: bytes, shared: Shared | None = None) -> Any:
     """The JSON of an entry (less its SHA-256), with the code put back in the definitions;
     its strings those of ``shared`` when given (see :func:`entry_extract`)."""
     head, separator, body = payload.partition(b"\0")
@@ -436,7 +473,7 @@ def _entry_json(payload: bytes, shared: dict[str, str] | None = None) -> Any:
         raise ValueError("no code after the entry's JSON")
     data = json.loads(head)
     if shared is not None and isinstance(data, dict) and isinstance(data.get("extract"), dict):
-        _share(list(data["extract"].values()), shared)  # the lists in it, changed in place
+        _share(list(data["extract"].values()), shared.strings)  # its lists, changed in place
     _put_code_back(data["extract"]["defs"], body.decode("utf-8", "surrogatepass"))
     return data
 
@@ -480,12 +517,13 @@ def extract_to_json(module: ModuleExtract) -> dict[str, Any]:
     }
 
 
-def extract_from_json(data: dict[str, Any]) -> ModuleExtract:
+def extract_from_json(data: dict[str, Any], shared: Shared | None = None) -> ModuleExtract:
     """Rebuild a :class:`~sgkr.records.ModuleExtract` from :func:`extract_to_json`'s form.
 
     The form is taken as :func:`extract_to_json` made it: kinds and knowledge
     references are checked, the type of each field is not (a stored entry's are
-    checked before it is read).
+    checked before it is read). ``shared``: see :func:`entry_extract` (default: a
+    new one, equal values shared within this extraction).
 
     Raises
     ------
@@ -493,11 +531,12 @@ def extract_from_json(data: dict[str, Any]) -> ModuleExtract:
         When ``data`` is not of that form (a cache treats it as a miss).
     """
     path = data["path"]
+    shared = Shared() if shared is None else shared
     return ModuleExtract(
         path=path,
         module=data["module"],
         is_package=data["package"],
-        definitions=tuple([_definition_from_json(d, path) for d in data["defs"]]),
+        definitions=tuple([_definition_from_json(d, path, shared) for d in data["defs"]]),
         classes=tuple([ClassInfo(q, n, tuple(b)) for q, n, b in data["classes"]]),
         imports=tuple([ImportBinding(s, a, t) for s, a, t in data["imports"]]),
         problems=tuple([Problem(f, r, _PROBLEM_KINDS[k], ln) for f, r, k, ln in data["problems"]]),
@@ -564,10 +603,10 @@ def _selectors_from_json(raw: list[Any]) -> tuple[Selector, ...]:
     return tuple([Slice(*s) if type(s) is list else Index(s) for s in raw])
 
 
-def _binding_from_json(raw: list[Any]) -> Binding:
+def _binding_from_json(raw: list[Any], shared: Shared) -> Binding:
     target, name, called, kind, *placed = raw
     if not placed:
-        return Binding(target, Ref(name, called), _BINDING_KINDS[kind])
+        return Binding(target, shared.ref(name, called), _BINDING_KINDS[kind])
     selectors, position = placed
     return Binding(target, Ref(name, called, _selectors_from_json(selectors)),
                    _BINDING_KINDS[kind], None if position is None else Position(*position))
@@ -585,16 +624,16 @@ def _site_to_json(site: CallSite) -> list[Any]:
     return raw
 
 
-def _site_from_json(raw: list[Any]) -> CallSite:
+def _site_from_json(raw: list[Any], shared: Shared) -> CallSite:
     kind, name, receiver, called, line, *passes = raw
     told = passes[0] if passes else None
-    arity = None if told is None else Arity(told[0], tuple(told[1]), told[2])
+    arity = None if told is None else shared.arity(told[0], tuple(told[1]), told[2])
     return CallSite(_CALL_KINDS[kind], name,
-                    None if receiver is None else Ref(receiver, called), line, arity,
+                    None if receiver is None else shared.ref(receiver, called), line, arity,
                     _selectors_from_json(passes[1]) if len(passes) > 1 else ())
 
 
-def _definition_from_json(raw: list[Any], path: str) -> Definition:
+def _definition_from_json(raw: list[Any], path: str, shared: Shared) -> Definition:
     (qualname, name, kind, code, file, start, end, docstring, comment, params,
      calls, keys, enclosing, is_async, knowledge, inputs, outputs, uses, bindings,
      returns, decorators, arguments, results, written, keywords, strings, attributes,
@@ -609,16 +648,17 @@ def _definition_from_json(raw: list[Any], path: str) -> Definition:
         docstring=docstring, comment=comment,
         parameters=tuple([Parameter(n, _PARAMETER_KINDS[k], f, tuple(t[0]) if t else ())
                           for n, k, f, *t in params]),
-        calls=tuple([_site_from_json(c) for c in calls]),
+        calls=tuple([_site_from_json(c, shared) for c in calls]),
         results=tuple(results), keys_read=tuple(keys), keys_written=tuple(written),
         keywords=tuple(keywords),
         strings=tuple(strings), attributes=tuple([(n, a) for n, a in attributes]),
-        uses=tuple([ValueUse(_site_from_json(s), None if c is None else _site_from_json(c))
+        uses=tuple([ValueUse(_site_from_json(s, shared),
+                             None if c is None else _site_from_json(c, shared))
                     for s, c in uses]),
-        bindings=tuple([_binding_from_json(b) for b in bindings]),
+        bindings=tuple([_binding_from_json(b, shared) for b in bindings]),
         changes=tuple([NameChange(n, i) for n, i in changes]),
-        returns=tuple([Ref(n, c) for n, c in returns]), decorators=tuple(decorators),
-        arguments=tuple([Argument(_site_from_json(s), slot, Ref(n, c))
+        returns=tuple([shared.ref(n, c) for n, c in returns]), decorators=tuple(decorators),
+        arguments=tuple([Argument(_site_from_json(s, shared), slot, shared.ref(n, c))
                          for s, slot, n, c in arguments]),
         enclosing_class=enclosing, is_async=is_async, knowledge=knowledge,
         inferred_inputs=None if inputs is None else tuple(inputs),
