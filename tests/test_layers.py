@@ -10,7 +10,7 @@ import networkx as nx
 CORE = Path(__file__).resolve().parent.parent / "shared" / "sgkr"
 # A package may import only from packages of a lower layer (and from itself).
 LAYERS = {
-    "errors": 0, "records": 0, "text": 0, "version": 0, "gcpause": 0, "atomic": 0, "freemem": 0,
+    "errors": 0, "records": 0, "text": 0, "version": 0, "gcpause": 0, "atomic": 0,
     "masking": 0,
     "ingest": 1, "analysis": 2, "graph": 3, "build": 4, "algorithms": 5, "stores": 6,
     "retrieval": 7, "agents": 8, "export": 8, "eval": 9, "bench": 9, "cli": 10,

@@ -45,7 +45,6 @@ import numpy.typing as npt
 
 from ..atomic import write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
-from ..freemem import give_back
 from ..gcpause import paused_gc
 from ..graph.jsonfile import MAX_GRAPH_BYTES, parse_graph_json, read_bytes
 from ..graph.model import KnowledgeGraph
@@ -56,7 +55,6 @@ from .lexical import (
     B,
     LexicalIndex,
     attach,
-    attached,
     fingerprint,
     index_of,
     indexed,
@@ -162,8 +160,6 @@ def save_graph(graph: KnowledgeGraph, path: str | os.PathLike[str]) -> None:
     graph.save(path)
     # The digest of the bytes on disk: the summary is used only with this very file.
     digest = _file_digest(path)
-    if attached(graph) is None:  # the index is made now: on the pages writing freed
-        give_back()
     _write(index_of(graph), index_path(path),
            {"graph_sha256": digest, "summary": summary_json(summary_of(graph))})
 

@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import SourceError
-from ..freemem import give_back
 from ..gcpause import paused_gc
 from ..graph.model import KnowledgeGraph
 from ..ingest.sources import SourceInput, read_sources
@@ -92,8 +91,7 @@ def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
     if progress is not None:  # one step: calls resolved, knowledge and tags attached
         progress("assemble", 0, 1)
     graph = Assembly.add(plan, modules, problems, started=started).graph
-    del modules  # the facts: with them gone, their pages go back before the next stage
-    give_back()
+    del modules  # the facts: freed before the next stage
     if progress is not None:
         progress("assemble", 1, 1)
     return graph
