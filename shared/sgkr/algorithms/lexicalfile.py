@@ -48,7 +48,7 @@ from ..errors import GraphFormatError, InvalidArgumentError
 from ..gcpause import paused_gc
 from ..graph.jsonfile import MAX_GRAPH_BYTES, parse_graph_json, read_bytes
 from ..graph.model import KnowledgeGraph
-from ..ingest.files import parse_json, read_side_file
+from ..ingest.files import FileRefused, opened, parse_json, read_side_file
 from .lexical import (
     K1,
     NAME_WEIGHT,
@@ -168,10 +168,12 @@ def _file_digest(path: str | os.PathLike[str]) -> str:
     """The SHA-256 digest of the file ``path``, read a block at a time (never held whole)."""
     try:
         digest = hashlib.sha256()
-        with open(path, "rb") as handle:
+        with opened(path, MAX_GRAPH_BYTES) as handle:  # a regular file, its size capped
             while block := handle.read(_BLOCK):
                 digest.update(block)
         return digest.hexdigest()
+    except FileRefused as exc:
+        raise GraphFormatError(f"{path}: cannot read the graph file back: {exc}") from exc
     except OSError as exc:
         raise GraphFormatError(f"{path}: cannot read the graph file back: "
                                f"{exc.strerror or exc}") from exc
