@@ -38,7 +38,7 @@ from ..graph.views import Neighbours
 from ..records import Role
 from ..text import fold
 
-__all__ = ["GraphSummary", "PhraseWords", "summarize", "summary_of", "attach_summary",
+__all__ = ["GraphSummary", "PhraseWords", "tag_role", "summarize", "summary_of", "attach_summary",
            "summary_json", "read_summary"]
 
 _ROLES: frozenset[str] = frozenset({"input", "output", "both"})
@@ -145,7 +145,24 @@ def summarize(graph: KnowledgeGraph) -> GraphSummary:
                         PhraseWords.of(phrases))
 
 
+def tag_role(graph: KnowledgeGraph, node_id: str) -> Role:
+    """``input`` (only consumed), ``output`` (only produced) or ``both``, from the tag's
+    edges in ``graph``.
+
+    Examples
+    --------
+    >>> from sgkr.records import TagNode
+    >>> g = KnowledgeGraph()
+    >>> g.add_tag(TagNode("tag:fee", "fee"))
+    >>> tag_role(g, "tag:fee")
+    'input'
+    """
+    succ, pred = graph.adjacency()
+    return _role(succ, pred, node_id)
+
+
 def _role(succ: Neighbours, pred: Neighbours, tag: str) -> Role:
+    # Only consumes edges leave a tag and only produces edges reach one.
     consumed, produced = bool(succ[tag]), bool(pred[tag])
     if consumed and produced:
         return "both"

@@ -30,9 +30,10 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from ..algorithms.summary import tag_role
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
-from ..records import Role, TagMatch
+from ..records import TagMatch
 from ..stores import GraphReader, as_reader
 from ..text import fold
 
@@ -52,15 +53,6 @@ MAX_PHRASE_WORDS = 12
 #: Words of the wording of questions, never matched as a tag by themselves.
 FUNCTION_WORDS = frozenset({"a", "an", "the", "and", "or", "what", "which", "who", "whom",
                              "whose", "how", "why", "is", "are", "was", "were", "given"})
-
-
-def tag_role(graph: KnowledgeGraph, node_id: str) -> Role:
-    """``input``, ``output`` or ``both``, from the tag's edges in ``graph``."""
-    consumed = bool(graph.consumers(node_id))
-    produced = bool(graph.producers(node_id))
-    if consumed and produced:
-        return "both"
-    return "output" if produced else "input"
 
 
 class VocabularyMatcher:
