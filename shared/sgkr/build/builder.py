@@ -3,8 +3,8 @@
 The pipeline: read files (:mod:`sgkr.ingest.sources`) → extract definitions and
 calls (:mod:`sgkr.ingest.extract`, :mod:`sgkr.build.batch`) → assemble the graph
 (:mod:`sgkr.build.assembly`: resolve calls with :mod:`sgkr.analysis.resolve`, merge
-identical functions with :mod:`sgkr.analysis.merge`, attach I/O tags with
-:mod:`sgkr.graph.tagging`) → :class:`~sgkr.graph.KnowledgeGraph`.
+identical functions with :mod:`sgkr.analysis.merge`, write the I/O tags that
+:mod:`sgkr.tags` gives) → :class:`~sgkr.graph.KnowledgeGraph`.
 
 Examples
 --------
