@@ -48,6 +48,7 @@ from ..ingest.sources import SourceInput, list_sources, memory_files, read_sourc
 from ..records import Problem
 from .assembly import Assembly, make_plan, report
 from .batch import extract_files
+from .builder import assemble
 from .options import BuildOptions
 
 __all__ = ["GraphBuilder", "UpdateReport"]
@@ -140,9 +141,8 @@ class GraphBuilder:
         with paused_gc(long_lived=True):
             started = time.perf_counter()
             texts, problems = self._scan()
-            modules, _ = extract_files(sorted(texts.items()), jobs=self._jobs,
-                                       cache=self._cache)
-            self._state = Assembly.add(self._plan, modules, problems, started=started)
+            self._state = assemble(self._plan, sorted(texts.items()), problems, self.options,
+                                   started=started)
             self._texts = texts
             self._read_problems = problems
             self._published = self._state.graph
