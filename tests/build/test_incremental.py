@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from sgkr import Retriever, build_graph
-from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 from sgkr.build.incremental import GraphBuilder
 from sgkr.errors import SourceError
 from sgkr.graph import KnowledgeGraph
+from sgkr.tags import FunctionKnowledge, Sidecar
 
 from ..conftest import PAYMENTS
 

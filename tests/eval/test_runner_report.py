@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from sgkr import InvalidArgumentError
-from sgkr.analysis.knowledge import Example, TagRef
 from sgkr.eval.baselines import HashingEmbeddings
 from sgkr.eval.datasets import Dataset
 from sgkr.eval.metrics import count_tokens, score_question
 from sgkr.eval.report import format_table, to_markdown, write_report
 from sgkr.eval.runner import RetrieverSpec, default_specs, evaluate
+from sgkr.tags import Example, TagRef
 
 SOLUTION = '''
 def load_fees():
