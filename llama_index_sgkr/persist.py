@@ -25,7 +25,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sgkr.algorithms.lexicalfile import load_graph, save_graph
 from sgkr.atomic import write_atomic
 from sgkr.errors import GraphFormatError, InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
@@ -63,7 +62,7 @@ def save_retriever(retriever: Retriever, persist_dir: str | os.PathLike[str]) ->
             f"retriever must be an sgkr.Retriever, got {type(retriever).__name__}")
     folder = _folder(persist_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    save_graph(retriever.graph, folder / GRAPH_FILENAME)
+    retriever.graph.save(folder / GRAPH_FILENAME)
     document = {"schema_version": OPTIONS_SCHEMA_VERSION,
                 "options": retriever.options.to_dict()}
     write_atomic(folder / OPTIONS_FILENAME, json.dumps(document, indent=1) + "\n")
@@ -90,7 +89,7 @@ def load_retriever(
     """
     folder = _folder(persist_dir)
     options = _read_options(folder / OPTIONS_FILENAME)
-    return load_graph(folder / GRAPH_FILENAME), options
+    return KnowledgeGraph.load(folder / GRAPH_FILENAME), options
 
 
 def _folder(persist_dir: object) -> Path:

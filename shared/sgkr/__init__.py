@@ -13,6 +13,9 @@ Examples
 
 from __future__ import annotations
 
+# Imported for its effect: graph.lexical.npz is saved and loaded with every graph
+# (a layer above the graph registers it, docs/architecture.md).
+from .algorithms import lexicalfile as _lexicalfile  # noqa: F401
 from .build.builder import build_graph
 from .build.incremental import GraphBuilder, UpdateReport
 from .build.options import BuildOptions
