@@ -1,8 +1,9 @@
 """Persisting a retriever: the graph, its lexical index and the retriever options.
 
 ``graph.json`` and its lexical index ``graph.lexical.npz`` are written by
-:func:`sgkr.algorithms.lexicalfile.save_graph` and read back with their validation
-(so the first question after loading costs what the next does); ``sgkr_retriever.json`` holds the
+:meth:`KnowledgeGraph.save <sgkr.graph.KnowledgeGraph.save>` and read back with their
+validation by :meth:`KnowledgeGraph.load <sgkr.graph.KnowledgeGraph.load>` (so the first
+question after loading costs what the next does); ``sgkr_retriever.json`` holds the
 :class:`~sgkr.retrieval.retriever.RetrieverOptions`. Nothing is pickled. Callables (a
 tag extractor, a fallback) are not persisted: pass them again when loading.
 

@@ -8,7 +8,7 @@ follows LlamaIndex's conventions: ``from_defaults``, ``persist`` and
 
 Examples
 --------
->>> from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
+>>> from sgkr.tags import FunctionKnowledge, Sidecar
 >>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
 ...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
 >>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),

@@ -357,10 +357,10 @@ class Definition:
     """A function, method or module body as extracted from one file.
 
     The last three fields are derived from the others where files are
-    extracted for a build (:func:`sgkr.analysis.knowledge.annotate`, run by the worker
+    extracted for a build (:func:`sgkr.tags.infer.annotate`, run by the worker
     that parsed the file, and cached with it); ``None`` when not derived, in
     which case :func:`sgkr.analysis.knowledge.knowledge_of` and
-    :func:`sgkr.analysis.knowledge.infer_tags` compute them when asked.
+    :func:`sgkr.tags.infer.infer_tags` compute them when asked.
     """
 
     qualname: str
@@ -455,7 +455,7 @@ class TagNode:
 
     ``weight`` in [0, 1] says how specific the tag is: an inverse document
     frequency over the graph's functions, computed by the build
-    (:func:`sgkr.graph.tagging.tag_weights`); a tag that every function shares
+    (:func:`sgkr.tags.weights.tag_weights`); a tag that every function shares
     (``data``, ``value``, ``self``) weighs near 0, one that a single function
     handles near 1.
     """

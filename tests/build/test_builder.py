@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from sgkr import build_graph
-from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 from sgkr.errors import InvalidArgumentError, SourceError
+from sgkr.tags import FunctionKnowledge, Sidecar
 
 from ..conftest import FIXTURES
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sgkr import KnowledgeFormatError, SourceError
-from sgkr.analysis.knowledge import Example, TagRef
 from sgkr.eval.datasets import Dataset, Question, load_dataset, load_questions, write_dataset
+from sgkr.tags import Example, TagRef
 
 CODE = ("def load_fees():\n    return []\n"
         "def average_fee(amount):\n    return sum(load_fees()) * amount\n"

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from sgkr import build_graph
-from sgkr.analysis.knowledge import annotate
 from sgkr.errors import InvalidArgumentError
 from sgkr.ingest import cache as cache_module
 from sgkr.ingest.cache import (
@@ -29,6 +28,7 @@ from sgkr.ingest.cache import (
 from sgkr.ingest.cachedir import secret_key, user_cache_root
 from sgkr.ingest.extract import extract_module
 from sgkr.records import ModuleExtract
+from sgkr.tags.infer import annotate
 
 CODE = '''"""Module doc."""
 import os
@@ -188,6 +188,7 @@ def test_an_error_mid_write_stores_none_of_the_batch(
     assert sorted(p.name for p in tmp_path.iterdir()) == [DATABASE]
 
 
+@pytest.mark.subprocess
 def test_a_process_killed_mid_write_leaves_the_old_entries(tmp_path: Path) -> None:
     cache = ExtractCache(tmp_path)
     key = cache_key("a.py", CODE)
@@ -263,7 +264,7 @@ def test_default_cache_dir_is_in_the_users_cache_one_per_output_folder(tmp_path:
 
 
 def test_derived_fields_round_trip_without_repeating_the_docstring(tmp_path: Path) -> None:
-    from sgkr.analysis.knowledge import annotate
+    from sgkr.tags.infer import annotate
 
     module = annotate(extract_module("pkg/a.py", CODE))
     run = next(d for d in module.definitions if d.name == "run")
@@ -279,7 +280,7 @@ def test_derived_fields_round_trip_without_repeating_the_docstring(tmp_path: Pat
 
 
 def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: Path) -> None:
-    from sgkr.analysis.knowledge import annotate
+    from sgkr.tags.infer import annotate
 
     cache = ExtractCache(tmp_path)
     key = cache_key("a.py", CODE)

@@ -24,7 +24,7 @@ FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthChe
 
 
 def _graph() -> KnowledgeGraph:
-    from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
+    from sgkr.tags import FunctionKnowledge, Sidecar
 
     code = ("def fee(rule, amount):\n    return rule['fixed'] + rule['rate'] * amount\n"
             "def avg_fee(rules, amount):\n    return sum(fee(r, amount) for r in rules)\n")

@@ -35,26 +35,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.affected import ImportIndex, matches, rematched
-from ..analysis.knowledge import Example, Sidecar, knowledge_of, load_examples, load_sidecar
+from ..analysis.knowledge import knowledge_of
 from ..analysis.merge import merge_groups
 from ..analysis.resolve import CallResolver, flatten
 from ..errors import InvalidArgumentError, SourceError
-from ..graph.model import KnowledgeGraph, tag_id
-from ..graph.tagging import (
-    TagFrequency,
-    add_sidecar_tags,
-    attach_example,
-    bound_outputs,
-    inferred_rows,
-    link_entry,
-    missing_function,
-)
+from ..graph.model import KnowledgeGraph
 from ..ingest.files import roots_of
 from ..ingest.sources import SourceInput, common_root
 from ..records import (
@@ -67,10 +57,22 @@ from ..records import (
     Problem,
     Resolution,
 )
+from ..tags.examples import Example, load_examples
+from ..tags.rows import TagRows, missing_function
+from ..tags.sidecar import Sidecar, load_sidecar
+from ..tags.stage import TagInputs, build_rows, curated_tags
+from ..tags.update import (
+    missing_keys,
+    named_by_callers,
+    orphan_tags,
+    relabels,
+    retag_rows,
+)
+from ..tags.weights import TagFrequency
 from ..version import __version__
 from .options import BuildOptions
 
-__all__ = ["Plan", "make_plan", "curated_tags", "Assembly"]
+__all__ = ["Plan", "make_plan", "Assembly", "write_tags"]
 
 Calls = dict[str, dict[str, Resolution]]
 # The edges between functions, made from the call and reference maps.
@@ -132,23 +134,6 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
     return Plan(inputs, base, sidecar, example_list, options.merge, infer,
                 options.max_file_bytes, tuple(options.exclude), where, options.gitignore,
                 curated)
-
-
-def curated_tags(sidecar: Sidecar | None, examples: Sequence[Example]) -> bool:
-    """Whether the sidecar or the examples give any I/O tag (then none is inferred by default).
-
-    Examples
-    --------
-    >>> from sgkr.analysis.knowledge import FunctionKnowledge
-    >>> curated_tags(Sidecar({"f": FunctionKnowledge("Knowledge only.")}, {}), [])
-    False
-    >>> curated_tags(Sidecar({"f": FunctionKnowledge(outputs=("fee",))}, {}), [])
-    True
-    """
-    if sidecar is not None and (sidecar.tags or any(
-            e.inputs or e.outputs for e in sidecar.functions.values())):
-        return True
-    return any(e.inputs or e.outputs for e in examples)
 
 
 def _examples(examples: object, roots: Sequence[str], max_file_bytes: int) -> list[Example]:
@@ -230,13 +215,12 @@ class Assembly:
         resolver.forget()  # its answers are kept in calls and refs: free them for the graph
         graph.add_edge_rows(_rows(calls, qual_to_id, "calls"))
         graph.add_edge_rows(_rows(refs, qual_to_id, "references"))
-        add_sidecar_tags(graph, plan.sidecar, problems)
-        _attach_examples(graph, plan, modules, qual_to_id, problems)
-        if plan.infer_tags:
-            _add_inferred(graph, modules, qual_to_id, graph.tagged_functions(), calls)
+        problems += write_tags(graph, build_rows(
+            graph, TagInputs(plan.sidecar, plan.examples, plan.base, plan.infer_tags), modules,
+            qual_to_id, calls))
         frequency = TagFrequency()
         frequency.update(graph, [r.id for r in graph.records() if isinstance(r, FunctionNode)])
-        frequency.weigh(graph)
+        graph.set_tag_weights(frequency.weigh(graph))
         graph.report = report(graph, len(modules), problems, started)
         return cls(plan, graph, modules, qual_to_id, resolver, calls, problems, refs, frequency)
 
@@ -261,7 +245,7 @@ class Assembly:
             return None
         if self._index is None:
             self._index = ImportIndex(self.modules)
-            self._missing = _missing_keys(self.graph, self.plan.sidecar)
+            self._missing = missing_keys(self.graph, self.plan.sidecar)
         names = {d.name for m in (*old, *new) for d in m.definitions if d.kind != "module"}
         resolved = self._resolve_again(old, new, names)
         merged = None if resolved is None else self._merge_again(old, new, modules, names)
@@ -398,7 +382,7 @@ class Assembly:
         self._relabel(relabel)
         # Every tag is weighed again: the number of functions, and so every weight, may change.
         self.frequency.update(graph, gone | tag_dirty | merged.changed)
-        self.frequency.weigh(graph)
+        graph.set_tag_weights(self.frequency.weigh(graph))
 
     def _recall(self, nodes: set[str]) -> None:
         """Call and reference edges out of ``nodes`` made again from their maps."""
@@ -417,65 +401,26 @@ class Assembly:
         return {t for _, t, kind, _ in self.graph.edges_of(nodes) if kind == "calls"}
 
     def _retag(self, nodes: set[str], touched: set[str]) -> set[str]:
-        """Tag edges of ``nodes`` made again: sidecar links, else inferred tags.
+        """Tag edges of ``nodes`` made again (:func:`~sgkr.tags.update.retag_rows`).
 
         Returns the tags linked or unlinked that are still in the graph.
         """
         graph, plan = self.graph, self.plan
         graph.remove_edges([(s, t) for s, t, kind, _ in graph.edges_of(nodes, "both")
                             if kind not in _BETWEEN_FUNCTIONS])
-        inferred: list[tuple[str, Definition]] = []
-        returned: list[tuple[str, str]] = []
-        # The sidecar entries naming each node, in the sidecar's order: one pass for all.
-        entries = plan.sidecar.functions if plan.sidecar is not None else {}
-        named: dict[str, list[str]] = defaultdict(list)
-        for key, ids in (graph.find_many(entries).items() if nodes else ()):
-            for node_id in nodes.intersection(ids):
-                named[node_id].append(key)
-        for node_id in sorted(nodes):
-            tagged = False
-            for key in named.get(node_id, ()):
-                linked = link_entry(graph, entries[key], [node_id])
-                touched |= linked
-                tagged = tagged or bool(linked)
-            if plan.infer_tags and not tagged:
-                inferred += [(node_id, d) for d in self._definitions(node_id)]
-                returned += self._named_by_callers(node_id)
-        rows, tags = inferred_rows(graph, inferred, returned)
-        graph.add_edge_rows(rows)
-        touched.update(tags)
-        keep = {tag_id(label) for label in plan.sidecar.tags} if plan.sidecar else set()
-        orphans = {t for t in touched if t in graph and not graph.edges_of([t], "both")
-                   and t not in keep}
+        written = retag_rows(graph, nodes, plan.sidecar, plan.infer_tags, self._definitions,
+                             lambda node: named_by_callers(graph, node, self._definitions,
+                                                           self.calls, self.qual_to_id))
+        write_tags(graph, written)
+        touched.update(t.id for t in written.tags)
+        orphans = orphan_tags(graph, touched, plan.sidecar)
         graph.remove_nodes(orphans)
         return touched - orphans
 
-    def _named_by_callers(self, node_id: str) -> list[tuple[str, str]]:
-        """The outputs of ``node_id`` that its callers name (see :func:`bound_outputs`)."""
-        callers = sorted(s for s, _, kind, _ in self.graph.edges_of([node_id], "in")
-                         if kind == "calls")
-        return [(node_id, label) for caller in callers for d in self._definitions(caller)
-                if d.bindings
-                for callee, label in bound_outputs(d, self.calls.get(d.qualname), self.qual_to_id)
-                if callee == node_id]
-
     def _relabel(self, tags: set[str]) -> None:
-        """Give each tag the label a fresh build gives it: the first sidecar entry's naming it
-        (of the functions found), else its folded words."""
-        sidecar = self.plan.sidecar
-        if sidecar is None:
-            return
-        labels: dict[str, str] = {}
-        for key, entry in sidecar.functions.items():
-            if not self._missing.get(key, True):
-                for label in (*entry.inputs, *entry.outputs):
-                    labels.setdefault(tag_id(label), label.strip())
-        declared = {tag_id(label) for label in sidecar.tags}
-        for t in tags - declared:
-            if t in self.graph:
-                label = labels.get(t, t.removeprefix("tag:"))
-                if self.graph.tag(t).label != label:
-                    self.graph.set_tag_label(t, label)
+        """Give each tag the label a fresh build gives it (:func:`~sgkr.tags.update.relabels`)."""
+        for t, label in relabels(self.graph, self.plan.sidecar, self._missing, tags).items():
+            self.graph.set_tag_label(t, label)
 
     def _quals(self, node_id: str) -> list[str]:
         """Qualified names whose definitions' calls and tags belong to ``node_id``."""
@@ -550,41 +495,8 @@ def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
     return qual_to_id
 
 
-def _attach_examples(graph: KnowledgeGraph, plan: Plan, modules: Sequence[ModuleExtract],
-                     qual_to_id: dict[str, str], problems: list[Problem]) -> None:
-    by_path = {m.path: m for m in modules}
-    for example in plan.examples:
-        solution = by_path.get(_relative(example, plan.base))
-        if solution is None:
-            problems.append(Problem(example.path, f"example {example.id}: solution not read",
-                                    kind="knowledge"))
-            continue
-        attach_example(graph, example, solution, qual_to_id, problems)
-
-
-def _relative(example: Example, base: Path) -> str:
-    if example.source_file is None:
-        return example.path
-    try:
-        return example.source_file.relative_to(base).as_posix()
-    except ValueError:
-        return Path(os.path.relpath(example.source_file, base)).as_posix()
-
-
-def _add_inferred(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
-                  qual_to_id: dict[str, str], tagged: set[str], calls: Calls) -> None:
-    """Add the tags inferred for the functions not ``tagged``, and their edges."""
-    definitions = [d for module in modules for d in module.definitions]
-    pairs = ((qual_to_id[d.qualname], d) for d in definitions)
-    returned = [(n, label) for d in definitions if d.bindings
-                for n, label in bound_outputs(d, calls.get(d.qualname), qual_to_id)
-                if n not in tagged]
-    graph.add_edge_rows(inferred_rows(graph, ((n, d) for n, d in pairs if n not in tagged),
-                                      returned)[0])
-
-
-def _missing_keys(graph: KnowledgeGraph, sidecar: Sidecar | None) -> dict[str, bool]:
-    """Whether each function key of the sidecar is found in no node."""
-    if sidecar is None:
-        return {}
-    return {key: not ids for key, ids in graph.find_many(sidecar.functions).items()}
+def write_tags(graph: KnowledgeGraph, written: TagRows) -> list[Problem]:
+    """Write the tag stage's nodes and rows into ``graph``; return its problems."""
+    graph.add_tags(written.tags)
+    graph.add_edge_rows(written.rows)
+    return list(written.problems)

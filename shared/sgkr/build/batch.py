@@ -3,7 +3,7 @@
 Files found in the cache are not parsed again; the others are parsed by
 ``jobs`` worker processes (:class:`concurrent.futures.ProcessPoolExecutor`),
 or in this process for ``jobs=1`` and small builds. Parsing also derives each
-definition's knowledge and inferred tags (:func:`sgkr.analysis.knowledge.annotate`), so
+definition's knowledge and inferred tags (:func:`sgkr.tags.infer.annotate`), so
 that the graph is assembled from precomputed values. Workers hand their
 extractions back as cache entries (:func:`~sgkr.ingest.cache.entry_bytes`), which the
 cache then stores as they are. Results come in the order of the files:
@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from ..analysis.knowledge import annotate
 from ..errors import InvalidArgumentError
 from ..gcpause import paused_gc
 from ..ingest.cache import ExtractCache, Shared, cache_key, entry_bytes, entry_extract
 from ..ingest.facts import extract_source
 from ..records import ModuleExtract
+from ..tags.infer import annotate
 
 __all__ = ["extract_files", "ExtractStats", "default_jobs", "uses_processes",
            "MIN_PARALLEL_FILES"]
@@ -104,7 +104,7 @@ def extract_files(
     -------
     modules, stats
         One extraction per file, in the order given, annotated
-        (:func:`sgkr.analysis.knowledge.annotate`), and how they were obtained. The
+        (:func:`sgkr.tags.infer.annotate`), and how they were obtained. The
         cache entries of the parsed files are written when this returns.
 
     Raises

@@ -18,11 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from ..analysis.knowledge import Example, Sidecar
 from ..analysis.merge import MERGE_POLICIES
 from ..errors import InvalidArgumentError
 from ..ingest.cache import ExtractCache
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES
+from ..tags.examples import Example
+from ..tags.sidecar import Sidecar
 from ..text import shown
 
 __all__ = ["BuildOptions", "DEFAULT_MERGE", "MAX_JOBS"]
@@ -40,7 +41,7 @@ class BuildOptions:
     Attributes
     ----------
     knowledge
-        A sidecar file (JSON or YAML) or a parsed :class:`~sgkr.analysis.knowledge.Sidecar`.
+        A sidecar file (JSON or YAML) or a parsed :class:`~sgkr.tags.sidecar.Sidecar`.
     examples
         An examples JSONL file, or parsed examples; their solution code is
         parsed like any source and their I/O tags attached to it.

@@ -6,7 +6,7 @@ nodes on the dataset, rounded (at least 1), as in the paper.
 
 Examples
 --------
->>> from sgkr.analysis.knowledge import Example, TagRef
+>>> from sgkr.tags import Example, TagRef
 >>> code = "def fee(amount):\\n    return rate() * amount\\ndef rate():\\n    return 0.1\\n"
 >>> ex = tuple(Example(str(i), "What is the fee for an amount?", f"s{i}.py", code,
 ...                    (TagRef("amount", ("fee",)),), (TagRef("fee", ("fee",)),))

@@ -28,6 +28,7 @@ import networkx as nx
 
 from ..errors import NodeNotFoundError
 from ..records import EdgeRow, FunctionNode, TagNode
+from ..tags.labels import merge_tag
 
 __all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "reweighed",
            "copied", "changed"]
@@ -91,10 +92,8 @@ def add_tags(g: nx.DiGraph, nodes: Iterable[TagNode]) -> None:
         if found is None:
             _put(g, node.id, "tag", node)
             continue
-        old = found["record"]  # a tag: checked above, or added by this batch
-        aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
-        aliases = tuple(a for a in aliases if a != old.label)
-        _put(g, node.id, "tag", TagNode(old.id, old.label, aliases, old.weight))
+        # A tag: checked above, or added by this batch.
+        _put(g, node.id, "tag", merge_tag(found["record"], node))
     changed(g)
 
 

@@ -29,30 +29,16 @@ from typing import Any
 
 import networkx as nx
 
-from ..errors import InvalidArgumentError, NodeNotFoundError
+from ..errors import NodeNotFoundError
 from ..gcpause import paused_gc
 from ..records import BuildReport, Edge, EdgeRow, FunctionNode, TagNode
-from ..text import fold
+from ..tags.labels import tag_id
 from . import batch, derived, jsonfile, queries
 from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
 
 _by_id = attrgetter("id")
-
-
-def tag_id(label: str) -> str:
-    """The node id of a tag: ``tag:`` and its folded words.
-
-    Examples
-    --------
-    >>> tag_id("Fee IDs")
-    'tag:fee id'
-    """
-    folded = fold(label)
-    if not folded:
-        raise InvalidArgumentError(f"tag label {label!r} has no words")
-    return "tag:" + " ".join(folded)
 
 
 class KnowledgeGraph:

@@ -3,7 +3,7 @@
 Examples
 --------
 >>> from sgkr import build_graph
->>> from sgkr.analysis.knowledge import Sidecar, FunctionKnowledge
+>>> from sgkr.tags import Sidecar, FunctionKnowledge
 >>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
 ...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
 >>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),

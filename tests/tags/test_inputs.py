@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from sgkr.analysis.knowledge import describe, infer_tags, load_examples, load_sidecar, parse_sidecar
+from sgkr.analysis.knowledge import describe
 from sgkr.errors import KnowledgeFormatError
 from sgkr.records import Definition, Parameter, SourceSpan
+from sgkr.tags import load_examples, load_sidecar, parse_sidecar
+from sgkr.tags.infer import infer_tags
 
 
 def test_sidecar_shapes() -> None:
@@ -110,8 +112,9 @@ def test_describe_and_infer() -> None:
 
 
 def test_annotate_derives_what_knowledge_of_and_infer_tags_compute() -> None:
-    from sgkr.analysis.knowledge import annotate, knowledge_of
+    from sgkr.analysis.knowledge import knowledge_of
     from sgkr.ingest.extract import extract_module
+    from sgkr.tags.infer import annotate
 
     source = ("# In cents.\ndef average_fee(rows, merchant):\n    '''fee = sum / n'''\n"
               "    return sum(r['eur_amount'] for r in rows)\n"
