@@ -13,7 +13,6 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from ..algorithms.lexicalfile import save_graph
 from ..build.builder import build_graph
 from ..errors import SourceError
 from ..retrieval.retriever import Retriever
@@ -60,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"built the payments example in {seconds:.2f} s: {stats['functions']} functions, "
           f"{stats['edges'].get('calls', 0)} calls, {stats['tags']} tags")
     if args.output:
-        save_graph(graph, args.output)
+        graph.save(args.output)
         print(f"wrote {args.output}")
     held_out = {}
     for line in (folder / "heldout.jsonl").read_text(encoding="utf-8").splitlines():

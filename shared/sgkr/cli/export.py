@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(
             f"--output {args.output}: the suffix names no format this writes (.html .mmd .dot "
             f".gv .graphml); name the file so, or give --format")
-    graph = KnowledgeGraph.load(args.graph)
+    graph = KnowledgeGraph.load(args.graph, index=False)
     result = None
     if args.query is not None:
         result = Retriever(graph, **retrieval_options(args)).retrieve(args.query)

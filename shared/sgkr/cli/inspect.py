@@ -22,7 +22,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary."""
-    graph = KnowledgeGraph.load(args.graph)
+    graph = KnowledgeGraph.load(args.graph, index=False)
     stats = graph.stats()
     top = graph.most_called(args.top)
     tags = [{"label": t.label, "aliases": list(t.aliases), "role": tag_role(graph, t.id),

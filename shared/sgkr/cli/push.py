@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..algorithms.lexicalfile import load_graph
 from ..errors import InvalidArgumentError
+from ..graph.model import KnowledgeGraph
 from ..masking import mask_url
 from ..stores import is_store_url
 from ..stores.push import DEFAULT_WAIT
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if not is_store_url(args.url):
         raise InvalidArgumentError(f"{mask_url(args.url)!r} is not a store URL "
                                    "(expected falkor://host:port/name, or falkors:// for TLS)")
-    graph = load_graph(args.graph, warn=warn)
+    graph = KnowledgeGraph.load(args.graph, warn=warn)
     report = push_graph(graph, args.url, batch=args.batch, wait=args.wait, log=_log)
     if not args.quiet:
         print(report.summary())

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..agents.answer import where
-from ..algorithms.lexicalfile import load_graph
 from ..errors import InvalidArgumentError
+from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
 from ..retrieval.hops import hop_arrow, paths_hops
 from ..retrieval.retriever import Retriever
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("the question is empty")
     options = retrieval_options(args)
     retriever = (Retriever(store=args.graph, **options) if is_store_url(args.graph)
-                 else Retriever(load_graph(args.graph, warn=warn), **options))
+                 else Retriever(KnowledgeGraph.load(args.graph, warn=warn), **options))
     result = retriever.retrieve(args.question)
     if args.json:
         print(json_text(result.to_dict()))
