@@ -102,7 +102,7 @@ def _wanted(argv: Sequence[str]) -> set[str]:
     """The commands whose options this command line needs: the one it names, or all."""
     if _completing(argv):
         return set(COMMANDS)
-    named = next((arg for arg in argv if not arg.startswith("-")), None)
+    named = next((arg for arg in argv if not arg.startswith("-")), "")
     return {named} & set(COMMANDS)
 
 
