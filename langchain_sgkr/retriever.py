@@ -49,7 +49,6 @@ from sgkr import (
     TagMatch,
     build_graph,
 )
-from sgkr.algorithms.lexicalfile import load_graph
 from sgkr.errors import InvalidArgumentError
 from sgkr.ingest.sources import SourceInput
 from sgkr.masking import mask_url
@@ -300,7 +299,7 @@ class SGKRRetriever(_WithOptions):
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidArgumentError(f"path must be a file path, got {type(path).__name__}")
         _refuse_graph(kwargs, "from_graph_file reads the graph from path")
-        return cls(graph=load_graph(path), **kwargs)
+        return cls(graph=KnowledgeGraph.load(path), **kwargs)
 
     @classmethod
     def from_sources(cls, sources: Iterable[SourceInput],

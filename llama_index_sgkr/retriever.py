@@ -31,7 +31,6 @@ from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
 from llama_index.core.utils import print_text
 from llama_index.core.vector_stores.types import MetadataFilters
 
-from sgkr.algorithms.lexicalfile import load_graph
 from sgkr.build import build_graph
 from sgkr.build.options import BuildOptions
 from sgkr.errors import InvalidArgumentError
@@ -210,7 +209,7 @@ sources; got graph_path and sources
                                  seed_retriever=seed_retriever, **options),
                        callback_manager=callback_manager, verbose=verbose)
         if graph_path is not None:
-            graph = load_graph(graph_path)
+            graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:
             graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build))
         if not isinstance(graph, KnowledgeGraph):

@@ -16,8 +16,8 @@ copied to a temporary folder first, and only the copy is touched):
 - ``cached_rebuild_s``: a new ``sgkr build`` process after one file changed, with the
   cache of an earlier one (what a second ``sgkr build`` pays);
 - ``save_s``, ``load_s``, ``graph_bytes``, ``index_bytes``: graph.json and its lexical
-  index written and read back (:func:`~sgkr.algorithms.lexicalfile.save_graph`,
-  :func:`~sgkr.algorithms.lexicalfile.load_graph`);
+  index written and read back (:meth:`KnowledgeGraph.save <sgkr.graph.KnowledgeGraph.save>`,
+  :meth:`KnowledgeGraph.load <sgkr.graph.KnowledgeGraph.load>`);
 - ``first_query_ms``: a new retriever over the graph loaded back answering its first
   question (what it reads of the whole graph was saved with it: nothing is made);
 - ``query_p50_ms``, ``query_p99_ms``: latency of generated questions naming
@@ -66,7 +66,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .algorithms.lexicalfile import index_path, load_graph, save_graph
+from .algorithms.lexicalfile import index_path
 from .build.batch import default_jobs
 from .build.incremental import GraphBuilder
 from .build.options import BuildOptions
@@ -431,8 +431,8 @@ def _build_figures(work: Path, files: Sequence[SourceFile], base: Path, options:
     update = builder.last_update
     say("save and load graph.json and its index")
     target = work / "graph.json"
-    save_s, _ = _timed(lambda: save_graph(graph, target))
-    load_s, loaded = _timed(lambda: load_graph(target))
+    save_s, _ = _timed(lambda: graph.save(target))
+    load_s, loaded = _timed(lambda: KnowledgeGraph.load(target))
     build_s = figures["build_s"]
     figures.update({
         "functions": stats["functions"],

@@ -99,6 +99,7 @@ def test_verbose_shows_traceback(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Traceback" in capsys.readouterr().err
 
 
+@pytest.mark.subprocess
 def test_demo_runs_as_a_program() -> None:
     done = subprocess.run([sys.executable, "-m", "sgkr", "demo"], capture_output=True,
                           text=True, timeout=120, check=False)
@@ -190,9 +191,7 @@ def test_export_refuses_an_unknown_suffix(graph_file: Path, tmp_path: Path,
 
 
 def test_shell_completion_script(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stop:
-        main(["--print-completion", "bash"])
-    assert stop.value.code == 0
+    assert main(["--print-completion", "bash"]) == 0
     script = capsys.readouterr().out
     assert "complete" in script and "build" in script and "--no-gitignore" in script
 
@@ -258,6 +257,7 @@ def test_verbose_after_the_command_shows_the_traceback(
     assert "Traceback" in capsys.readouterr().err
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("argv", [["--print-completion", "bash"], ["--help"], ["demo"]])
 def test_a_reader_that_stops_early_gets_no_traceback(argv: list[str]) -> None:
     process = subprocess.Popen([sys.executable, "-m", "sgkr", *argv], stdout=subprocess.PIPE,

@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
 import networkx as nx
 
@@ -30,8 +30,8 @@ from ..errors import NodeNotFoundError
 from ..records import EdgeRow, FunctionNode, TagNode
 from ..tags.labels import merge_tag
 
-__all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "copied",
-           "changed"]
+__all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "reweighed",
+           "copied", "changed"]
 
 # Of two edges between the same nodes the higher ranked stays: a call over a reference,
 # then exact over inferred over a bare-name guess.
@@ -103,6 +103,18 @@ def replace_records(g: nx.DiGraph, records: Iterable[FunctionNode | TagNode]) ->
     for record in records:
         attrs[record.id] = {**attrs[record.id], "record": record}
     changed(g)
+
+
+def reweighed(g: nx.DiGraph, weights: Mapping[str, float]) -> Iterator[TagNode]:
+    """The tags of ``weights`` (ids) whose weight changes, with their new weight."""
+    attrs = g._node
+    for node_id, weight in weights.items():
+        found = attrs.get(node_id)
+        old = found["record"] if found is not None else None
+        if not isinstance(old, TagNode):  # read directly: updates weigh every tag
+            raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
+        if old.weight != weight:
+            yield TagNode(node_id, old.label, old.aliases, weight)
 
 
 def add_edge_rows(g: nx.DiGraph, rows: Iterable[EdgeRow]) -> None:

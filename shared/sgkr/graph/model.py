@@ -22,18 +22,18 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
-from ..errors import InvalidArgumentError, NodeNotFoundError
+from ..errors import NodeNotFoundError
 from ..gcpause import paused_gc
 from ..records import BuildReport, Edge, EdgeRow, FunctionNode, TagNode
 from ..tags.labels import tag_id
-from . import batch, jsonfile, queries
+from . import batch, derived, jsonfile, queries
 from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
@@ -116,18 +116,7 @@ class KnowledgeGraph:
         0.25
         """
         self._revision += 1
-        batch.replace_records(self._g, self._reweighed(weights))
-
-    def _reweighed(self, weights: Mapping[str, float]) -> Iterator[TagNode]:
-        """The tags of ``weights`` whose weight changes, with their new weight."""
-        attrs = self._g._node
-        for node_id, weight in weights.items():
-            found = attrs.get(node_id)
-            old = found["record"] if found is not None else None
-            if not isinstance(old, TagNode):  # read directly: updates weigh every tag
-                raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
-            if old.weight != weight:
-                yield TagNode(node_id, old.label, old.aliases, weight)
+        batch.replace_records(self._g, batch.reweighed(self._g, weights))
 
     def add_edge(self, edge: Edge) -> None:
         """Add an edge between existing nodes; a call wins over a reference, then ``exact``
@@ -414,14 +403,24 @@ class KnowledgeGraph:
         return cls.from_rows(records, rows, meta=meta)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write graph.json atomically (a crash never leaves a half-written file)."""
-        jsonfile.write_graph(self.meta, sorted(self.records(), key=_by_id), self.edge_rows(),
-                             path)
+        """Write graph.json atomically (a crash never leaves a half-written file) and, as one
+        pair with it, the lexical index and summary (:mod:`sgkr.graph.derived`).
+
+        Raises InvalidArgumentError if ``path`` is not a path, OSError naming it if it
+        cannot be written.
+        """
+        derived.save_with(self, path, lambda file: jsonfile.write_graph(
+            self.meta, sorted(self.records(), key=_by_id), self.edge_rows(), file))
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *,
-             max_bytes: int = jsonfile.MAX_GRAPH_BYTES) -> KnowledgeGraph:
+    def load(cls, path: str | os.PathLike[str], *, max_bytes: int = jsonfile.MAX_GRAPH_BYTES,
+             index: bool = True, warn: Callable[[str], None] | None = None) -> KnowledgeGraph:
         """Read and validate graph.json; refuse what is malformed, naming the problem.
+
+        With ``index``, the lexical index and summary :meth:`save` wrote come too when
+        they are the graph's, so a retriever makes nothing on its first question; one
+        missing or stale is made again when needed, one malformed is reported to
+        ``warn`` (default: :func:`warnings.warn`): never a reason to refuse the graph.
 
         Raises
         ------
@@ -431,13 +430,16 @@ class KnowledgeGraph:
         InvalidArgumentError
             If ``path`` is not a path.
         """
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
-        file = Path(path)
-        raw = jsonfile.read_bytes(file, max_bytes=max_bytes)
-        with paused_gc(long_lived=True):
-            return cls.from_dict(jsonfile.parse_graph_json(raw, str(file)), where=str(file))
+        return derived.load_with(path, lambda file: jsonfile.read_bytes(file, max_bytes=max_bytes),
+                                 lambda raw, file: _parsed(cls, raw, file), derived=index,
+                                 warn=warn)
 
     def __repr__(self) -> str:
         s = self.stats()
         return f"KnowledgeGraph(functions={s['functions']}, tags={s['tags']}, edges={s['edges']})"
+
+
+def _parsed(cls: type[KnowledgeGraph], raw: bytes, file: Path) -> KnowledgeGraph:
+    """The graph of a graph file's bytes."""
+    with paused_gc(long_lived=True):
+        return cls.from_dict(jsonfile.parse_graph_json(raw, str(file)), where=str(file))
