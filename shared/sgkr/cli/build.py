@@ -31,11 +31,10 @@ __all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "
            "add_build_options", "build_options", "build_file"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``build`` command."""
-    p = sub.add_parser("build", help="build graph.json from Python sources and notebooks",
-                       description="Build a knowledge-code graph from Python sources and Jupyter "
-                                   "notebooks.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr build``, on its parser ``p``."""
+    p.description = ("Build a knowledge-code graph from Python sources and Jupyter "
+                     "notebooks.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="Python files, notebooks (.ipynb) or folders")
     add_build_options(p)

@@ -39,10 +39,9 @@ def payments_example() -> Path:
     raise SourceError("the bundled payments example is not installed; reinstall sgkr")
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``demo`` command."""
-    p = sub.add_parser("demo", help="build the payments example and answer three questions",
-                       description="Build the bundled payments example and query it.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr demo``, on its parser ``p``."""
+    p.description = "Build the bundled payments example and query it."
     p.add_argument("--output", "-o", metavar="FILE", help="also save the graph here")
     p.add_argument("--code", action="store_true", help="print the code of each function")
     add_retrieval_options(p)

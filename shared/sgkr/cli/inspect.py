@@ -11,10 +11,9 @@ from .terminal import json_text
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``inspect`` command."""
-    p = sub.add_parser("inspect", help="summarise a graph.json",
-                       description="Counts, most-called functions and tags of a graph.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr inspect``, on its parser ``p``."""
+    p.description = "Counts, most-called functions and tags of a graph."
     p.add_argument("graph", help="graph.json made by sgkr build")
     p.add_argument("--top", type=int, default=10, help="how many most-called functions")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -17,10 +17,9 @@ from .terminal import json_text, warn
 __all__ = ["register", "run", "print_result"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``query`` command."""
-    p = sub.add_parser("query", help="retrieve the functions a question needs",
-                       description="Retrieve knowledge and code for a question.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr query``, on its parser ``p``."""
+    p.description = "Retrieve knowledge and code for a question."
     p.add_argument("graph", help="graph.json made by sgkr build, or the URL of a graph store "
                                  "it was pushed to (falkor://host:port/name)")
     p.add_argument("question", help="the question, in quotes")

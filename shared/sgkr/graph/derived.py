@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import os
 import time
 import warnings
@@ -47,7 +48,7 @@ from typing import Any, Protocol, TypeVar
 from ..errors import GraphFormatError, InvalidArgumentError
 
 __all__ = ["DerivedFile", "register", "registered", "pair_lock", "save_with", "load_with",
-           "LOCK_WAIT"]
+           "LOCK_WAIT", "PROVIDERS"]
 
 #: Seconds a save or load waits for the lock on the pair before going on without it.
 LOCK_WAIT = 60.0
@@ -82,6 +83,10 @@ class DerivedFile(Protocol[G_contra]):
 
 
 _REGISTERED: list[DerivedFile[Any]] = []
+#: The modules that register a derived file when imported, by name: a higher layer's, so
+#: not imported here at the top. The first save or load imports them, whatever route
+#: reached the graph, and importing sgkr costs nothing until then (``sgkr --version``).
+PROVIDERS = ("sgkr.algorithms.lexicalfile",)
 
 
 def register(derived: DerivedFile[Any]) -> None:
@@ -91,7 +96,9 @@ def register(derived: DerivedFile[Any]) -> None:
 
 
 def registered() -> tuple[DerivedFile[Any], ...]:
-    """The derived files saved and loaded with a graph."""
+    """The derived files saved and loaded with a graph (:data:`PROVIDERS` imported first)."""
+    for name in PROVIDERS:
+        importlib.import_module(name)  # registers its file; at once if already imported
     return tuple(_REGISTERED)
 
 

@@ -39,7 +39,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..errors import InvalidArgumentError, SGKRError
 from ..graph.model import KnowledgeGraph
-from ..ingest.extract import extract_module
 from ..stores import GraphReader, as_reader
 from .mentions import NamedReader
 
@@ -184,6 +183,8 @@ def _defined(text: str) -> list[str]:
     if "def " not in text:
         return []
     try:
+        from ..ingest.extract import extract_module  # here: tree-sitter only for a seed's text
+
         found = extract_module("seed.py", text).definitions
     except (SGKRError, ValueError, RecursionError):
         return []
