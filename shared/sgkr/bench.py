@@ -72,7 +72,7 @@ from .build.incremental import GraphBuilder
 from .build.options import BuildOptions
 from .errors import InvalidArgumentError, SGKRError, SourceError
 from .graph.model import KnowledgeGraph
-from .ingest.sources import SourceFile, read_sources
+from .ingest.sources import SourceFile, nothing_read, read_sources
 from .masking import mask_url
 from .records import RetrievalResult
 from .retrieval.retriever import Retriever
@@ -390,12 +390,12 @@ def _check_bench_args(queries: object, max_files: object, repeat: object,
 def _bench_files(source: Path, base: Path, exclude: Sequence[str],
                  max_files: int | None) -> list[SourceFile]:
     """The sources under ``source``, thinned evenly to ``max_files``."""
-    files, _ = read_sources([source], root=base, exclude=exclude)
+    files, problems = read_sources([source], root=base, exclude=exclude)
     if max_files is not None and len(files) > max_files:
         step = len(files) / max_files
         files = [files[int(i * step)] for i in range(max_files)]
     if not files:
-        raise SourceError(f"found no Python source to read in {source}")
+        raise nothing_read(str(source), problems)
     return files
 
 

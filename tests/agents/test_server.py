@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -309,3 +312,68 @@ def test_a_missing_graph_file_fails_before_serving(tmp_path: Path) -> None:
     from sgkr.cli import main
 
     assert main(["mcp", str(tmp_path / "missing.json")]) == 5
+
+
+def _raw_server(graph_path: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "sgkr", "mcp", str(graph_path)], env=_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def _send(process: subprocess.Popen[bytes], *messages: str) -> None:
+    assert process.stdin is not None
+    process.stdin.write("".join(m + "\n" for m in messages).encode())
+    process.stdin.flush()
+
+
+_INITIALIZE = ('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":'
+               '"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}')
+_INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+def _call(request_id: int, question: str, name: str = "retrieve_knowledge") -> str:
+    return (f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":'
+            f'"{name}","arguments":{{"question":"{question}"}}}}}}')
+
+
+def test_a_request_with_a_lone_surrogate_is_answered_with_its_id(graph_path: Path) -> None:
+    # Issue 41, M10: the SDK's reader dropped such a request silently; the client waited
+    # until its own timeout.
+    process = _raw_server(graph_path)
+    try:
+        _send(process, _INITIALIZE, _INITIALIZED, _call(7, "fee \\ud800 of a card"),
+              _call(8, "fee \\udfff", name="no_\\ud800_tool"), _call(9, "fee of a card"))
+        assert process.stdout is not None
+        lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in process.stdout],
+                         daemon=True).start()
+        answers: dict[int, Any] = {}
+        deadline = time.monotonic() + 60
+        while len(answers) < 4 and time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                message = json.loads(lines.get(timeout=1))
+                answers[message["id"]] = message
+        assert sorted(answers) == [0, 7, 8, 9]  # none dropped
+        assert answers[7]["error"]["code"] == -32600
+        assert "surrogate" in answers[7]["error"]["message"]
+        assert "surrogate" in answers[8]["error"]["message"]
+        assert answers[9]["result"]["content"][0]["text"]  # the server goes on
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_client_that_goes_away_with_answers_pending_ends_the_server_quietly(
+        graph_path: Path) -> None:
+    # Issue 41, L1: a 61-line ExceptionGroup / BrokenPipeError traceback and exit 1.
+    process = _raw_server(graph_path)
+    assert process.stdout is not None and process.stderr is not None
+    _send(process, _INITIALIZE, _INITIALIZED)
+    process.stdout.readline()
+    _send(process, *(_call(i, "average fee of a card " * 200) for i in range(1, 40)))
+    process.stdout.close()  # gone, with answers pending
+    assert process.stdin is not None
+    process.stdin.close()
+    status = process.wait(timeout=60)
+    err = process.stderr.read().decode()
+    assert status == 0 and "Traceback" not in err, err

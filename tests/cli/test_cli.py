@@ -200,7 +200,7 @@ def test_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
     import io
 
     from sgkr import build_graph
-    from sgkr.cli.build import ProgressBar
+    from sgkr.cli.progress import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -221,7 +221,7 @@ def test_a_long_stage_shows_before_any_file_is_done() -> None:
     import io
     import time
 
-    from sgkr.cli.build import ProgressBar
+    from sgkr.cli.progress import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -20,11 +20,11 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..errors import InvalidArgumentError, SourceError
+from ..errors import InvalidArgumentError
 from ..gcpause import paused_gc
 from ..graph.model import KnowledgeGraph
 from ..ingest.cache import ExtractCache, cache_key
-from ..ingest.sources import SourceFile, SourceInput, read_sources
+from ..ingest.sources import SourceFile, SourceInput, nothing_read, read_sources
 from ..records import Problem
 from .assembly import Assembly, Plan, make_plan
 from .batch import extract_files
@@ -123,7 +123,7 @@ def prepare_build(sources: Iterable[SourceInput], options: BuildOptions, *,
                                    max_file_bytes=plan.max_file_bytes, exclude=plan.exclude,
                                    gitignore=plan.gitignore, progress=progress)
     if not files:
-        raise SourceError(f"found no Python source to read in {plan.where}")
+        raise nothing_read(plan.where, problems)
     return PreparedBuild(plan, files, problems, started)
 
 

@@ -46,11 +46,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidArgumentError, SourceError
+from ..errors import InvalidArgumentError
 from ..gcpause import paused_gc
 from ..graph.model import KnowledgeGraph
 from ..ingest.files import roots_of
-from ..ingest.sources import SourceInput, list_sources, memory_files, read_source, split_sources
+from ..ingest.sources import (
+    SourceInput,
+    list_sources,
+    memory_files,
+    nothing_read,
+    read_source,
+    split_sources,
+)
 from ..records import ModuleExtract, Problem
 from .assembly import Assembly, make_plan, report
 from .batch import extract_files
@@ -220,7 +227,7 @@ class GraphBuilder:
             else:
                 texts[rel] = outcome
         if not texts:
-            raise SourceError(f"found no Python source to read in {plan.where}")
+            raise nothing_read(plan.where, problems)
         return texts, problems, read
 
     # -- updating ----------------------------------------------------------------
