@@ -21,7 +21,7 @@ import pytest
 from sgkr import KnowledgeGraph, build_graph
 from sgkr.agents.serving import Library, Snapshot
 from sgkr.agents.watching import Sources, Watcher
-from sgkr.build import assembly, batch, incremental
+from sgkr.build import assembly, batch, builder, incremental
 from sgkr.build.incremental import GraphBuilder
 from sgkr.cli import build as build_cli
 
@@ -276,7 +276,8 @@ def test_mcp_watch_owes_a_rebuild_after_a_side_file_change_fails(
     watcher = Watcher(library, sources, say=lambda _: None)
     knowledge.write_text(json.dumps({"functions": {"fee": {"outputs": ["card fee"]}}}))
     with monkeypatch.context() as patch:
-        patch.setattr(incremental, "extract_files", _failing(incremental.extract_files))
+        # A changed sidecar rebuilds: the build extracts through the builder's assemble.
+        patch.setattr(builder, "extract_files", _failing(builder.extract_files))
         assert not watcher.apply({str(knowledge)})
     assert watcher.apply(set())
     assert library.current.names().resolve("card fee") == ["tag:card fee"]
