@@ -1,6 +1,6 @@
 """A Model Context Protocol server over one graph, for coding agents (``sgkr mcp``).
 
-Built with the official ``mcp`` SDK (``pip install "sgkr[mcp]"``), served over
+Built with the official ``mcp`` SDK (sgkr's ``mcp`` extra), served over
 stdio. It offers:
 
 - tool ``retrieve_knowledge``: the knowledge and code of the functions a
@@ -36,6 +36,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import InvalidArgumentError, SGKRError
+from ..extras import missing_extra
 from ..graph.model import KnowledgeGraph
 from ..masking import mask_secrets
 from ..version import __version__
@@ -114,8 +115,7 @@ def require_sdk() -> None:
         import jsonschema  # noqa: F401
         import mcp.server.lowlevel  # noqa: F401
     except ImportError as exc:
-        raise SGKRError(
-            f"the MCP server needs the mcp package ({exc}): pip install \"sgkr[mcp]\"") from None
+        raise SGKRError(missing_extra("the MCP server", "mcp", exc)) from None
 
 
 def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.affected import ImportIndex, matches, rematched
+from ..analysis.affected import ImportIndex, affected_modules
 from ..analysis.knowledge import knowledge_of
 from ..analysis.merge import merge_groups
 from ..analysis.resolve import CallResolver, flatten
@@ -71,6 +71,7 @@ from ..tags.update import (
 from ..tags.weights import TagFrequency
 from ..version import __version__
 from .options import BuildOptions
+from .reuse import BuildCalls, resolve
 
 __all__ = ["Plan", "make_plan", "Assembly", "write_tags"]
 
@@ -196,11 +197,12 @@ class Assembly:
 
     @classmethod
     def add(cls, plan: Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
-            *, started: float | None = None) -> Assembly:
+            *, started: float | None = None, resolution: BuildCalls | None = None) -> Assembly:
         """The graph of ``modules``: nodes, calls, knowledge tags and the report.
 
         ``started``: when the build began (:func:`time.perf_counter`), for the
-        report's time; default: now.
+        report's time; default: now. ``resolution``: the calls of ``modules`` resolved
+        already (:func:`~sgkr.build.reuse.resolve`); default: resolved here.
         """
         started = time.perf_counter() if started is None else started
         problems = [*read_problems, *(p for m in modules for p in m.problems)]
@@ -208,10 +210,10 @@ class Assembly:
         graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
                                      "infer_tags": plan.infer_tags,
                                      "curated_tags": plan.curated_tags})
-        resolver = CallResolver(modules)
         qual_to_id = _add_functions(graph, modules, plan)
-        refs: Calls = {}
-        calls = resolver.resolve_modules(modules, refs)
+        if resolution is None:
+            resolution = resolve(modules, {}, None, None)
+        resolver, calls, refs = resolution.resolver, resolution.calls, resolution.refs
         resolver.forget()  # its answers are kept in calls and refs: free them for the graph
         graph.add_edge_rows(_rows(calls, qual_to_id, "calls"))
         graph.add_edge_rows(_rows(refs, qual_to_id, "references"))
@@ -247,7 +249,7 @@ class Assembly:
             self._index = ImportIndex(self.modules)
             self._missing = missing_keys(self.graph, self.plan.sidecar)
         names = {d.name for m in (*old, *new) for d in m.definitions if d.kind != "module"}
-        resolved = self._resolve_again(old, new, names)
+        resolved = self._resolve_again(old, new)
         merged = None if resolved is None else self._merge_again(old, new, modules, names)
         if resolved is None or merged is None:
             return None
@@ -265,20 +267,15 @@ class Assembly:
         self.graph.report = report(self.graph, len(modules), self.problems, started)
         return len(redo)
 
-    def _resolve_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
-                       names: set[str]) -> tuple[set[str], Calls, Calls] | None:
+    def _resolve_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract]
+                       ) -> tuple[set[str], Calls, Calls] | None:
         """The modules whose calls may have changed, their call and reference maps; None:
         refused."""
         resolver, index = self.resolver, self._index
         assert index is not None
-        before = {n: matches(resolver, n) for n in names}
-        if not resolver.replace(old, new):
+        redo = affected_modules(resolver, index, old, new)
+        if redo is None:
             return None
-        changed = {n for n in names if rematched(before[n], matches(resolver, n))}
-        index.replace(old, new)
-        redo = index.to_resolve(resolver, old, new, changed)
-        # Modules whose inferred calls read the tables of a changed module.
-        redo |= resolver.readers((*old, *new))
         refs: Calls = {}
         calls = resolver.resolve_modules((resolver.by_module[n] for n in sorted(redo)), refs)
         return redo, calls, refs

@@ -61,6 +61,7 @@ from ..ingest.sources import (
 from ..records import ModuleExtract, Problem
 from .assembly import Assembly, make_plan, report
 from .batch import extract_files
+from .builder import assemble
 from .options import BuildOptions
 
 __all__ = ["GraphBuilder", "UpdateReport"]
@@ -156,10 +157,9 @@ class GraphBuilder:
         with paused_gc(long_lived=True):
             started = time.perf_counter()
             texts, problems, read = self._scan()
-            modules, _ = extract_files(sorted(texts.items()), jobs=self._jobs,
-                                       cache=self._cache)
-            state = Assembly.add(self._plan, modules, problems, started=started)
-            self._commit(state, texts, read, problems, modules)
+            state = assemble(self._plan, sorted(texts.items()), problems, self.options,
+                             started=started)
+            self._commit(state, texts, read, problems, state.modules)
             return state.graph
 
     def update(self) -> KnowledgeGraph:

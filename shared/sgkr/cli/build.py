@@ -5,15 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import NoReturn, TextIO
 
-from tqdm import tqdm
-
-from ..algorithms.lexicalfile import index_path
 from ..analysis.merge import MERGE_POLICIES
 from ..build.builder import Progress, build_prepared, prepare_build
 from ..build.incremental import GraphBuilder
@@ -25,9 +20,10 @@ from ..gcpause import paused_gc
 from ..ingest.cache import ExtractCache, default_cache_dir
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES, SOURCE_SUFFIXES
 from ..records import BuildReport
+from .progress import ProgressBar
 from .terminal import error_line, json_text
 
-__all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch",
+__all__ = ["register", "run", "positive_int", "positive_float", "watch",
            "add_build_options", "build_options", "build_file"]
 
 
@@ -111,75 +107,6 @@ def positive_float(text: str) -> float:
     return value
 
 
-class ProgressBar:
-    """A build's ``progress(stage, done, total)`` drawn as a bar, on a terminal only.
-
-    Nothing is written when ``stream`` (default: standard error) is not a
-    terminal, nor for a stage that ends within ``delay`` seconds. A stage that
-    runs longer is shown from then on, its clock ticking while no file is
-    done (workers parsing their first files, calls being resolved), so the
-    screen is never blank while a build works.
-
-    Examples
-    --------
-    >>> import io
-    >>> bar = ProgressBar(io.StringIO())  # not a terminal: silent
-    >>> bar("parse", 10, 20); bar.close()
-    >>> bar.enabled
-    False
-    """
-
-    def __init__(self, stream: TextIO | None = None, *, delay: float = 0.5,
-                 tick: float = 0.5) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.enabled = self.stream.isatty()
-        self.delay = delay
-        self.tick = tick
-        self._bar: tqdm[NoReturn] | None = None
-        self._stage: str | None = None
-        self._lock = threading.Lock()
-        self._ticking: threading.Thread | None = None
-        self._stop = threading.Event()
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        with self._lock:
-            if stage != self._stage or self._bar is None:
-                self._close_bar()
-                self._stage = stage
-                self._bar = tqdm(total=total, desc=stage, unit="file", file=self.stream,
-                                 delay=self.delay, leave=False, dynamic_ncols=True)
-            self._bar.update(done - self._bar.n)
-        if self._ticking is None:
-            self._ticking = threading.Thread(target=self._tick, name="sgkr-progress",
-                                             daemon=True)
-            self._ticking.start()
-
-    def _tick(self) -> None:
-        """Redraw the open bar now and then: its elapsed time moves while nothing is done."""
-        while not self._stop.wait(self.tick):
-            with self._lock:
-                bar = self._bar
-                if bar is not None and time.time() - bar.start_t >= self.delay:
-                    bar.refresh()
-
-    def close(self) -> None:
-        """Take the bar off the screen and stop redrawing it."""
-        self._stop.set()
-        if self._ticking is not None:
-            self._ticking.join()
-        with self._lock:
-            self._close_bar()
-        self._stop.clear()
-        self._ticking = None
-
-    def _close_bar(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-        self._bar, self._stage = None, None
-
-
 def _say_if_cache_unused(cache: ExtractCache) -> None:
     """One warning on stderr when the cache folder will not be used (the build goes on)."""
     try:
@@ -204,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         graph.save(args.output)
         report, wrote = graph.report, True
     else:
-        bar = ProgressBar()
+        bar = ProgressBar(enabled=not args.quiet)
         try:
             report, wrote = build_file(args.paths, options, args.output, progress=bar)
         finally:
@@ -242,8 +169,12 @@ def build_file(paths: Sequence[str], options: BuildOptions, output: str, *,
             seconds = time.perf_counter() - prepared.started
             return replace(found.report, seconds=seconds), False
         graph = build_prepared(prepared, options, progress=progress)
+    if progress is not None:  # graph.json, its lexical index and summary
+        progress("save", 0, 1)
     graph.save(output)
     if store is not None and graph.report is not None:
+        from ..algorithms.lexicalfile import index_path
+
         store_record(store, key, [output, index_path(output)], graph.report)
         store.close()
     return graph.report, True

@@ -37,7 +37,7 @@ def register(p: argparse.ArgumentParser) -> None:
                      "output: a retrieve_knowledge tool, an explain_dependency tool and the "
                      "sgkr://graph/stats resource. TARGET is a graph.json made by sgkr build, "
                      "the URL of a graph store (falkordb://host:port/name), or Python files "
-                     "and folders, built on start. Needs pip install \"sgkr[mcp]\". The "
+                     "and folders, built on start. Needs the mcp extra of sgkr. The "
                      "retrieval options below are the defaults a tool call may override.")
     p.add_argument("targets", nargs="+", metavar="TARGET",
                    help="graph.json, a store URL, or source files and folders")
