@@ -22,6 +22,7 @@ from sgkr import KnowledgeGraph, build_graph
 from sgkr.agents.serving import Library, Snapshot
 from sgkr.agents.watching import Sources, Watcher
 from sgkr.build import assembly, batch, incremental
+from sgkr.build import builder as build_module
 from sgkr.build.incremental import GraphBuilder
 from sgkr.cli import build as build_cli
 from sgkr.cli import main
@@ -289,8 +290,9 @@ def test_mcp_watch_owes_a_rebuild_after_a_side_file_change_fails(
     library = Library(Snapshot.of(sources.build()))
     watcher = Watcher(library, sources, say=lambda _: None)
     knowledge.write_text(json.dumps({"functions": {"fee": {"outputs": ["card fee"]}}}))
-    with monkeypatch.context() as patch:
+    with monkeypatch.context() as patch:  # a new build fails, wherever it extracts
         patch.setattr(incremental, "extract_files", _failing(incremental.extract_files))
+        patch.setattr(build_module, "extract_files", _failing(build_module.extract_files))
         assert not watcher.apply({str(knowledge)})
     assert watcher.apply(set())
     assert library.current.names().resolve("card fee") == ["tag:card fee"]
