@@ -91,13 +91,13 @@ def _sgkr_in_a_terminal(*argv: str) -> str:
 
 @pytest.mark.subprocess
 def test_sgkr_build_in_a_terminal_shows_its_stages_then_the_summary(tmp_path: Path) -> None:
-    src = _tree(tmp_path / "src", 300)
+    src = _tree(tmp_path / "src", 100)
     out = tmp_path / "graph.json"
     screen = _sgkr_in_a_terminal("build", str(src), "-o", str(out), "--no-cache", "--jobs", "1")
-    summary = screen.index("files: 300")
-    assert "parse:" in screen[:summary] and "/300" in screen[:summary]
+    summary = screen.index("files: 100")
+    assert "parse:" in screen[:summary] and "/100" in screen[:summary]
     quiet = _sgkr_in_a_terminal("build", str(src), "-o", str(out), "--no-cache", "--quiet")
     assert quiet.strip() == ""
     piped = subprocess.run([sys.executable, "-m", "sgkr", "build", str(src), "-o", str(out),
                             "--no-cache"], capture_output=True, text=True, check=True)
-    assert piped.stderr == "" and "files: 300" in piped.stdout
+    assert piped.stderr == "" and "files: 100" in piped.stdout
