@@ -25,6 +25,7 @@ print("ok")
 """
 
 
+@pytest.mark.subprocess
 def test_core_is_framework_free() -> None:
     done = subprocess.run([sys.executable, "-c", BLOCKER], capture_output=True, text=True,
                           timeout=60, check=False)
@@ -47,6 +48,7 @@ import {adapter}
     ("llama_index_sgkr", "llama_index", "llama-index"),
     ("langchain_sgkr", "langchain_core", "langchain"),
 ])
+@pytest.mark.subprocess
 def test_an_adapter_without_its_framework_names_the_extra(adapter: str, framework: str,
                                                          extra: str) -> None:
     code = ADAPTER.format(framework=framework, adapter=adapter)

@@ -35,6 +35,8 @@ mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+pytestmark = pytest.mark.server
+
 
 def _heldout(task: str) -> dict[str, object]:
     for line in (PAYMENTS / "heldout.jsonl").read_text(encoding="utf-8").splitlines():

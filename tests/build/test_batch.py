@@ -98,6 +98,7 @@ def _sized(root: Path, count: int = 40) -> list[tuple[str, str]]:
             in enumerate(pairs)]
 
 
+@pytest.mark.slow
 def test_any_number_of_workers_gives_the_same_extractions(tmp_path: Path) -> None:
     pairs = _sized(tmp_path)
     serial, _ = extract_files(pairs, jobs=1)

@@ -288,6 +288,7 @@ def _stdlib_copy(root: Path, packages: tuple[str, ...]) -> None:
                         ignore=shutil.ignore_patterns("__pycache__", "test*"))
 
 
+@pytest.mark.slow
 def test_random_edits_of_real_code_keep_the_graph_equal_to_a_fresh_build(tmp_path: Path) -> None:
     _stdlib_copy(tmp_path, ("json", "email"))
     options: dict[str, Any] = {"infer_tags": True}

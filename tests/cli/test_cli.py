@@ -99,6 +99,7 @@ def test_verbose_shows_traceback(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Traceback" in capsys.readouterr().err
 
 
+@pytest.mark.subprocess
 def test_demo_runs_as_a_program() -> None:
     done = subprocess.run([sys.executable, "-m", "sgkr", "demo"], capture_output=True,
                           text=True, timeout=120, check=False)
@@ -258,6 +259,7 @@ def test_verbose_after_the_command_shows_the_traceback(
     assert "Traceback" in capsys.readouterr().err
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("argv", [["--print-completion", "bash"], ["--help"], ["demo"]])
 def test_a_reader_that_stops_early_gets_no_traceback(argv: list[str]) -> None:
     process = subprocess.Popen([sys.executable, "-m", "sgkr", *argv], stdout=subprocess.PIPE,

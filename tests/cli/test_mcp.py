@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 WITHOUT_MCP = """
 import importlib.abc, sys
 class Block(importlib.abc.MetaPathFinder):
@@ -22,6 +24,7 @@ sys.exit(main(["mcp", sys.argv[1]]))
 """
 
 
+@pytest.mark.subprocess
 def test_without_the_sdk_one_line_names_the_extra(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("def f():\n    return 1\n")
     done = subprocess.run([sys.executable, "-c", WITHOUT_MCP, str(tmp_path)],

@@ -92,6 +92,7 @@ def test_spec_validation() -> None:
         evaluate(_dataset(), [RetrieverSpec("a"), RetrieverSpec("a")])
 
 
+@pytest.mark.slow
 def test_reports(result, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     table = format_table([result])
     assert "sgkr no-merge" in table and "budget k=" in table

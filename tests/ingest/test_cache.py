@@ -188,6 +188,7 @@ def test_an_error_mid_write_stores_none_of_the_batch(
     assert sorted(p.name for p in tmp_path.iterdir()) == [DATABASE]
 
 
+@pytest.mark.subprocess
 def test_a_process_killed_mid_write_leaves_the_old_entries(tmp_path: Path) -> None:
     cache = ExtractCache(tmp_path)
     key = cache_key("a.py", CODE)

@@ -229,6 +229,7 @@ def test_a_rerun_that_changes_only_outputs_changes_nothing(tmp_path: Path) -> No
     assert builder.last_update is not None and not builder.last_update.changed
 
 
+@pytest.mark.slow
 def test_m6_a_notebook_of_many_cells_is_read_in_linear_time() -> None:
     # Issue 33, M6: each definition looked its cell up in a list made again each time
     # (20,000 cells: 45 s). Every definition still lands in its own cell and line.

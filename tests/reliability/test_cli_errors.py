@@ -72,6 +72,7 @@ def test_a_good_query_still_works(capsys: pytest.CaptureFixture[str], graph_file
     assert json.loads(capsys.readouterr().out)["question"] == "f"
 
 
+@pytest.mark.subprocess
 def test_the_real_entry_point_prints_one_line(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "sgkr", "inspect", str(tmp_path / "x.json")],
                           capture_output=True, text=True, timeout=60)

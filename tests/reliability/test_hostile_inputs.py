@@ -247,6 +247,7 @@ DEEP = "[" * 100_000 + "]" * 100_000
 LONG_INT = '{"schema_version": ' + "9" * 5000 + ', "nodes": [], "edges": []}'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [DEEP, LONG_INT], ids=["deep", "long int"])
 def test_7_deep_json_and_long_integers_raise_the_documented_error(
         tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]) -> None:

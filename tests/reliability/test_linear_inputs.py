@@ -27,6 +27,8 @@ from sgkr.records import Edge, FunctionNode, TagNode
 from sgkr.retrieval.question import MAX_QUESTION_CHARS
 from sgkr.tags import FunctionKnowledge, Sidecar
 
+pytestmark = pytest.mark.slow
+
 
 def _shared_alias_graph(tags: int) -> KnowledgeGraph:
     """``tags`` input tags all aliased ``amount`` and as many output tags aliased ``fee``."""

@@ -20,6 +20,7 @@ first, and the walk's follow, up to ``k``.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -123,6 +124,7 @@ def test_the_fill_keeps_the_paths_documents_first(
         assert len(docs) == min(r.options.k, allowed)
 
 
+@pytest.mark.slow
 @FAST
 @given(st.integers(0, 10**6), options, questions, st.integers(0, 10**6))
 def test_results_do_not_depend_on_insertion_order_or_repetition(

@@ -29,7 +29,7 @@ from sgkr.stores.layout import current_key
 from ..conftest import PAYMENTS
 from ..falkordb_server import Server, free_port, start_server
 
-pytestmark = pytest.mark.falkordb
+pytestmark = [pytest.mark.falkordb, pytest.mark.server]
 
 
 def _questions(graph: KnowledgeGraph) -> list[str]:

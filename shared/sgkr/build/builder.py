@@ -20,15 +20,17 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..errors import SourceError
+from ..errors import InvalidArgumentError, SourceError
 from ..gcpause import paused_gc
 from ..graph.model import KnowledgeGraph
-from ..ingest.sources import SourceInput, read_sources
-from .assembly import Assembly, make_plan
+from ..ingest.sources import SourceFile, SourceInput, read_sources
+from ..records import Problem
+from .assembly import Assembly, Plan, make_plan
 from .batch import extract_files
 from .options import DEFAULT_MERGE, BuildOptions
 
-__all__ = ["build_graph", "BuildOptions", "DEFAULT_MERGE"]
+__all__ = ["build_graph", "BuildOptions", "DEFAULT_MERGE", "PreparedBuild", "prepare_build",
+           "build_prepared"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -73,11 +75,46 @@ def build_graph(
     """
     opts = BuildOptions.from_kwargs(options, **kwargs)
     with paused_gc(long_lived=True):
-        return _build_graph(sources, opts, progress)
+        return build_prepared(prepare_build(sources, opts, progress=progress), opts,
+                              progress=progress)
 
 
-def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
-                 progress: Progress | None) -> KnowledgeGraph:
+class PreparedBuild:
+    """A build whose sources are read and whose plan is made, not yet extracted.
+
+    :func:`build_prepared` assembles it, once: it takes the texts out of
+    :attr:`files` as it extracts them, so that they are not held past extraction.
+
+    Attributes
+    ----------
+    plan : Plan
+    files : list of SourceFile
+        The sources read, in path order.
+    problems : list of Problem
+        What was skipped while reading.
+    started : float
+        When the build began (:func:`time.perf_counter`).
+    """
+
+    __slots__ = ("plan", "files", "problems", "started")
+
+    def __init__(self, plan: Plan, files: list[SourceFile], problems: list[Problem],
+                 started: float) -> None:
+        self.plan = plan
+        self.files = files
+        self.problems = problems
+        self.started = started
+
+
+def prepare_build(sources: Iterable[SourceInput], options: BuildOptions, *,
+                  progress: Progress | None = None) -> PreparedBuild:
+    """Check the options, make the plan and read the sources of a build.
+
+    Raises
+    ------
+    SourceError, KnowledgeFormatError, InvalidArgumentError
+        As :func:`build_graph`.
+    """
     started = time.perf_counter()
     plan = make_plan(sources, options)
     files, problems = read_sources(plan.inputs, root=plan.base,
@@ -85,12 +122,28 @@ def _build_graph(sources: Iterable[SourceInput], options: BuildOptions,
                                    gitignore=plan.gitignore, progress=progress)
     if not files:
         raise SourceError(f"found no Python source to read in {plan.where}")
-    modules, _ = extract_files([(f.path, f.text) for f in files], jobs=options.jobs,
-                               cache=options.cache, progress=progress)
-    del files  # the texts are not needed past extraction: let them go before assembly
+    return PreparedBuild(plan, files, problems, started)
+
+
+def build_prepared(prepared: PreparedBuild, options: BuildOptions, *,
+                   progress: Progress | None = None) -> KnowledgeGraph:
+    """Extract and assemble a prepared build (its texts are dropped once extracted).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If the build was assembled already.
+    """
+    if not prepared.files:
+        raise InvalidArgumentError("this build was assembled already: prepare it again")
+    pairs = [(f.path, f.text) for f in prepared.files]
+    prepared.files = []  # the texts are not needed past extraction: let them go
+    modules, _ = extract_files(pairs, jobs=options.jobs, cache=options.cache, progress=progress)
+    del pairs
     if progress is not None:  # one step: calls resolved, knowledge and tags attached
         progress("assemble", 0, 1)
-    graph = Assembly.add(plan, modules, problems, started=started).graph
+    graph = Assembly.add(prepared.plan, modules, prepared.problems,
+                         started=prepared.started).graph
     del modules  # the facts: freed before the next stage
     if progress is not None:
         progress("assemble", 1, 1)

@@ -8,22 +8,26 @@ import sys
 import threading
 import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import NoReturn, TextIO
 
 from tqdm import tqdm
 
-from ..algorithms.lexicalfile import save_graph
+from ..algorithms.lexicalfile import index_path, save_graph
 from ..analysis.merge import MERGE_POLICIES
-from ..build.builder import build_graph
+from ..build.builder import Progress, build_prepared, prepare_build
 from ..build.incremental import GraphBuilder
 from ..build.options import DEFAULT_MERGE, BuildOptions
+from ..build.record import build_key, find_record, store_record
 from ..errors import InvalidArgumentError, SGKRError
+from ..gcpause import paused_gc
 from ..ingest.cache import ExtractCache, default_cache_dir
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES, SOURCE_SUFFIXES
+from ..records import BuildReport
 from .terminal import error_line, json_text
 
 __all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch",
-           "add_build_options", "build_options"]
+           "add_build_options", "build_options", "build_file"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -197,24 +201,52 @@ def run(args: argparse.Namespace) -> int:
     if args.watch is not None:
         builder = GraphBuilder(args.paths, options)
         graph = builder.build()
+        save_graph(graph, args.output)
+        report, wrote = graph.report, True
     else:
         bar = ProgressBar()
         try:
-            graph = build_graph(args.paths, options, progress=bar)
+            report, wrote = build_file(args.paths, options, args.output, progress=bar)
         finally:
             bar.close()
-    save_graph(graph, args.output)
-    if args.json and graph.report is not None:
-        print(json_text({"output": args.output, **graph.report.to_dict()}))
-    elif not args.quiet and graph.report is not None:
-        print(graph.report.summary(verbose=getattr(args, "verbose", False)))
-        print(f"wrote {args.output}")
+    if args.json and report is not None:
+        print(json_text({"output": args.output, **report.to_dict()}))
+    elif not args.quiet and report is not None:
+        print(report.summary(verbose=getattr(args, "verbose", False)))
+        print(f"wrote {args.output}" if wrote else f"{args.output} is up to date")
     if args.watch is not None:
         try:
             watch(builder, args.paths, args.output, args.watch, quiet=args.quiet)
         except KeyboardInterrupt:
             pass
     return 0
+
+
+def build_file(paths: Sequence[str], options: BuildOptions, output: str, *,
+               progress: Progress | None = None) -> tuple[BuildReport | None, bool]:
+    """Build the graph of ``paths`` into ``output`` (and its lexical index beside it);
+    its report, and whether the files were written.
+
+    With a cache (``options.cache``), a build whose inputs, output and code are
+    those of the last one recorded there (:mod:`sgkr.build.record`), and whose files
+    are still as that build wrote them, writes nothing: the files are up to date.
+    """
+    with paused_gc(long_lived=True):
+        prepared = prepare_build(paths, options, progress=progress)
+        cache = options.cache
+        store = None if cache is None else (
+            cache if isinstance(cache, ExtractCache) else ExtractCache(cache))
+        key = build_key(prepared, output) if store is not None else ""
+        found = find_record(store, key) if store is not None else None
+        if found is not None and found.current():
+            seconds = time.perf_counter() - prepared.started
+            return replace(found.report, seconds=seconds), False
+        graph = build_prepared(prepared, options, progress=progress)
+    save_graph(graph, output)
+    if store is not None and graph.report is not None:
+        store_record(store, key, [output, index_path(output)], graph.report)
+        store.close()
+    return graph.report, True
 
 
 def watch(builder: GraphBuilder, paths: Sequence[str], output: str, interval: float, *,

@@ -200,6 +200,26 @@ class ExtractCache:
                 found[key] = module
         return found
 
+    def get_signed(self, key: str) -> bytes | None:
+        """The payload stored under ``key`` by :meth:`put_signed`, or None when absent or
+        not signed by this user's SGKR (a miss, like an entry that fails its check)."""
+        raw = self._select([key]).get(key)
+        if raw is None or not self.usable():
+            return None
+        digest, payload = raw[:_DIGEST], raw[_DIGEST:]
+        expected = hmac.digest(self._secret, payload, "sha256").hex().encode("ascii")
+        return payload if self._secret and hmac.compare_digest(expected, digest) else None
+
+    def put_signed(self, key: str, payload: bytes) -> None:
+        """Store ``payload`` under ``key``, signed like an entry (see :meth:`get_signed`).
+
+        Raises
+        ------
+        sqlite3.Error, OSError
+            As :meth:`put_many`.
+        """
+        self.put_entries([(key, hashlib.sha256(payload).hexdigest().encode("ascii") + payload)])
+
     def put(self, key: str, module: ModuleExtract) -> None:
         """Store ``module`` under ``key`` (see :meth:`put_many`)."""
         self.put_many([(key, module)])
