@@ -18,7 +18,8 @@ def test_every_retriever_option_with_its_type() -> None:
     offered = {f.name for f in fields(RetrieverOptions) if OPTIONS[f.name].agents}
     assert set(properties) == {"question", "cursor", *offered}
     # The fusion's weights are for evaluations, not for an agent to turn.
-    assert offered == set(OPTIONS) - {"evidence", "mentions", "walk", "reuse"}
+    assert offered == set(OPTIONS) - {"evidence", "mentions", "walk", "reuse", "neighbours",
+                                      "boost"}
     assert properties["k"]["type"] == "integer" and properties["k"]["minimum"] == 1
     assert properties["partial"]["enum"] == ["connect", "nearest", "none"]
     assert properties["filter"]["type"] == ["object", "null"]

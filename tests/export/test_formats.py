@@ -13,7 +13,8 @@ import pytest
 from sgkr import InvalidArgumentError, KnowledgeGraph, RetrievalResult, build_graph
 from sgkr.export import FORMATS, View, render, render_view, subgraph, to_dot, write
 
-_MERMAID_NODE = re.compile(r'^    (n\d+)(\[\["|\(\["|\[/"|\[")(.*?)("\]\]|"\]\)|"/\]|"\]):::(\w+)$')
+_MERMAID_NODE = re.compile(
+    r'^    (n\d+)(\[\["|\(\["|\[/"|\["|>")(.*?)("\]\]|"\]\)|"/\]|"\]):::(\w+)$')
 _MERMAID_EDGE = re.compile(r"^    (n\d+) (-->|==>|-\.->) (n\d+)$")
 _DOT_NODE = re.compile(r'^  ("(?:[^"\\]|\\.)*") \[(.*)\];$')
 _DOT_EDGE = re.compile(r'^  ("(?:[^"\\]|\\.)*") -> ("(?:[^"\\]|\\.)*") \[(.*)\];$')

@@ -69,12 +69,18 @@ class SolvedSpec:
             raise InvalidArgumentError(f"kind must be one of {get_args(Kind)}, got {self.kind!r}")
 
 
-def solved_specs(*, dense: bool = True) -> list[SolvedSpec]:
-    """SGKR, SGKR on the code alone, and the baselines of the setting."""
+def solved_specs(*, dense: bool = True, ablations: bool = True) -> list[SolvedSpec]:
+    """SGKR, SGKR on the code alone, the baselines of the setting, and SGKR's ablations: the
+    earlier questions' votes off (``neighbours=0``: the paths over the tags they ground and
+    the graph stage), and the paths' and the lexical match's raise off."""
     specs = [SolvedSpec("sgkr"), SolvedSpec("sgkr code-only", "sgkr-code"),
              SolvedSpec("fixed by name", "fixed"), SolvedSpec("nearest questions", "neighbours"),
              SolvedSpec("bm25 code+questions", "code+questions")]
-    return specs + ([SolvedSpec("dense", "dense")] if dense else [])
+    specs += [SolvedSpec("dense", "dense")] if dense else []
+    if ablations:
+        specs += [SolvedSpec("sgkr neighbours=0", options={"neighbours": 0}),
+                  SolvedSpec("sgkr votes only", options={"boost": 0.0})]
+    return specs
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
 import networkx as nx
 
@@ -31,7 +31,7 @@ from ..records import EdgeRow, FunctionNode, TagNode
 from ..tags.labels import merge_tag
 
 __all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "copied",
-           "changed"]
+           "changed", "reweighed"]
 
 # Of two edges between the same nodes the higher ranked stays: a call over a reference,
 # then exact over inferred over a bare-name guess.
@@ -95,6 +95,24 @@ def add_tags(g: nx.DiGraph, nodes: Iterable[TagNode]) -> None:
         # A tag: checked above, or added by this batch.
         _put(g, node.id, "tag", merge_tag(found["record"], node))
     changed(g)
+
+
+def reweighed(g: nx.DiGraph, weights: Mapping[str, float]) -> Iterator[TagNode]:
+    """The tags of ``weights`` whose weight changes, with their new weight.
+
+    Raises
+    ------
+    NodeNotFoundError
+        If an id of ``weights`` is not a tag node.
+    """
+    attrs = g._node
+    for node_id, weight in weights.items():
+        found = attrs.get(node_id)
+        old = found["record"] if found is not None else None
+        if not isinstance(old, TagNode):  # read directly: updates weigh every tag
+            raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
+        if old.weight != weight:
+            yield TagNode(node_id, old.label, old.aliases, weight)
 
 
 def replace_records(g: nx.DiGraph, records: Iterable[FunctionNode | TagNode]) -> None:

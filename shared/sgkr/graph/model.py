@@ -31,9 +31,9 @@ import networkx as nx
 
 from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..gcpause import paused_gc
-from ..records import BuildReport, Edge, EdgeRow, FunctionNode, TagNode
+from ..records import BuildReport, Edge, EdgeRow, FunctionNode, SolvedTask, TagNode
 from ..tags.labels import tag_id
-from . import batch, jsonfile, queries
+from . import batch, jsonfile, queries, tasks
 from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
@@ -58,6 +58,7 @@ class KnowledgeGraph:
         self._g: nx.DiGraph = graph if graph is not None else nx.DiGraph()
         self.meta: dict[str, Any] = dict(meta or {})
         self.report: BuildReport | None = None
+        self.tasks: tuple[SolvedTask, ...] = ()
         self._revision = 0
 
     @property
@@ -76,6 +77,12 @@ class KnowledgeGraph:
         """Add many function nodes as :meth:`add_function` would, in one batch (builds use it)."""
         self._revision += 1
         batch.add_functions(self._g, nodes)
+
+    def set_tasks(self, found: Iterable[SolvedTask], *, where: str = "graph") -> None:
+        """Keep ``found`` as :attr:`tasks`, the earlier questions the graph was built with
+        (checked by :func:`sgkr.graph.tasks.check_tasks`)."""
+        self.tasks = tasks.check_tasks(found, self._g._node, where)
+        self._revision += 1
 
     def add_tag(self, node: TagNode) -> None:
         """Add a tag node, or merge its aliases into the tag of the same id."""
@@ -116,18 +123,7 @@ class KnowledgeGraph:
         0.25
         """
         self._revision += 1
-        batch.replace_records(self._g, self._reweighed(weights))
-
-    def _reweighed(self, weights: Mapping[str, float]) -> Iterator[TagNode]:
-        """The tags of ``weights`` whose weight changes, with their new weight."""
-        attrs = self._g._node
-        for node_id, weight in weights.items():
-            found = attrs.get(node_id)
-            old = found["record"] if found is not None else None
-            if not isinstance(old, TagNode):  # read directly: updates weigh every tag
-                raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
-            if old.weight != weight:
-                yield TagNode(node_id, old.label, old.aliases, weight)
+        batch.replace_records(self._g, batch.reweighed(self._g, weights))
 
     def add_edge(self, edge: Edge) -> None:
         """Add an edge between existing nodes; a call wins over a reference, then ``exact``
@@ -158,9 +154,12 @@ class KnowledgeGraph:
         batch.add_edge_rows(self._g, rows)
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
-        """Remove nodes and their edges; ids not in the graph are ignored (rebuilds use it)."""
+        """Remove nodes and their edges (and from the solved tasks); ids not in the graph are
+        ignored (rebuilds use it)."""
         self._revision += 1
-        self._g.remove_nodes_from(list(node_ids))
+        gone = set(node_ids)
+        self._g.remove_nodes_from(gone)
+        self.tasks = tasks.without(self.tasks, gone)
 
     def remove_edges(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Remove edges given as ``(source, target)``; missing ones are ignored."""
@@ -182,7 +181,7 @@ class KnowledgeGraph:
         (1, 0)
         """
         copy = KnowledgeGraph(batch.copied(self._g), meta=self.meta)
-        copy.report = self.report
+        copy.report, copy.tasks = self.report, self.tasks
         return copy
 
     @classmethod
@@ -395,28 +394,29 @@ class KnowledgeGraph:
 
     def most_called(self, n: int = 10) -> list[tuple[str, int]]:
         """The ``n`` function ids with the most callers, with their caller counts."""
-        counts = [(f.id, len(self.callers(f.id))) for f in self.functions()]
-        counts.sort(key=lambda item: (-item[1], item[0]))
-        return [c for c in counts[:n] if c[1] > 0]
+        return queries.most_called(self._g, n)
 
     # -- persistence -------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The graph.json document (see :mod:`sgkr.graph.jsonfile`), nodes and edges sorted."""
         records = sorted(self.records(), key=_by_id)
-        return jsonfile.to_document(self.meta, records, self.edge_rows())
+        return jsonfile.to_document(self.meta, records, self.edge_rows(), self.tasks)
 
     @classmethod
     def from_dict(cls, data: Any, *, where: str = "graph") -> KnowledgeGraph:
         """Validate a graph.json document (or one in the record form,
         :func:`sgkr.graph.jsonrecords.records_of`) and build the graph from it."""
         meta, records, rows = jsonfile.read_document(data, where=where)
-        return cls.from_rows(records, rows, meta=meta)
+        graph = cls.from_rows(records, rows, meta=meta)
+        if found := jsonfile.read_tasks(data, where=where):
+            graph.set_tasks(found, where=where)
+        return graph
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write graph.json atomically (a crash never leaves a half-written file)."""
         jsonfile.write_graph(self.meta, sorted(self.records(), key=_by_id), self.edge_rows(),
-                             path)
+                             path, self.tasks)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *,

@@ -27,10 +27,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from ..records import Definition, TagNode
 from .infer import bound_outputs
 from .labels import tag_id
-from .protocol import TagGraph
+from .protocol import Calls, TagGraph
 from .rows import TagRows, entry_rows, inferred_rows, joined
 from .sidecar import Sidecar
-from .stage import Calls
 
 __all__ = ["retag_rows", "orphan_tags", "relabels", "missing_keys", "named_by_callers"]
 
