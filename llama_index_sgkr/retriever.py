@@ -31,14 +31,13 @@ from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
 from llama_index.core.utils import print_text
 from llama_index.core.vector_stores.types import MetadataFilters
 
-from sgkr.algorithms.lexicalfile import load_graph
 from sgkr.build import build_graph
 from sgkr.build.options import BuildOptions
 from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
 from sgkr.ingest.sources import SourceInput
 from sgkr.records import RetrievalResult
-from sgkr.retrieval.options import OPTIONS
+from sgkr.retrieval.options import OPTIONS, refuse_unknown
 from sgkr.retrieval.retriever import Extractor, Fallback, Retriever, RetrieverOptions
 from sgkr.retrieval.tags import TagExtractor
 from sgkr.stores import GraphStore
@@ -51,6 +50,10 @@ __all__ = ["SGKRRetriever"]
 
 _BUILD_NAMES = tuple(f.name for f in fields(BuildOptions))
 _RETRIEVER_NAMES = tuple(OPTIONS)
+# from_defaults' own parameters: a misspelt one is suggested too.
+_DEFAULTS_NAMES = ("graph", "graph_path", "store", "sources", "build_options", "tag_extractor",
+                   "fallback", "seed_retriever", "similarity_top_k", "filters",
+                   "callback_manager", "verbose")
 
 
 class SGKRRetriever(BaseRetriever):
@@ -184,14 +187,14 @@ sources; got graph_path and sources
         >>> SGKRRetriever.from_defaults(sources=[("m.py", "")], top_k=3)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        sgkr.errors.InvalidArgumentError: unknown argument(s) ['top_k']: expected ...
+        sgkr.errors.InvalidArgumentError: unknown argument(s): ['top_k']: expected ...
         """
         build = {name: options.pop(name) for name in list(options) if name in _BUILD_NAMES}
-        unknown = sorted(set(options) - set(_RETRIEVER_NAMES))
-        if unknown:
-            raise InvalidArgumentError(
-                f"unknown argument(s) {unknown}: expected options of sgkr.RetrieverOptions "
-                f"{list(_RETRIEVER_NAMES)} or of sgkr.BuildOptions {list(_BUILD_NAMES)}")
+        refuse_unknown(options, [*_RETRIEVER_NAMES, *_BUILD_NAMES, *_DEFAULTS_NAMES],
+                       what="argument",
+                       expected=f": expected options of sgkr.RetrieverOptions "
+                                f"{list(_RETRIEVER_NAMES)} or of sgkr.BuildOptions "
+                                f"{list(_BUILD_NAMES)}")
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
                                           ("store", store), ("sources", sources))
                  if value is not None]
@@ -212,7 +215,7 @@ sources; got graph_path and sources
                                  seed_retriever=seed_retriever, **options),
                        callback_manager=callback_manager, verbose=verbose)
         if graph_path is not None:
-            graph = load_graph(graph_path)
+            graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:
             graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build))
         if not isinstance(graph, KnowledgeGraph):

@@ -49,11 +49,9 @@ def test_the_agent_configuration_is_json_naming_the_mcp_command() -> None:
 
 
 def test_the_readme_mentions_every_command() -> None:
-    from sgkr.cli import _COMMANDS
+    from sgkr.cli import COMMANDS
 
-    for command in _COMMANDS:
-        name = command.__name__.rsplit(".", 1)[-1]
-        name = {"evaluate": "eval"}.get(name, name)
+    for name in COMMANDS:
         assert f"sgkr {name}" in README, name
 
 

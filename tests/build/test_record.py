@@ -97,9 +97,9 @@ def test_a_record_not_signed_by_this_user_is_not_used(tmp_path: Path) -> None:
     assert _build(src, out, cache)[0]
     key = build_key(prepare_build([src], BuildOptions()), out)
     assert find_record(ExtractCache(cache), key) is not None
-    with sqlite3.connect(cache / DATABASE) as db:  # every entry's signature spoilt
-        rows = db.execute("SELECT key, data FROM entries").fetchall()
-        db.executemany("UPDATE entries SET data = ? WHERE key = ?",
+    with sqlite3.connect(cache / DATABASE) as db:  # every record's signature spoilt
+        rows = db.execute("SELECT key, data FROM records").fetchall()
+        db.executemany("UPDATE records SET data = ? WHERE key = ?",
                        [(bytes([data[0] ^ 1]) + data[1:], key) for key, data in rows])
     assert find_record(ExtractCache(cache), key) is None
     assert _build(src, out, cache)[0]

@@ -50,6 +50,20 @@ def test_inspect(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "most called:" in printed and "tags: " in printed and "(curated)" in printed
 
 
+def test_inspect_lists_at_most_top_tags_the_most_used_first(
+        graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(graph_file), "--top", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["most_called"]) == 3 and len(data["tag_list"]) == 3 < data["tags"]
+    used = [t["consumers"] + t["producers"] for t in data["tag_list"]]
+    assert used == sorted(used, reverse=True)
+    assert main(["inspect", str(graph_file), "--top", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{data['tags'] - 3} more: --top 0 lists all" in printed
+    assert main(["inspect", str(graph_file), "--top", "0", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["tag_list"]) == data["tags"]
+
+
 def test_query_json(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     question = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
     assert main(["query", str(graph_file), question, "--k", "4", "--json"]) == 0
@@ -196,9 +210,7 @@ def test_export_refuses_an_unknown_suffix(graph_file: Path, tmp_path: Path,
 
 
 def test_shell_completion_script(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stop:
-        main(["--print-completion", "bash"])
-    assert stop.value.code == 0
+    assert main(["--print-completion", "bash"]) == 0
     script = capsys.readouterr().out
     assert "complete" in script and "build" in script and "--no-gitignore" in script
 
@@ -207,7 +219,7 @@ def test_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
     import io
 
     from sgkr import build_graph
-    from sgkr.cli.build import ProgressBar
+    from sgkr.cli.progress import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -228,7 +240,7 @@ def test_a_long_stage_shows_before_any_file_is_done() -> None:
     import io
     import time
 
-    from sgkr.cli.build import ProgressBar
+    from sgkr.cli.progress import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

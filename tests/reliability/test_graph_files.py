@@ -193,7 +193,7 @@ def test_save_is_atomic_when_the_rename_fails(tmp_path: Path,
     with pytest.raises(OSError):
         bigger.save(path)
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "graph.lexical.npz"]
 
 
 def test_save_is_atomic_when_interrupted_mid_write(tmp_path: Path,
@@ -209,7 +209,7 @@ def test_save_is_atomic_when_interrupted_mid_write(tmp_path: Path,
     with pytest.raises(KeyboardInterrupt):
         build_graph([("other.py", "def other():\n    return 2\n")]).save(path)
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "graph.lexical.npz"]
     assert KnowledgeGraph.load(path).to_dict() == GOOD
 
 

@@ -14,7 +14,8 @@ Traceback (most recent call last):
 ...
 sgkr.errors.InvalidArgumentError: retrieve_knowledge has no argument 'kk' (did you mean 'k'?); \
 valid arguments: question, cursor, k, max_depth, max_paths, reverse_calls, callees, partial, \
-include_knowledge, scripts, fill, lexical, centrality, brevity, specificity, inferred, filter
+include_knowledge, scripts, fill, lexical, evidence, mentions, walk, reuse, centrality, brevity, \
+specificity, inferred, filter
 >>> check_arguments(EXPLAIN, {"source": "fee", "target": "rate"})
 {'source': 'fee', 'target': 'rate'}
 """
@@ -55,10 +56,8 @@ class ToolSpec:
 
 
 def _option_schemas() -> dict[str, dict[str, Any]]:
-    """Each retrieval option's schema, as declared (the server's defaults may differ); the
-    fusion's weights are not an agent's to turn (:attr:`~sgkr.retrieval.options.Option.agents`)."""
-    return {name: spec.json_schema(default=False) for name, spec in OPTIONS.items()
-            if spec.agents}
+    """Every retrieval option's schema, as declared (the server's defaults may differ)."""
+    return {name: spec.json_schema(default=False) for name, spec in OPTIONS.items()}
 
 
 def _object(properties: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:
@@ -154,7 +153,7 @@ def schema_chars(tools: tuple[ToolSpec, ...] = TOOLS) -> int:
 
     Examples
     --------
-    >>> schema_chars() <= 2_400
+    >>> schema_chars() <= 3_000
     True
     """
     import json

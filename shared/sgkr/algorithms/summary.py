@@ -145,8 +145,8 @@ _LOCK = threading.Lock()
 def attach_summary(graph: KnowledgeGraph, summary: GraphSummary) -> None:
     """Make ``summary`` the one :func:`summary_of` gives for ``graph`` as it is now.
 
-    The caller vouches that it is ``graph``'s (:func:`sgkr.algorithms.lexicalfile.load_graph`
-    checks that the graph file read is the one it was saved with).
+    The caller vouches that it is ``graph``'s (:mod:`sgkr.algorithms.lexicalfile` checks
+    that the graph file read is the one it was saved with, and its keys against the graph).
     """
     if not isinstance(graph, KnowledgeGraph) or not isinstance(summary, GraphSummary):
         raise InvalidArgumentError("attach_summary takes a KnowledgeGraph and a GraphSummary")

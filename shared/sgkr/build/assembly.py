@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.affected import ImportIndex, matches, rematched
+from ..analysis.affected import ImportIndex, affected_modules
 from ..analysis.knowledge import knowledge_of
 from ..analysis.merge import merge_groups
 from ..analysis.resolve import CallResolver, flatten
@@ -68,10 +68,12 @@ from ..tags.update import (
     orphan_tags,
     relabels,
     retag_rows,
+    tags_of,
 )
 from ..tags.weights import TagFrequency
 from ..version import __version__
 from .options import BuildOptions
+from .reuse import BuildCalls, resolve
 
 __all__ = ["Plan", "make_plan", "Assembly", "write_tags"]
 
@@ -235,11 +237,12 @@ class Assembly:
 
     @classmethod
     def add(cls, plan: Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
-            *, started: float | None = None) -> Assembly:
+            *, started: float | None = None, resolution: BuildCalls | None = None) -> Assembly:
         """The graph of ``modules``: nodes, calls, knowledge tags and the report.
 
         ``started``: when the build began (:func:`time.perf_counter`), for the
-        report's time; default: now.
+        report's time; default: now. ``resolution``: the calls of ``modules`` resolved
+        already (:func:`~sgkr.build.reuse.resolve`); default: resolved here.
         """
         started = time.perf_counter() if started is None else started
         problems = [*plan.notes, *read_problems, *(p for m in modules for p in m.problems)]
@@ -251,10 +254,10 @@ class Assembly:
         if not plan.keep_inferred:
             meta["question_tags"] = True
         graph = KnowledgeGraph(meta=meta)
-        resolver = CallResolver(modules)
         qual_to_id = _add_functions(graph, modules, plan)
-        refs: Calls = {}
-        calls = resolver.resolve_modules(modules, refs)
+        if resolution is None:
+            resolution = resolve(modules, {}, None, None)
+        resolver, calls, refs = resolution.resolver, resolution.calls, resolution.refs
         resolver.forget()  # its answers are kept in calls and refs: free them for the graph
         graph.add_edge_rows(_rows(calls, qual_to_id, "calls"))
         graph.add_edge_rows(_rows(refs, qual_to_id, "references"))
@@ -290,7 +293,7 @@ class Assembly:
             self._index = ImportIndex(self.modules)
             self._missing = missing_keys(self.graph, self.plan.sidecar)
         names = {d.name for m in (*old, *new) for d in m.definitions if d.kind != "module"}
-        resolved = self._resolve_again(old, new, names)
+        resolved = self._resolve_again(old, new)
         merged = None if resolved is None else self._merge_again(old, new, modules, names)
         if resolved is None or merged is None:
             return None
@@ -308,20 +311,15 @@ class Assembly:
         self.graph.report = report(self.graph, len(modules), self.problems, started)
         return len(redo)
 
-    def _resolve_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
-                       names: set[str]) -> tuple[set[str], Calls, Calls] | None:
+    def _resolve_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract]
+                       ) -> tuple[set[str], Calls, Calls] | None:
         """The modules whose calls may have changed, their call and reference maps; None:
         refused."""
         resolver, index = self.resolver, self._index
         assert index is not None
-        before = {n: matches(resolver, n) for n in names}
-        if not resolver.replace(old, new):
+        redo = affected_modules(resolver, index, old, new)
+        if redo is None:
             return None
-        changed = {n for n in names if rematched(before[n], matches(resolver, n))}
-        index.replace(old, new)
-        redo = index.to_resolve(resolver, old, new, changed)
-        # Modules whose inferred calls read the tables of a changed module.
-        redo |= resolver.readers((*old, *new))
         refs: Calls = {}
         calls = resolver.resolve_modules((resolver.by_module[n] for n in sorted(redo)), refs)
         return redo, calls, refs
@@ -410,13 +408,13 @@ class Assembly:
             # A callee's outputs are named by its callers (fee = calculate_fee(...)): the
             # callees of the callers whose calls change, before and after, are tagged again.
             tag_dirty |= self._callees(call_dirty)
-        touched = graph.tags_of(gone | tag_dirty)
+        touched = tags_of(graph, gone | tag_dirty)
         graph.remove_nodes(gone)
         graph.add_functions(merged.records[i] for i in sorted(merged.changed))
         self._recall(call_dirty - gone)
         if self.plan.infer_tags:
             called = self._callees(call_dirty - gone) - tag_dirty
-            touched |= graph.tags_of(called)
+            touched |= tags_of(graph, called)
             tag_dirty |= called
         relabel = self._retag(tag_dirty - gone, touched)
         keys = [key for key in self._missing

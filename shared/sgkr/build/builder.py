@@ -20,17 +20,19 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..errors import InvalidArgumentError, SourceError
+from ..errors import InvalidArgumentError
 from ..gcpause import paused_gc
 from ..graph.model import KnowledgeGraph
-from ..ingest.sources import SourceFile, SourceInput, read_sources
+from ..ingest.cache import ExtractCache, cache_key
+from ..ingest.sources import SourceFile, SourceInput, nothing_read, read_sources
 from ..records import Problem
 from .assembly import Assembly, Plan, make_plan
 from .batch import extract_files
 from .options import DEFAULT_MERGE, BuildOptions
+from .reuse import find_resolved, resolve, resolved_key, store_resolved
 
 __all__ = ["build_graph", "BuildOptions", "DEFAULT_MERGE", "PreparedBuild", "prepare_build",
-           "build_prepared"]
+           "build_prepared", "assemble"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -121,7 +123,7 @@ def prepare_build(sources: Iterable[SourceInput], options: BuildOptions, *,
                                    max_file_bytes=plan.max_file_bytes, exclude=plan.exclude,
                                    gitignore=plan.gitignore, progress=progress)
     if not files:
-        raise SourceError(f"found no Python source to read in {plan.where}")
+        raise nothing_read(plan.where, problems)
     return PreparedBuild(plan, files, problems, started)
 
 
@@ -138,13 +140,34 @@ def build_prepared(prepared: PreparedBuild, options: BuildOptions, *,
         raise InvalidArgumentError("this build was assembled already: prepare it again")
     pairs = [(f.path, f.text) for f in prepared.files]
     prepared.files = []  # the texts are not needed past extraction: let them go
-    modules, _ = extract_files(pairs, jobs=options.jobs, cache=options.cache, progress=progress)
-    del pairs
-    if progress is not None:  # one step: calls resolved, knowledge and tags attached
-        progress("assemble", 0, 1)
-    graph = Assembly.add(prepared.plan, modules, prepared.problems,
-                         started=prepared.started).graph
-    del modules  # the facts: freed before the next stage
+    graph = assemble(prepared.plan, pairs, prepared.problems, options,
+                     started=prepared.started, progress=progress).graph
     if progress is not None:
         progress("assemble", 1, 1)
     return graph
+
+
+def assemble(plan: Plan, files: list[tuple[str, str]], problems: list[Problem],
+             options: BuildOptions, *, started: float,
+             progress: Progress | None = None) -> Assembly:
+    """Extract ``files`` (``(path, text)``, emptied once extracted) and assemble them.
+
+    With a cache (``options.cache``), the calls of the last build with this plan are
+    kept for the modules a change cannot reach (:mod:`sgkr.build.reuse`), and this
+    build's are kept for the next.
+    """
+    cache = options.cache
+    store = cache if isinstance(cache, ExtractCache) or cache is None else ExtractCache(cache)
+    keys = {path: cache_key(path, text) for path, text in files} if store is not None else {}
+    modules, _ = extract_files(files, jobs=options.jobs, cache=store, progress=progress)
+    files.clear()  # the texts are not needed past extraction: let them go
+    if progress is not None:  # one step: calls resolved, knowledge and tags attached
+        progress("assemble", 0, 1)
+    slot = resolved_key(str(plan.base), (plan.exclude, plan.gitignore, plan.max_file_bytes))
+    previous = find_resolved(store, slot) if store is not None else None
+    resolution = resolve(modules, keys, previous, store)
+    assembly = Assembly.add(plan, modules, problems, started=started, resolution=resolution)
+    if store is not None:
+        store_resolved(store, slot, resolution.kept(modules, keys))
+        store.close()
+    return assembly

@@ -46,9 +46,6 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from ..ingest.cache import ExtractCache
@@ -56,6 +53,7 @@ from ..ingest.files import FileRefused, opened
 from ..records import BuildReport, Problem
 from ..version import __version__
 from .builder import PreparedBuild
+from .fingerprint import code_fingerprint
 
 __all__ = ["BuildRecord", "OutputFile", "build_key", "find_record", "store_record",
            "RECORD_FORMAT", "MAX_OUTPUT_BYTES"]
@@ -65,8 +63,6 @@ RECORD_FORMAT = 1
 #: The largest output file a record vouches for (larger ones are made again).
 MAX_OUTPUT_BYTES = 4 << 30
 _KIND = "sgkr-build"
-# The libraries whose results the written files hold.
-_LIBRARIES = ("tree-sitter", "tree-sitter-python", "PyStemmer", "numpy", "networkx")
 _BLOCK = 1 << 20
 _PROBLEM_KINDS = ("skipped", "syntax", "knowledge")
 
@@ -107,7 +103,7 @@ def build_key(prepared: PreparedBuild, output: str | os.PathLike[str]) -> str:
     """
     plan = prepared.plan
     digest = hashlib.sha256()
-    head = [_KIND, RECORD_FORMAT, __version__, _code_fingerprint(), os.path.abspath(output),
+    head = [_KIND, RECORD_FORMAT, __version__, code_fingerprint(), os.path.abspath(output),
             str(plan.base), plan.merge, plan.infer_tags, plan.curated_tags, len(prepared.files),
             [[p.file, p.reason, p.kind, p.line] for p in prepared.problems]]
     digest.update(json.dumps(head).encode("utf-8"))
@@ -214,22 +210,3 @@ def _describe(path: str) -> OutputFile | None:
     except (FileRefused, OSError):
         return None
     return OutputFile(path, size, digest.hexdigest())
-
-
-@lru_cache(maxsize=1)
-def _code_fingerprint() -> str:
-    """The SHA-256 of SGKR's own source files and the versions of the libraries whose
-    results a build's files hold: another version of either may write other files."""
-    digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent.parent
-    for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".scm") and path.is_file():
-            digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode())
-            digest.update(path.read_bytes())
-    for name in _LIBRARIES:
-        try:
-            found = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found = "-"
-        digest.update(f"\0{name}={found}".encode())
-    return digest.hexdigest()

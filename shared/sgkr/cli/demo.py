@@ -13,7 +13,6 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from ..algorithms.lexicalfile import save_graph
 from ..build.builder import build_graph
 from ..errors import SourceError
 from ..retrieval.retriever import Retriever
@@ -40,10 +39,9 @@ def payments_example() -> Path:
     raise SourceError("the bundled payments example is not installed; reinstall sgkr")
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``demo`` command."""
-    p = sub.add_parser("demo", help="build the payments example and answer three questions",
-                       description="Build the bundled payments example and query it.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr demo``, on its parser ``p``."""
+    p.description = "Build the bundled payments example and query it."
     p.add_argument("--output", "-o", metavar="FILE", help="also save the graph here")
     p.add_argument("--code", action="store_true", help="print the code of each function")
     add_retrieval_options(p)
@@ -61,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"built the payments example in {seconds:.2f} s: {stats['functions']} functions, "
           f"{stats['edges'].get('calls', 0)} calls, {stats['tags']} tags")
     if args.output:
-        save_graph(graph, args.output)
+        graph.save(args.output)
         print(f"wrote {args.output}")
     held_out = {}
     for line in (folder / "heldout.jsonl").read_text(encoding="utf-8").splitlines():

@@ -29,11 +29,10 @@ _BUILTIN = ("finqa", "convfinqa")
 _BUNDLED = ("payments", "payments-bare", "requests")
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``eval`` command."""
-    p = sub.add_parser("eval", help="evaluate retrieval against baselines",
-                       description="Score SGKR, its ablations and baselines (BM25, dense, "
-                       "GraphSAGE-style, random) at a matched budget.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr eval``, on its parser ``p``."""
+    p.description = ("Score SGKR, its ablations and baselines (BM25, dense, "
+                     "GraphSAGE-style, random) at a matched budget.")
     p.add_argument("datasets", nargs="+", metavar="DATASET",
                    help="a dataset folder; payments, payments-bare or requests (bundled); "
                    "finqa / convfinqa (converted from --data); or swebench (bug "

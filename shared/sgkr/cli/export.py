@@ -3,10 +3,10 @@
 Examples
 --------
 >>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['export']
+>>> parser = argparse.ArgumentParser(prog="sgkr export")
+>>> register(parser)
+>>> '--focus' in parser.format_help()
+True
 """
 
 from __future__ import annotations
@@ -24,12 +24,10 @@ from .options import add_retrieval_options, retrieval_options
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``export`` command."""
-    p = sub.add_parser(
-        "export", help="draw the graph: interactive HTML, Mermaid, DOT or GraphML",
-        description="Draw the graph, or a neighbourhood of it, with the functions and paths "
-                    "retrieved for a question highlighted.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr export``, on its parser ``p``."""
+    p.description = ("Draw the graph, or a neighbourhood of it, with the functions and paths "
+                     "retrieved for a question highlighted.")
     p.add_argument("graph", help="graph.json made by sgkr build")
     p.add_argument("--format", "-f", choices=FORMATS, default=None,
                    help="default: from the --output suffix (.html .mmd .dot .gv .graphml; "
@@ -61,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(
             f"--output {args.output}: the suffix names no format this writes (.html .mmd .dot "
             f".gv .graphml); name the file so, or give --format")
-    graph = KnowledgeGraph.load(args.graph)
+    graph = KnowledgeGraph.load(args.graph, index=False)
     result = None
     if args.query is not None:
         result = Retriever(graph, **retrieval_options(args)).retrieve(args.query)

@@ -12,25 +12,40 @@ from .terminal import json_text
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``inspect`` command."""
-    p = sub.add_parser("inspect", help="summarise a graph.json",
-                       description="Counts, most-called functions and tags of a graph.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr inspect``, on its parser ``p``."""
+    p.description = "Counts, most-called functions and tags of a graph."
     p.add_argument("graph", help="graph.json made by sgkr build")
-    p.add_argument("--top", type=int, default=10, help="how many most-called functions")
+    p.add_argument("--top", type=_count, default=10, metavar="N",
+                   help="how many most-called functions and tags (the most used) are listed; "
+                        "0: all (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
 
+def _count(text: str) -> int:
+    """An argparse type: a whole number of at least 0 (``--top``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got {text!r}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the summary."""
-    graph = KnowledgeGraph.load(args.graph)
+    graph = KnowledgeGraph.load(args.graph, index=False)
     stats = graph.stats()
-    top = graph.most_called(args.top)
+    every = stats["functions"] + stats["tags"]
+    top = graph.most_called(args.top or every)
+    used = {t.id: (len(graph.consumers(t.id)), len(graph.producers(t.id))) for t in graph.tags()}
+    # The most used first (functions taking or giving it), then by label; --top of them.
+    listed = sorted(graph.tags(), key=lambda t: (-sum(used[t.id]), t.label))[:args.top or every]
     tags = [{"label": t.label, "aliases": list(t.aliases), "role": tag_role(graph, t.id),
-             "consumers": len(graph.consumers(t.id)), "producers": len(graph.producers(t.id)),
-             "weight": t.weight}
-            for t in graph.tags()]
+             "consumers": used[t.id][0], "producers": used[t.id][1], "weight": t.weight}
+            for t in listed]
     tasks = [{"id": t.id, "question": t.question, "uses": len(t.uses),
               "inputs": [i.removeprefix("tag:") for i in t.inputs],
               "outputs": [o.removeprefix("tag:") for o in t.outputs], "source": t.source}
@@ -62,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
         for node_id, callers in top:
             print(f"  {callers:5d}  {node_id}")
     if tags:
-        print("tags (label: role, consumers/producers, weight):")
+        more = stats["tags"] - len(tags)
+        print(f"tags, the {len(tags)} most used (label: role, consumers/producers, weight)"
+              f"{f'; {more} more: --top 0 lists all' if more else ''}:")
         for t in tags:
             print(f"  {t['label']}: {t['role']}, {t['consumers']}/{t['producers']}, "
                   f"{t['weight']:.3f}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..agents.answer import where
-from ..algorithms.lexicalfile import load_graph
 from ..errors import InvalidArgumentError
+from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
 from ..retrieval.hops import hop_arrow, paths_hops
 from ..retrieval.retriever import Retriever
@@ -17,10 +17,9 @@ from .terminal import json_text, warn
 __all__ = ["register", "run", "print_result"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``query`` command."""
-    p = sub.add_parser("query", help="retrieve the functions a question needs",
-                       description="Retrieve knowledge and code for a question.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr query``, on its parser ``p``."""
+    p.description = "Retrieve knowledge and code for a question."
     p.add_argument("graph", help="graph.json made by sgkr build, or the URL of a graph store "
                                  "it was pushed to (falkor://host:port/name)")
     p.add_argument("question", help="the question, in quotes")
@@ -64,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("the question is empty")
     options = retrieval_options(args)
     retriever = (Retriever(store=args.graph, **options) if is_store_url(args.graph)
-                 else Retriever(load_graph(args.graph, warn=warn), **options))
+                 else Retriever(KnowledgeGraph.load(args.graph, warn=warn), **options))
     result = retriever.retrieve(args.question)
     if args.json:
         print(json_text(result.to_dict()))

@@ -30,8 +30,8 @@ from ..errors import NodeNotFoundError
 from ..records import EdgeRow, FunctionNode, TagNode
 from ..tags.labels import merge_tag
 
-__all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "copied",
-           "changed", "reweighed"]
+__all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "reweighed",
+           "copied", "changed"]
 
 # Of two edges between the same nodes the higher ranked stays: a call over a reference,
 # then exact over inferred over a bare-name guess.
@@ -97,14 +97,16 @@ def add_tags(g: nx.DiGraph, nodes: Iterable[TagNode]) -> None:
     changed(g)
 
 
-def reweighed(g: nx.DiGraph, weights: Mapping[str, float]) -> Iterator[TagNode]:
-    """The tags of ``weights`` whose weight changes, with their new weight.
+def replace_records(g: nx.DiGraph, records: Iterable[FunctionNode | TagNode]) -> None:
+    """Give each record's node (there) that record, in a new dict of attributes."""
+    attrs = g._node
+    for record in records:
+        attrs[record.id] = {**attrs[record.id], "record": record}
+    changed(g)
 
-    Raises
-    ------
-    NodeNotFoundError
-        If an id of ``weights`` is not a tag node.
-    """
+
+def reweighed(g: nx.DiGraph, weights: Mapping[str, float]) -> Iterator[TagNode]:
+    """The tags of ``weights`` (ids) whose weight changes, with their new weight."""
     attrs = g._node
     for node_id, weight in weights.items():
         found = attrs.get(node_id)
@@ -113,14 +115,6 @@ def reweighed(g: nx.DiGraph, weights: Mapping[str, float]) -> Iterator[TagNode]:
             raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
         if old.weight != weight:
             yield TagNode(node_id, old.label, old.aliases, weight)
-
-
-def replace_records(g: nx.DiGraph, records: Iterable[FunctionNode | TagNode]) -> None:
-    """Give each record's node (there) that record, in a new dict of attributes."""
-    attrs = g._node
-    for record in records:
-        attrs[record.id] = {**attrs[record.id], "record": record}
-    changed(g)
 
 
 def add_edge_rows(g: nx.DiGraph, rows: Iterable[EdgeRow]) -> None:

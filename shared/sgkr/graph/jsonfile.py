@@ -55,6 +55,7 @@ sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -266,26 +267,41 @@ def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
 
 def write_graph(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
                 rows: Iterable[EdgeRow], path: str | os.PathLike[str],
-                tasks: Iterable[SolvedTask] = ()) -> None:
+                tasks: Iterable[SolvedTask] = ()) -> str:
     """Write the graph.json of these nodes and edges as :func:`write_document` writes
     :func:`to_document`'s, the same bytes, a few hundred lines at a time: the whole
     document is never held in memory, as objects or as text.
 
+    Returns the SHA-256 digest of the bytes written (hashed as they are written: a
+    file read back may be another writer's already).
+
     Examples
     --------
-    >>> import tempfile, os, json
+    >>> import tempfile, os, json, hashlib
     >>> path = os.path.join(tempfile.mkdtemp(), "graph.json")
-    >>> write_graph({}, [TagNode("tag:fee", "fee")], [], path)
+    >>> digest = write_graph({}, [TagNode("tag:fee", "fee")], [], path)
     >>> json.load(open(path))["nodes"]
     [{'id': 'tag:fee', 'type': 'tag'}]
+    >>> digest == hashlib.sha256(open(path, "rb").read()).hexdigest()
+    True
     """
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
     objects = [task_object(t) for t in tasks]
     head = {"schema_version": TASKS_VERSION if objects else SCHEMA_VERSION,
             "meta": dict(sorted(meta.items()))}
-    write_atomic(path, _pieces(head, map(_node_object, records), _edge_objects(rows),
-                               objects))
+    digest = hashlib.sha256()
+    write_atomic(path, _hashed(_pieces(head, map(_node_object, records), _edge_objects(rows),
+                                       objects), digest))
+    return digest.hexdigest()
+
+
+def _hashed(pieces: Iterable[str], digest: Any) -> Iterator[bytes]:
+    """``pieces`` as the UTF-8 bytes written, each added to ``digest`` on its way."""
+    for piece in pieces:
+        data = piece.encode("utf-8")
+        digest.update(data)
+        yield data
 
 
 def _pieces(head: Mapping[str, Any], nodes: Iterable[dict[str, Any]],

@@ -22,18 +22,18 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
-from ..errors import InvalidArgumentError, NodeNotFoundError
+from ..errors import NodeNotFoundError
 from ..gcpause import paused_gc
 from ..records import BuildReport, Edge, EdgeRow, FunctionNode, SolvedTask, TagNode
 from ..tags.labels import tag_id
-from . import batch, jsonfile, queries, tasks
+from . import batch, derived, jsonfile, queries, tasks
 from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
@@ -79,10 +79,9 @@ class KnowledgeGraph:
         batch.add_functions(self._g, nodes)
 
     def set_tasks(self, found: Iterable[SolvedTask], *, where: str = "graph") -> None:
-        """Keep ``found`` as :attr:`tasks`, the earlier questions the graph was built with
-        (checked by :func:`sgkr.graph.tasks.check_tasks`)."""
-        self.tasks = tasks.check_tasks(found, self._g._node, where)
-        self._revision += 1
+        """Keep the solved tasks ``found`` (checked: :func:`sgkr.graph.tasks.check_tasks`)."""
+        self.tasks, self._revision = tasks.check_tasks(found, self._g._node, where), \
+            self._revision + 1
 
     def add_tag(self, node: TagNode) -> None:
         """Add a tag node, or merge its aliases into the tag of the same id."""
@@ -154,11 +153,9 @@ class KnowledgeGraph:
         batch.add_edge_rows(self._g, rows)
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
-        """Remove nodes and their edges (and from the solved tasks); ids not in the graph are
-        ignored (rebuilds use it)."""
+        """Remove nodes, their edges and the tasks' uses of them; ids not there are ignored."""
         self._revision += 1
-        gone = set(node_ids)
-        self._g.remove_nodes_from(gone)
+        self._g.remove_nodes_from(gone := set(node_ids))
         self.tasks = tasks.without(self.tasks, gone)
 
     def remove_edges(self, pairs: Iterable[tuple[str, str]]) -> None:
@@ -292,16 +289,6 @@ class KnowledgeGraph:
         """
         return queries.edges_of(self._g, nodes, direction)
 
-    def tags_of(self, nodes: Iterable[str]) -> set[str]:
-        """Ids of the tags that the functions ``nodes`` consume or produce."""
-        found: set[str] = set()
-        for source, target, kind, _ in self.edges_of(nodes, "both"):
-            if kind == "consumes":
-                found.add(source)
-            elif kind == "produces":
-                found.add(target)
-        return found
-
     def adjacency(self) -> tuple[Neighbours, Neighbours]:
         """Each node's successors and predecessors with their edges' attributes: read-only
         views (:class:`~sgkr.graph.views.Neighbours`) of the graph as it is.
@@ -409,19 +396,28 @@ class KnowledgeGraph:
         :func:`sgkr.graph.jsonrecords.records_of`) and build the graph from it."""
         meta, records, rows = jsonfile.read_document(data, where=where)
         graph = cls.from_rows(records, rows, meta=meta)
-        if found := jsonfile.read_tasks(data, where=where):
-            graph.set_tasks(found, where=where)
+        graph.set_tasks(jsonfile.read_tasks(data, where=where), where=where)
         return graph
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write graph.json atomically (a crash never leaves a half-written file)."""
-        jsonfile.write_graph(self.meta, sorted(self.records(), key=_by_id), self.edge_rows(),
-                             path, self.tasks)
+        """Write graph.json atomically (a crash never leaves a half-written file) and, as one
+        pair with it, the lexical index and summary (:mod:`sgkr.graph.derived`).
+
+        Raises InvalidArgumentError if ``path`` is not a path, OSError naming it if it
+        cannot be written.
+        """
+        derived.save_with(self, path, lambda file: jsonfile.write_graph(
+            self.meta, sorted(self.records(), key=_by_id), self.edge_rows(), file, self.tasks))
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *,
-             max_bytes: int = jsonfile.MAX_GRAPH_BYTES) -> KnowledgeGraph:
+    def load(cls, path: str | os.PathLike[str], *, max_bytes: int = jsonfile.MAX_GRAPH_BYTES,
+             index: bool = True, warn: Callable[[str], None] | None = None) -> KnowledgeGraph:
         """Read and validate graph.json; refuse what is malformed, naming the problem.
+
+        With ``index``, the lexical index and summary :meth:`save` wrote come too when
+        they are the graph's, so a retriever makes nothing on its first question; one
+        missing or stale is made again when needed, one malformed is reported to
+        ``warn`` (default: :func:`warnings.warn`): never a reason to refuse the graph.
 
         Raises
         ------
@@ -431,13 +427,16 @@ class KnowledgeGraph:
         InvalidArgumentError
             If ``path`` is not a path.
         """
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
-        file = Path(path)
-        raw = jsonfile.read_bytes(file, max_bytes=max_bytes)
-        with paused_gc(long_lived=True):
-            return cls.from_dict(jsonfile.parse_graph_json(raw, str(file)), where=str(file))
+        return derived.load_with(path, lambda file: jsonfile.read_bytes(file, max_bytes=max_bytes),
+                                 lambda raw, file: _parsed(cls, raw, file), derived=index,
+                                 warn=warn)
 
     def __repr__(self) -> str:
         s = self.stats()
         return f"KnowledgeGraph(functions={s['functions']}, tags={s['tags']}, edges={s['edges']})"
+
+
+def _parsed(cls: type[KnowledgeGraph], raw: bytes, file: Path) -> KnowledgeGraph:
+    """The graph of a graph file's bytes."""
+    with paused_gc(long_lived=True):
+        return cls.from_dict(jsonfile.parse_graph_json(raw, str(file)), where=str(file))

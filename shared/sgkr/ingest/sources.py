@@ -28,6 +28,7 @@ from .notebook import NOTEBOOK_READ_FACTOR, without_outputs
 from .walk import SOURCE_SUFFIXES, list_sources
 
 __all__ = [
+    "nothing_read",
     "SourceFile",
     "SourceInput",
     "read_sources",
@@ -293,3 +294,26 @@ def _without_outputs(text: str, rel: str,
         return None, Problem(rel, f"notebook too large without its outputs "
                                   f"({size} bytes > {max_file_bytes})")
     return slim, None
+
+
+#: Skipped files named in the error of a build that read none.
+_NAMED = 5
+
+
+def nothing_read(where: str, problems: Sequence[Problem]) -> SourceError:
+    """The error of a build that found no source to read in ``where``, naming the files it
+    skipped and why (the first few, on one line).
+
+    Examples
+    --------
+    >>> print(nothing_read("src", [Problem("a.py", "not UTF-8 text")]))
+    found no Python source to read in src: 1 file skipped (a.py: not UTF-8 text)
+    """
+    skipped = [p for p in problems if p.kind == "skipped"]
+    if not skipped:
+        return SourceError(f"found no Python source to read in {where}")
+    named = "; ".join(" ".join(str(p).split()) for p in skipped[:_NAMED])
+    more = f"; and {len(skipped) - _NAMED} more" if len(skipped) > _NAMED else ""
+    count = f"{len(skipped)} file{'s' if len(skipped) > 1 else ''}"
+    return SourceError(f"found no Python source to read in {where}: {count} skipped "
+                       f"({named}{more})")

@@ -50,7 +50,7 @@ from ..stores import GraphReader
 from ..text import shown
 
 __all__ = ["FILTER_FIELDS", "Values", "Rule", "compile_filter", "filter_values",
-           "path_filter", "MAX_FILTER_DEPTH"]
+           "path_filter", "MAX_FILTER_DEPTH", "MAX_FILTER_NODES", "MAX_FILTER_VALUES"]
 
 #: The fields a filter may name.
 FILTER_FIELDS = ("file", "kind", "name", "matched_tags", "start_line", "end_line")
@@ -62,13 +62,20 @@ Rule = Callable[[Values], bool]
 _NUMBERS = frozenset({"start_line", "end_line"})
 #: Most levels of objects and lists in a filter (``$and``, ``$or``, ``$not`` nest them).
 MAX_FILTER_DEPTH = 32
+#: Most conditions in a filter (its keys and the items of its ``$and`` and ``$or``): each
+#: is checked for each function a question reaches.
+MAX_FILTER_NODES = 256
+#: Most operands of one ``$in``, ``$nin`` or ``$all`` (checked as a set: their number
+#: costs nothing per function).
+MAX_FILTER_VALUES = 100_000
 
 _TESTS: dict[str, Callable[[Collection[Any], Any], bool]] = {
     "$eq": lambda held, value: value in held,
     "$ne": lambda held, value: value not in held,
-    "$in": lambda held, values: any(v in held for v in values),
-    "$nin": lambda held, values: not any(v in held for v in values),
-    "$all": lambda held, values: all(v in held for v in values),
+    # Set operations: a function's few values against the operands, however many.
+    "$in": lambda held, values: not values.isdisjoint(held),
+    "$nin": lambda held, values: values.isdisjoint(held),
+    "$all": lambda held, values: values.issubset(held),
     "$gt": lambda held, value: any(h > value for h in held),
     "$gte": lambda held, value: any(h >= value for h in held),
     "$lt": lambda held, value: any(h < value for h in held),
@@ -99,7 +106,9 @@ def compile_filter(spec: object) -> Rule:
     InvalidArgumentError
         If the filter names an unknown field or operator, or a value is not a
         string (a list of strings for ``$in``, ``$nin``, ``$all``), or it nests
-        deeper than :data:`MAX_FILTER_DEPTH`; the message names it.
+        deeper than :data:`MAX_FILTER_DEPTH`, holds more than :data:`MAX_FILTER_NODES`
+        conditions or more than :data:`MAX_FILTER_VALUES` operands in one list; the
+        message names it.
 
     Examples
     --------
@@ -111,24 +120,35 @@ def compile_filter(spec: object) -> Rule:
     ...
     sgkr.errors.InvalidArgumentError: filter: nested more than 32 levels deep
     """
-    _check_depth(spec)
+    _check_size(spec)
     return _compile(spec, "filter")
 
 
-def _check_depth(spec: object) -> None:
-    """Refuse a filter nested deeper than :data:`MAX_FILTER_DEPTH`, looked at without recursion."""
-    stack: list[tuple[object, int]] = [(spec, 1)]
+def _check_size(spec: object) -> None:
+    """Refuse a filter nested deeper than :data:`MAX_FILTER_DEPTH`, of more than
+    :data:`MAX_FILTER_NODES` conditions or of an operand list longer than
+    :data:`MAX_FILTER_VALUES`, looked at without recursion."""
+    stack: list[tuple[object, int, object]] = [(spec, 1, None)]
+    nodes = 0
     while stack:
-        value, depth = stack.pop()
+        value, depth, key = stack.pop()
         if isinstance(value, Mapping):
-            children: Iterable[object] = value.values()
+            children: list[tuple[object, object]] = [(v, k) for k, v in value.items()]
         elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
-            children = value
+            if key in _LISTS:  # operands, checked as one set (_test)
+                if len(value) > MAX_FILTER_VALUES:
+                    raise InvalidArgumentError(f"filter: {key} takes at most "
+                                               f"{MAX_FILTER_VALUES:,} values, got {len(value):,}")
+                continue
+            children = [(v, key) for v in value]
         else:
             continue
         if depth > MAX_FILTER_DEPTH:
             raise InvalidArgumentError(f"filter: nested more than {MAX_FILTER_DEPTH} levels deep")
-        stack.extend((child, depth + 1) for child in children)
+        nodes += len(children)
+        if nodes > MAX_FILTER_NODES:
+            raise InvalidArgumentError(f"filter: more than {MAX_FILTER_NODES} conditions")
+        stack.extend((child, depth + 1, k) for child, k in children)
 
 
 def filter_values(function: FunctionNode,

@@ -35,7 +35,7 @@ import json
 import math
 import re
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -45,7 +45,7 @@ from ..errors import InvalidArgumentError
 from ..text import shown
 from .filters import FILTER_FIELDS, compile_filter
 
-__all__ = ["RetrieverOptions", "Option", "OPTIONS", "option", "options_markdown",
+__all__ = ["RetrieverOptions", "Option", "OPTIONS", "option", "options_markdown", "refuse_unknown",
            "DEFAULT_K", "Partial", "Fill", "Inferred", "Kind"]
 
 DEFAULT_K = 8
@@ -95,9 +95,6 @@ class Option:
         :class:`~sgkr.errors.InvalidArgumentError`.
     metavar
         The CLI's name for the value (``DEPTH``).
-    agents
-        Whether the tools of coding agents (MCP) offer it; the weights of the graph
-        stage's fusion are for evaluations and ablations, not for an agent to turn.
     """
 
     name: str
@@ -111,7 +108,6 @@ class Option:
     nullable: bool = False
     check: Callable[[Any], None] | None = None
     metavar: str | None = None
-    agents: bool = True
 
     def validate(self, value: object) -> None:
         """Raise :class:`~sgkr.errors.InvalidArgumentError` naming the option unless ``value`` fits.
@@ -188,13 +184,13 @@ class Option:
 
 def option(default: Any, help: str, doc: str, *, minimum: float | None = None,
            maximum: float | None = None, check: Callable[[Any], None] | None = None,
-           metavar: str | None = None, agents: bool = True) -> Any:
+           metavar: str | None = None) -> Any:
     """Declare a field of :class:`RetrieverOptions` (see this module's docstring).
 
     Its type is the field's annotation; the rest of :class:`Option` is given here.
     """
     spec = {"help": help, "doc": " ".join(doc.split()), "minimum": minimum,
-            "maximum": maximum, "check": check, "metavar": metavar, "agents": agents}
+            "maximum": maximum, "check": check, "metavar": metavar}
     return field(default=default, metadata={_META: MappingProxyType(spec)})
 
 
@@ -259,31 +255,27 @@ class RetrieverOptions:
         question's best BM25 score ``s``. Its hits weigh that much (the best 1) and the walk
         the rest: a question of a few words (best scores near 10) is answered mostly by the
         walk from its tags and hits, a bug report that names the code (scores in the
-        hundreds) mostly by its words.""", minimum=0.0, maximum=MAX_EVIDENCE,
-        agents=False)
+        hundreds) mostly by its words.""", minimum=0.0, maximum=MAX_EVIDENCE)
     mentions: float = option(
         0.5, "weight of the functions the question names",
         """Weight, in the graph stage's fusion, of the functions the question names as code
         (``Dataset.chunks``, ``prepare_url(``, an identifier in backticks), matched exactly
         against the graph's function names and each name's share split among the functions
         that have it (:mod:`sgkr.retrieval.mentions`); the first stage's best hit weighs 1.
-        0: off.""", minimum=0.0, maximum=MAX_WEIGHT,
-        agents=False)
+        0: off.""", minimum=0.0, maximum=MAX_WEIGHT)
     walk: float = option(
         1.0, "weight of the walk's score in the graph stage",
         """Weight, in the graph stage's fusion, of the personalized PageRank walk from the
         question's seeds (matched tags, path functions, the best lexical hits and the named
         functions), times the centrality prior and priced by length (``centrality``,
         ``brevity``), its best scaled to 1; the first stage's best hit weighs 1.""",
-        minimum=0.0, maximum=MAX_WEIGHT,
-        agents=False)
+        minimum=0.0, maximum=MAX_WEIGHT)
     reuse: float = option(
         1.5, "weight of the helpers everything reuses",
         """Weight, in the graph stage's fusion, of how widely a function is reused: the share
         of the functions that call anything that call it. The helpers every script of a
         corpus calls (a loader, a filter) weigh near 1 and join every answer; in a code base
-        where calls spread thin they weigh little. 0: off.""", minimum=0.0, maximum=MAX_WEIGHT,
-        agents=False)
+        where calls spread thin they weigh little. 0: off.""", minimum=0.0, maximum=MAX_WEIGHT)
     centrality: float = option(
         1.0, "weight of being called often, in the fill",
         """Weight of the call graph's centrality as a prior of the fill: a function's
@@ -304,14 +296,13 @@ class RetrieverOptions:
         then scores its share of the votes, raised by its lexical match and by the
         dependency paths between the question's tags through it
         (:mod:`sgkr.retrieval.solved`). 0: off (the graph is answered as one without
-        solved tasks). No effect on other graphs.""", minimum=0, maximum=10_000,
-        agents=False)
+        solved tasks). No effect on other graphs.""", minimum=0, maximum=10_000)
     boost: float = option(
         0.25, "most that the words and the paths raise a share of the votes",
         """On a graph built from solved tasks: a function's share of the earlier questions'
         votes is raised by at most this much by its lexical match with the question, and by
         as much again by the dependency paths between the question's tags through it (each
-        the best 1). 0: the votes alone.""", minimum=0.0, maximum=MAX_WEIGHT, agents=False)
+        the best 1). 0: the votes alone.""", minimum=0.0, maximum=MAX_WEIGHT)
     specificity: float = option(
         0.0, "least specificity (IDF, 0-1) of a tag used",
         """Matched tags whose inverse document frequency over the functions, scaled to
@@ -354,13 +345,30 @@ class RetrieverOptions:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrieverOptions:
         """Options from a dict; unknown keys are an error naming them."""
-        unknown = sorted(set(data) - set(OPTIONS))
-        if unknown:
-            close = [m for name in unknown
-                     for m in difflib.get_close_matches(str(name), OPTIONS, n=1)]
-            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
-            raise InvalidArgumentError(f"unknown retriever option(s): {unknown}{hint}")
+        refuse_unknown(data, OPTIONS)
         return cls(**data)
+
+
+def refuse_unknown(given: Iterable[str], known: Iterable[str], *,
+                   what: str = "retriever option", expected: str = "") -> None:
+    """Raise :class:`~sgkr.errors.InvalidArgumentError` naming every name of ``given`` not
+    in ``known``, with the nearest known name of each (the did-you-mean of
+    docs/options.md); ``expected`` ends the message.
+
+    Examples
+    --------
+    >>> refuse_unknown(["k", "max_dept"], OPTIONS, what="field")
+    Traceback (most recent call last):
+    ...
+    sgkr.errors.InvalidArgumentError: unknown field(s): ['max_dept'] (did you mean 'max_depth'?)
+    """
+    names = list(known)
+    unknown = sorted(str(name) for name in set(given) - set(names))
+    if not unknown:
+        return
+    close = [m for name in unknown for m in difflib.get_close_matches(name, names, n=1)]
+    hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+    raise InvalidArgumentError(f"unknown {what}(s): {unknown}{hint}{expected}")
 
 
 def _specs() -> dict[str, Option]:

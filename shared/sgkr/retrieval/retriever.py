@@ -15,7 +15,6 @@ Examples
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Literal, cast, get_args
@@ -276,6 +275,8 @@ class Retriever:
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""
+        import asyncio  # here: a process that never awaits does not import it
+
         return await asyncio.to_thread(self.retrieve, question, k)
 
     # -- internals -----------------------------------------------------------------

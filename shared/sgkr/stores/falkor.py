@@ -3,7 +3,7 @@
 ``falkor://[[user]:password@]host:port/name[?timeout=seconds]`` names a graph on a
 FalkorDB server (``falkors://`` over TLS; ``falkordb://`` is the same as
 ``falkor://``; see :mod:`sgkr.stores.connection`; its Python client:
-``pip install 'sgkr[falkordb]'``). :func:`~sgkr.stores.push.push_graph`
+sgkr's ``falkordb`` extra). :func:`~sgkr.stores.push.push_graph`
 (``sgkr push``) writes a graph there; :class:`FalkorDBStore` reads it for a
 :class:`~sgkr.retrieval.retriever.Retriever`, a question costing a few batched
 openCypher queries: one for the tags of its phrases, one per round of the path
