@@ -211,8 +211,9 @@ def read_summary(data: Any, where: str) -> GraphSummary:
 
 
 def _lists(value: Any, where: str, what: str) -> dict[str, tuple[str, ...]]:
+    # Never empty, as summarize makes them: a word of no phrase would weigh 1 / 0.
     if not isinstance(value, dict) or not all(
-            isinstance(ids, list) and all(isinstance(i, str) for i in ids)
+            isinstance(ids, list) and ids and all(isinstance(i, str) for i in ids)
             for ids in value.values()):
-        raise GraphFormatError(f"{where}: {what} must map each key to a list of ids")
+        raise GraphFormatError(f"{where}: {what} must map each key to a non-empty list of ids")
     return {k: tuple(ids) for k, ids in value.items()}

@@ -56,6 +56,8 @@ MAX_WEIGHT = 100.0
 MAX_EVIDENCE = 1e6
 MAX_CENTRALITY = 100.0
 MAX_BREVITY = 10.0
+#: Most earlier questions that may vote (a solution of any more says little).
+MAX_NEIGHBOURS = 1_000
 Partial = Literal["connect", "nearest", "none"]
 Fill = Literal["ppr", "none"]
 Inferred = Literal["seeds", "paths"]
@@ -289,16 +291,16 @@ class RetrieverOptions:
         does not count), so the context a filled slot costs is priced in.""",
         minimum=0, maximum=MAX_BREVITY)
     neighbours: int = option(
-        20, "earlier questions whose solutions vote (a graph of solved tasks)",
+        20, "earlier questions that vote",
         """On a graph built from solved tasks (earlier questions with their solutions): how
         many of the earlier questions most like the new one (BM25 over their text) vote for
         what their solutions use, each with its similarity squared; each distinct function
         then scores its share of the votes, raised by its lexical match and by the
         dependency paths between the question's tags through it
         (:mod:`sgkr.retrieval.solved`). 0: off (the graph is answered as one without
-        solved tasks). No effect on other graphs.""", minimum=0, maximum=10_000)
+        solved tasks). No effect on other graphs.""", minimum=0, maximum=MAX_NEIGHBOURS)
     boost: float = option(
-        0.25, "most that the words and the paths raise a share of the votes",
+        0.25, "raise of the votes by words and paths",
         """On a graph built from solved tasks: a function's share of the earlier questions'
         votes is raised by at most this much by its lexical match with the question, and by
         as much again by the dependency paths between the question's tags through it (each
