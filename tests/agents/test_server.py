@@ -206,7 +206,7 @@ async def test_tools_say_what_they_are_in_compact_schemas(requests_graph: Path) 
         assert hints.destructive_hint is False and hints.open_world_hint is False
         assert tool.input_schema["additionalProperties"] is False
         assert all("title" not in p for p in tool.input_schema["properties"].values())
-    assert sum(len(json.dumps(t.input_schema, separators=(",", ":"))) for t in tools) <= 3_000
+    assert sum(len(json.dumps(t.input_schema, separators=(",", ":"))) for t in tools) <= 3_100  # two options for graphs of solved tasks
     for tool in tools:  # the bounds the core holds the search to
         properties = tool.input_schema["properties"]
         assert properties["max_depth"]["maximum"] == MAX_DEPTH
