@@ -224,6 +224,19 @@ sources; got graph_path and sources
                          seed_retriever=seed_retriever, **options)
         return cls(core, callback_manager=callback_manager, verbose=verbose)
 
+    def overview(self, tokens: int, question: str | None = None) -> str:
+        """A map of the graph in at most ``tokens`` tokens, for a model's context (a system
+        prompt, before any question): the most central functions by file and class with
+        their parameters, knowledge, callers and callees; with ``question``, the functions
+        it needs and their neighbours first (:meth:`sgkr.Retriever.overview`).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``tokens`` is out of range, or the graph is read from a store.
+        """
+        return self._sgkr.overview(tokens, question).text
+
     # -- persistence -----------------------------------------------------------------
 
     def persist(self, persist_dir: str | os.PathLike[str]) -> None:

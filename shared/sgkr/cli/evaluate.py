@@ -67,6 +67,10 @@ def _load(spec: str, args: argparse.Namespace) -> Any:
         folder = payments_example()
         if spec == "requests":
             folder = folder.parent / "requests"
+            if not folder.is_dir():  # an installed sgkr carries the payments example only
+                raise InvalidArgumentError(
+                    "requests: the requests example comes with a clone of sgkr; give its "
+                    "folder (sgkr eval path/to/sgkr/examples/requests)")
         dataset = load_dataset(folder, questions=args.questions, leave_one_out=args.loo)
         return dataset.bare() if spec == "payments-bare" else dataset
     if spec in _BUILTIN and not Path(spec).is_dir():

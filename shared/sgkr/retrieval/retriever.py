@@ -28,6 +28,7 @@ from .fill import fill_ranking
 from .filters import path_filter
 from .graphstage import POOL, graph_scores, lexical_hits
 from .options import DEFAULT_K, OPTIONS, RetrieverOptions
+from .overview import GraphMap, graph_map
 from .pathrank import Keep, nearest_paths, rank_paths
 from .question import check_question
 from .seeds import as_seed_retriever, seed_functions
@@ -159,6 +160,20 @@ class Retriever:
         clone._extractor = self._extractor
         clone.options = replace(self.options, **options)
         return clone
+
+    def overview(self, tokens: int, question: str | None = None) -> GraphMap:
+        """A map of the graph in at most ``tokens`` tokens, for a model's context: the most
+        central functions with their headers, knowledge, callers and callees; with
+        ``question``, the functions this retriever finds for it and their neighbours first
+        (:func:`sgkr.retrieval.overview.graph_map`).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``tokens`` is out of range, or the retriever reads a store on a server.
+        """
+        focus = [d.id for d in self.retrieve(question).documents] if question else []
+        return graph_map(self.graph, tokens, question=question, focus=focus)
 
     def match(self, question: str) -> list[TagMatch]:
         """The tags of ``question``, from the tag extractor."""
