@@ -14,7 +14,8 @@ from sgkr import InvalidArgumentError, KnowledgeGraph, RetrievalResult, build_gr
 from sgkr.export import FORMATS, View, render, render_view, subgraph, to_dot, to_graphml, write
 from sgkr.export.graphml import graphml_pieces
 
-_MERMAID_NODE = re.compile(r'^    (n\d+)(\[\["|\(\["|\[/"|\[")(.*?)("\]\]|"\]\)|"/\]|"\]):::(\w+)$')
+_MERMAID_NODE = re.compile(
+    r'^    (n\d+)(\[\["|\(\["|\[/"|\["|>")(.*?)("\]\]|"\]\)|"/\]|"\]):::(\w+)$')
 _MERMAID_EDGE = re.compile(r"^    (n\d+) (-->|==>|-\.->) (n\d+)$")
 _DOT_NODE = re.compile(r'^  ("(?:[^"\\]|\\.)*") \[(.*)\];$')
 _DOT_EDGE = re.compile(r'^  ("(?:[^"\\]|\\.)*") -> ("(?:[^"\\]|\\.)*") \[(.*)\];$')

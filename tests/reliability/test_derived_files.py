@@ -226,6 +226,20 @@ def test_empty_lists_in_the_summary_are_refused(tmp_path: Path, place: tuple[str
     assert _answer(graph) == FRESH
 
 
+def test_any_failure_of_a_derived_file_is_one_warning_naming_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fault no check foresaw (here, injected) is still no reason to refuse the graph.
+    path = _saved(tmp_path)
+
+    def broken(*args: object) -> None:
+        raise MemoryError("injected")
+
+    monkeypatch.setattr(derived.registered()[0], "attach", broken)
+    graph, said = _loaded(path)
+    assert len(said) == 1 and str(index_path(path)) in said[0] and "MemoryError" in said[0]
+    assert _answer(graph) == FRESH
+
+
 # -- H1: two writers ----------------------------------------------------------------------
 
 
