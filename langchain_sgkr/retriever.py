@@ -279,6 +279,19 @@ class SGKRRetriever(_WithOptions):
         """
         return self._configured({})
 
+    def overview(self, tokens: int, question: str | None = None) -> str:
+        """A map of the graph in at most ``tokens`` tokens, for a model's context (a system
+        prompt, before any question): the most central functions by file and class with
+        their parameters, knowledge, callers and callees; with ``question``, the functions
+        it needs and their neighbours first (:meth:`sgkr.Retriever.overview`).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``tokens`` is out of range, or the graph is read from a store.
+        """
+        return self.core.overview(tokens, question).text
+
     @classmethod
     def from_graph_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> SGKRRetriever:
         """A retriever over a saved ``graph.json``.

@@ -138,7 +138,8 @@ class SGKRRetriever(BaseRetriever):
             ``sgkr push`` wrote the graph): the graph is read there, never loaded.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
-            from (:func:`sgkr.build_graph`); ``examples`` alone also builds.
+            from (:func:`sgkr.build_graph`); solved tasks alone (``examples``, or
+            ``solutions`` with ``tasks``) also build.
         build_options
             A :class:`sgkr.BuildOptions` for that build (only with ``sources``).
         tag_extractor, fallback
@@ -197,7 +198,8 @@ sources; got graph_path and sources
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
                                           ("store", store), ("sources", sources))
                  if value is not None]
-        if sources is None and build.get("examples") is not None and not given:
+        solved = any(build.get(name) is not None for name in ("examples", "solutions", "tasks"))
+        if sources is None and solved and not given:
             given, sources = ["sources"], ()
         if len(given) != 1:
             got = " and ".join(given) if given else "none"
@@ -223,6 +225,11 @@ sources; got graph_path and sources
         core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
                          seed_retriever=seed_retriever, **options)
         return cls(core, callback_manager=callback_manager, verbose=verbose)
+
+    def overview(self, tokens: int, question: str | None = None) -> str:
+        """The text of :meth:`sgkr.Retriever.overview`: a map of the graph in at most
+        ``tokens`` tokens for a model's context, focused on ``question`` when given."""
+        return self._sgkr.overview(tokens, question).text
 
     # -- persistence -----------------------------------------------------------------
 

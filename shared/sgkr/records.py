@@ -43,6 +43,7 @@ __all__ = [
     "ModuleExtract",
     "FunctionNode",
     "TagNode",
+    "SolvedTask",
     "Edge",
     "BuildReport",
     "TagMatch",
@@ -467,6 +468,25 @@ class TagNode:
 
 
 @dataclass(frozen=True)
+class SolvedTask:
+    """An earlier question the graph was built with, and what its solution uses.
+
+    ``id`` is ``task:`` and the example's id; ``uses`` the function nodes its
+    solution defines or calls (its entry code first); ``inputs`` and ``outputs``
+    the ids of the tags the question gives and asks for, attached to those
+    functions; ``source`` the solution's file, as the build read it.
+    """
+
+    id: str
+    question: str
+    uses: tuple[str, ...]
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    source: str = ""
+    answer: str | None = None
+
+
+@dataclass(frozen=True)
 class Edge:
     """A directed edge; ``resolution`` is set on ``calls`` and ``references`` edges only.
 
@@ -600,6 +620,13 @@ class RetrievedFunction:
     score: float
     matched_tags: tuple[str, ...] = ()
     paths: tuple[tuple[str, ...], ...] = ()
+    #: The earlier questions whose solutions used it (task id, question), the most like
+    #: the new question first; None on a graph without solved tasks
+    #: (:mod:`sgkr.retrieval.solved`).
+    used_by: tuple[tuple[str, str], ...] | None = None
+    #: Other copies of the same helper (node ids) that this document stands for; None on
+    #: a graph without solved tasks.
+    variants: tuple[str, ...] | None = None
 
     @property
     def text(self) -> str:
@@ -623,6 +650,9 @@ class RetrievedFunction:
             "score": self.score,
             "matched_tags": list(self.matched_tags),
             "path": list(self.paths[0]) if self.paths else [],
+            **({"used_by": [{"task": t, "question": q} for t, q in self.used_by]}
+               if self.used_by is not None else {}),
+            **({"variants": list(self.variants)} if self.variants is not None else {}),
         }
 
 
@@ -657,6 +687,7 @@ class RetrievalResult:
                     "score": d.score,
                     "sources": [s.to_dict() for s in d.sources],
                     "matched_tags": list(d.matched_tags),
+                    **{k: v for k, v in d.metadata().items() if k in ("used_by", "variants")},
                 }
                 for d in self.documents
             ],

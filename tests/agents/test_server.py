@@ -98,7 +98,7 @@ async def test_the_case_study_through_a_stdio_client_session(graph_path: Path) -
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"retrieve_knowledge", "explain_dependency"}
+            assert set(tools) == {"retrieve_knowledge", "explain_dependency", "map_graph"}
             # Every retriever option, so that one added reaches agents.
             assert set(tools["retrieve_knowledge"].input_schema["properties"]) == {
                 "question", "cursor", *(f.name for f in fields(RetrieverOptions))}
@@ -206,8 +206,11 @@ async def test_tools_say_what_they_are_in_compact_schemas(requests_graph: Path) 
         assert hints.destructive_hint is False and hints.open_world_hint is False
         assert tool.input_schema["additionalProperties"] is False
         assert all("title" not in p for p in tool.input_schema["properties"].values())
-    assert sum(len(json.dumps(t.input_schema, separators=(",", ":"))) for t in tools) <= 3_000
+    assert sum(len(json.dumps(t.input_schema, separators=(",", ":"))) for t in tools) <= 3_400
     for tool in tools:  # the bounds the core holds the search to
+        if tool.name == "map_graph":  # no search: a budget of tokens
+            assert tool.input_schema["properties"]["tokens"]["maximum"] == 12_000
+            continue
         properties = tool.input_schema["properties"]
         assert properties["max_depth"]["maximum"] == MAX_DEPTH
         assert properties["max_paths"]["maximum"] == MAX_PATHS
@@ -375,3 +378,19 @@ def test_a_client_that_goes_away_with_answers_pending_ends_the_server_quietly(
     status = process.wait(timeout=60)
     err = process.stderr.read().decode()
     assert status == 0 and "Traceback" not in err, err
+
+
+async def test_map_graph_fits_its_budget_and_focuses_on_a_question(graph_path: Path) -> None:
+    from sgkr.retrieval.overview import count_tokens
+
+    case = _heldout("1434")
+    async with _session(graph_path) as session:
+        plain = await session.call_tool("map_graph", {"tokens": 300})
+        focused = await session.call_tool("map_graph", {"tokens": 300,
+                                                        "question": case["question"]})
+        refused = await session.call_tool("map_graph", {"tokens": 5})
+    assert not plain.is_error and count_tokens(_text(plain)) <= 300
+    assert "load_fees()" in _text(plain) and "called by:" in _text(plain)
+    assert "a question needs first" in _text(focused).splitlines()[0]
+    assert count_tokens(_text(focused)) <= 300 and "get_mcc_code" in _text(focused)
+    assert refused.is_error and "tokens" in _text(refused)

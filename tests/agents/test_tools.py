@@ -27,8 +27,9 @@ def test_every_retriever_option_with_its_type() -> None:
 
 
 def test_schemas_are_compact_and_closed() -> None:
-    # Every option on one line each: 21 arguments of retrieve_knowledge, 4 of explain.
-    assert schema_chars() <= 3_000
+    # Every option on one line each: 21 arguments of retrieve_knowledge, 4 of explain,
+    # 2 of map_graph.
+    assert schema_chars() <= 3_400
     for tool in TOOLS:
         text = json.dumps(tool.input_schema)
         assert '"title"' not in text and tool.input_schema["additionalProperties"] is False

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sgkr.cli import main
-from sgkr.graph.jsonfile import SCHEMA_VERSION
+from sgkr.graph.jsonfile import TASKS_VERSION
 
 from ..conftest import FIXTURES, PAYMENTS
 
@@ -34,7 +34,9 @@ def test_build_prints_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     printed = capsys.readouterr().out
     assert ("files: 4, functions: 9, call edges: 6 exact, 1 inferred, reference edges: 0, "
             "tags: 6") in printed
-    assert json.loads(out.read_text(encoding="utf-8"))["schema_version"] == SCHEMA_VERSION
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["schema_version"] == TASKS_VERSION  # it keeps its solved tasks
+    assert [t["id"] for t in written["tasks"]] == ["task:q1", "task:q2", "task:q3"]
 
 
 def test_inspect(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,7 +71,10 @@ def test_query_json(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert set(data) >= {"question", "tags", "documents", "paths"}
     assert data["tags"] == {"inputs": ["account type", "aci"], "outputs": ["fee ids"]}
     assert len(data["documents"]) == 4
-    assert data["documents"][0]["name"] == "filter_fee_rules"
+    # the earlier questions of the same kind (fee IDs for an account type and an ACI) vote
+    assert data["documents"][0]["name"] == "collect_fee_ids"
+    assert "filter_fee_rules" in [d["name"] for d in data["documents"]]
+    assert data["documents"][0]["used_by"][0]["task"] in {"task:1464", "task:1480"}
     for doc in data["documents"]:
         assert set(doc) >= {"id", "name", "qualnames", "knowledge", "code", "score", "sources"}
         assert 0 < doc["score"] <= 1

@@ -402,3 +402,13 @@ def test_the_filter_takes_ranges_and_text_matches(retriever: SGKRRetriever) -> N
                         for d in docs)
     with pytest.raises(InvalidArgumentError, match=r"\$gt takes a number"):
         retriever.invoke(CASE_STUDY, filter={"start_line": {"$gt": "10"}})
+
+
+def test_from_sources_with_solved_tasks_alone() -> None:
+    from sgkr.tags import Example
+
+    examples = [Example("1", "The fee of 10?", "s/t1.py",
+                        "def fee(amount):\n    return amount * 0.1\nprint(fee(10))\n", (), ())]
+    r = SGKRRetriever.from_sources([], examples=examples, k=2)
+    (doc,) = r.invoke("What is the fee of an amount?")
+    assert doc.metadata["name"] == "fee" and doc.metadata["used_by"][0]["task"] == "task:1"

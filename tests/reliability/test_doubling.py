@@ -32,6 +32,7 @@ def _extract(text: str) -> None:
     extract_module("m.py", text)
 
 
+@pytest.mark.slow
 def test_m4_a_long_run_of_constant_assignments_is_read_in_linear_time() -> None:
     # Issue 41, M4: two query patterns over one assignment (a binding, waiting for its
     # right side, and a change) kept every earlier assignment open: 80k lines, 26 s.
@@ -43,7 +44,7 @@ def test_m4_a_long_run_of_constant_assignments_is_read_in_linear_time() -> None:
     "x{i}: int = {i}\n", "x{i} = f(a)\n", "self.y{i} = 'a'\n", "a{i}, b = 1, 2\n",
     "k[{i}] = 1\n", "x{i} += 1\n", "x{i} = y = {i}\n", "(x{i} := {i})\n"])
 def test_long_runs_of_one_statement_are_read_in_linear_time(line: str) -> None:
-    assert_linear(_lines(line), _extract, 500)
+    assert_linear(_lines(line), _extract, 500, attempts=5)  # a busy machine: more tries
 
 
 # -- question tokens (M5) ------------------------------------------------------------------
@@ -85,6 +86,7 @@ def test_m6_a_filter_of_too_many_conditions_is_refused_in_one_line() -> None:
     assert Retriever(graph, filter=at_cap, k=3).retrieve("fee of an amount").documents
 
 
+@pytest.mark.slow
 def test_m6_operands_are_checked_as_a_set() -> None:
     # $in, $nin and $all scanned every operand for every function: operands x functions.
     def make(n: int) -> tuple[Retriever, ...]:
@@ -155,6 +157,7 @@ def test_m7_results_of_the_wrong_shape_are_one_typed_error() -> None:
     assert Retriever(graph, seed_retriever=_Chain(documents)).retrieve("fee").documents
 
 
+@pytest.mark.slow
 def test_m7_seed_results_cost_the_same_however_many_are_given() -> None:
     graph = _files_graph(20)
 

@@ -21,9 +21,12 @@ import pytest
 from sgkr import KnowledgeGraph, build_graph
 from sgkr.agents.serving import Library, Snapshot
 from sgkr.agents.watching import Sources, Watcher
-from sgkr.build import assembly, batch, builder, incremental
+from sgkr.build import assembly, batch, incremental
+from sgkr.build import builder as build_module
 from sgkr.build.incremental import GraphBuilder
 from sgkr.cli import build as build_cli
+from sgkr.cli import main
+from sgkr.errors import SourceError
 
 FILES = {
     "fees.py": "from rates import rate\n\ndef fee(amount):\n    '''The fee of an amount.'''\n"
@@ -126,9 +129,20 @@ def test_a_killed_parsing_process_loses_nothing(tmp_path: Path,
     _edit(src)
     with monkeypatch.context() as patch:
         patch.setattr(batch, "_parse", _killed)
-        with pytest.raises(Exception, match="process|terminated"):
+        with pytest.raises(SourceError, match="a process parsing the sources died"):
             builder.update()
     assert builder.update().to_dict() == build_graph([src], jobs=1).to_dict()
+
+
+def test_a_build_whose_parsing_process_is_killed_fails_in_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    src = _tree(tmp_path)
+    monkeypatch.setattr(batch, "_parse", _killed)
+    assert main(["build", str(src), "-o", str(tmp_path / "g.json"), "--jobs", "2",
+                 "--no-cache"]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a process parsing the sources died" in err
 
 
 # -- sgkr build --watch ----------------------------------------------------------------
@@ -224,6 +238,7 @@ def _until(check: Callable[[], bool], seconds: float = 30.0) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_mcp_watch_serves_every_rebuild_of_a_graph_file(tmp_path: Path) -> None:
     # Issue 41, M8: the atomic rename replaced the watched file: after rebuilds with 3 and 4
     # functions, 2 were still served.
@@ -275,14 +290,15 @@ def test_mcp_watch_owes_a_rebuild_after_a_side_file_change_fails(
     library = Library(Snapshot.of(sources.build()))
     watcher = Watcher(library, sources, say=lambda _: None)
     knowledge.write_text(json.dumps({"functions": {"fee": {"outputs": ["card fee"]}}}))
-    with monkeypatch.context() as patch:
-        # A changed sidecar rebuilds: the build extracts through the builder's assemble.
-        patch.setattr(builder, "extract_files", _failing(builder.extract_files))
+    with monkeypatch.context() as patch:  # a new build fails, wherever it extracts
+        patch.setattr(incremental, "extract_files", _failing(incremental.extract_files))
+        patch.setattr(build_module, "extract_files", _failing(build_module.extract_files))
         assert not watcher.apply({str(knowledge)})
     assert watcher.apply(set())
     assert library.current.names().resolve("card fee") == ["tag:card fee"]
 
 
+@pytest.mark.slow
 def test_the_mcp_watch_thread_retries_without_a_change(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from sgkr.agents import watching

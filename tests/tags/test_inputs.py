@@ -76,7 +76,7 @@ def test_examples_file_and_inline_code(tmp_path: Path) -> None:
 @pytest.mark.parametrize("line,message", [
     ("{oops", r"examples.jsonl:1: invalid JSON"),
     ({"question": "", "code": ""}, "'question' must be a non-empty string"),
-    ({"question": "q", "code": "", "file": "x.py"}, "exactly one of 'code' and 'file'"),
+    ({"question": "q", "code": "", "file": "x.py"}, "give one of 'code' and 'file', not both"),
     ({"question": "q", "file": "missing.py"}, "solution file 'missing.py'"),
     ({"question": "q", "code": "", "inputs": [3]}, "each tag is a label"),
     ({"question": "q", "code": "", "extra": 1}, "unknown key"),

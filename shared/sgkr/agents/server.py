@@ -8,10 +8,13 @@ stdio. It offers:
   page of at most 60,000 characters at a time (a ``cursor`` gives the next);
 - tool ``explain_dependency``: how one function or tag depends on another,
   path by path, each call labelled with how it was resolved;
+- tool ``map_graph``: a map of the graph within a budget of tokens (its most
+  central functions with their headers, knowledge, callers and callees), optionally
+  focused on a question (a graph in memory only);
 - resource ``sgkr://graph/stats``: the graph's counts, build metadata,
   most-called functions and tag labels (JSON).
 
-Both tools only read (their annotations say so), refuse arguments they do not
+The tools only read (their annotations say so), refuse arguments they do not
 have, and report bad input as a tool error the agent reads. The graph is loaded
 and made ready before the server starts; nothing is written to standard output
 but the protocol.
@@ -44,7 +47,7 @@ from . import tools as _tools
 from .answer import MAX_ANSWER_CHARS, describe_page, explain_path
 from .paging import decode_cursor, encode_cursor, page_key
 from .serving import Library, Snapshot
-from .tools import EXPLAIN, RETRIEVE, TOOLS, ToolSpec, check_arguments
+from .tools import EXPLAIN, MAP, RETRIEVE, TOOLS, ToolSpec, check_arguments
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -83,8 +86,16 @@ def _explain(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
                         names=snapshot.names(reader), **options)
 
 
+def _map(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
+    question = arguments.get("question")
+    if question is not None and not question.strip():
+        raise InvalidArgumentError("the question is empty")
+    return snapshot.retriever.overview(arguments["tokens"], question).text
+
+
 _WORK: dict[str, tuple[ToolSpec, Callable[[Snapshot, dict[str, Any]], str]]] = {
-    RETRIEVE.name: (RETRIEVE, _retrieve), EXPLAIN.name: (EXPLAIN, _explain)}
+    RETRIEVE.name: (RETRIEVE, _retrieve), EXPLAIN.name: (EXPLAIN, _explain),
+    MAP.name: (MAP, _map)}
 
 
 def answer(library: Library, tool: str, arguments: Any) -> str:

@@ -43,7 +43,7 @@ from ..analysis.affected import ImportIndex, affected_modules
 from ..analysis.knowledge import knowledge_of
 from ..analysis.merge import merge_groups
 from ..analysis.resolve import CallResolver, flatten
-from ..errors import InvalidArgumentError, SourceError
+from ..errors import InvalidArgumentError, KnowledgeFormatError, SourceError
 from ..graph.model import KnowledgeGraph
 from ..ingest.files import roots_of
 from ..ingest.sources import SourceInput, common_root
@@ -61,12 +61,14 @@ from ..tags.examples import Example, load_examples
 from ..tags.rows import TagRows, missing_function
 from ..tags.sidecar import Sidecar, load_sidecar
 from ..tags.stage import TagInputs, build_rows, curated_tags
+from ..tags.tasklist import load_task_folder
 from ..tags.update import (
     missing_keys,
     named_by_callers,
     orphan_tags,
     relabels,
     retag_rows,
+    tags_of,
 )
 from ..tags.weights import TagFrequency
 from ..version import __version__
@@ -96,6 +98,12 @@ class Plan:
     gitignore: bool = True
     #: Whether the sidecar or the examples give any I/O tag.
     curated_tags: bool = False
+    #: What the plan noticed: tasks of a task list with no solution (skipped).
+    notes: tuple[Problem, ...] = ()
+    #: Whether the tags inferred from code stay on the graph; else they are only the
+    #: vocabulary the questions of the examples are matched against (the questions' tags
+    #: are the graph's: examples without tags, nothing curated, ``infer_tags`` not set).
+    keep_inferred: bool = True
 
 
 def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
@@ -119,6 +127,9 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
             raise SourceError(f"source path does not exist: {path}")
     # Solution files are read inside the examples file's folder or the source folders.
     example_list = _examples(examples, roots_of(disk), options.max_file_bytes)
+    unused, notes = _task_folder(options, example_list)
+    disk += unused
+    source_list += unused
     if not source_list and not example_list:
         raise SourceError("nothing to build: give source paths or an examples file")
     extra_dirs = [e.source_file.parent for e in example_list if e.source_file is not None]
@@ -132,9 +143,38 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
     where = ", ".join(str(s) for s in source_list) or "the examples"
     curated = curated_tags(sidecar, example_list)
     infer = not curated if options.infer_tags is None else options.infer_tags
+    asked = not curated and options.infer_tags is None and bool(example_list)
     return Plan(inputs, base, sidecar, example_list, options.merge, infer,
                 options.max_file_bytes, tuple(options.exclude), where, options.gitignore,
-                curated)
+                curated, notes, keep_inferred=not asked)
+
+
+def _task_folder(options: BuildOptions, examples: list[Example]
+                 ) -> tuple[list[Path], tuple[Problem, ...]]:
+    """Add the examples of the options' solutions folder and task list to ``examples``; the
+    solution files of no task (built as code), and a note of the tasks with no solution.
+
+    Raises
+    ------
+    KnowledgeFormatError
+        The folder or the list is malformed, or a task's id is an example's too.
+    """
+    if options.solutions is None or options.tasks is None:
+        return [], ()
+    folder = load_task_folder(options.solutions, options.tasks,
+                              max_file_bytes=options.max_file_bytes)
+    ids = {e.id for e in examples}
+    for example in folder.examples:
+        if example.id in ids:
+            raise KnowledgeFormatError(f"{options.tasks}: task {example.id!r} is also an "
+                                       "example's id")
+    examples += folder.examples
+    if not folder.missing:
+        return list(folder.unused), ()
+    ids_shown = ", ".join(folder.missing[:5]) + (", ..." if len(folder.missing) > 5 else "")
+    return list(folder.unused), (Problem(
+        str(options.tasks), f"{len(folder.missing)} task(s) with no solution in "
+        f"{options.solutions}, skipped: {ids_shown}", kind="knowledge"),)
 
 
 def _examples(examples: object, roots: Sequence[str], max_file_bytes: int) -> list[Example]:
@@ -205,11 +245,15 @@ class Assembly:
         already (:func:`~sgkr.build.reuse.resolve`); default: resolved here.
         """
         started = time.perf_counter() if started is None else started
-        problems = [*read_problems, *(p for m in modules for p in m.problems)]
-        # curated_tags false tells the retriever every tag was inferred from code.
-        graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
-                                     "infer_tags": plan.infer_tags,
-                                     "curated_tags": plan.curated_tags})
+        problems = [*plan.notes, *read_problems, *(p for m in modules for p in m.problems)]
+        # curated_tags false tells the retriever every tag was inferred from code; tags the
+        # earlier questions ground are not (question_tags).
+        meta = {"sgkr_version": __version__, "merge": plan.merge,
+                "infer_tags": plan.infer_tags and plan.keep_inferred,
+                "curated_tags": plan.curated_tags or not plan.keep_inferred}
+        if not plan.keep_inferred:
+            meta["question_tags"] = True
+        graph = KnowledgeGraph(meta=meta)
         qual_to_id = _add_functions(graph, modules, plan)
         if resolution is None:
             resolution = resolve(modules, {}, None, None)
@@ -218,8 +262,8 @@ class Assembly:
         graph.add_edge_rows(_rows(calls, qual_to_id, "calls"))
         graph.add_edge_rows(_rows(refs, qual_to_id, "references"))
         problems += write_tags(graph, build_rows(
-            graph, TagInputs(plan.sidecar, plan.examples, plan.base, plan.infer_tags), modules,
-            qual_to_id, calls))
+            graph, TagInputs(plan.sidecar, plan.examples, plan.base, plan.infer_tags,
+                             plan.keep_inferred), modules, qual_to_id, calls, refs))
         frequency = TagFrequency()
         frequency.update(graph, [r.id for r in graph.records() if isinstance(r, FunctionNode)])
         graph.set_tag_weights(frequency.weigh(graph))
@@ -364,13 +408,13 @@ class Assembly:
             # A callee's outputs are named by its callers (fee = calculate_fee(...)): the
             # callees of the callers whose calls change, before and after, are tagged again.
             tag_dirty |= self._callees(call_dirty)
-        touched = graph.tags_of(gone | tag_dirty)
+        touched = tags_of(graph, gone | tag_dirty)
         graph.remove_nodes(gone)
         graph.add_functions(merged.records[i] for i in sorted(merged.changed))
         self._recall(call_dirty - gone)
         if self.plan.infer_tags:
             called = self._callees(call_dirty - gone) - tag_dirty
-            touched |= graph.tags_of(called)
+            touched |= tags_of(graph, called)
             tag_dirty |= called
         relabel = self._retag(tag_dirty - gone, touched)
         keys = [key for key in self._missing
@@ -496,4 +540,6 @@ def write_tags(graph: KnowledgeGraph, written: TagRows) -> list[Problem]:
     """Write the tag stage's nodes and rows into ``graph``; return its problems."""
     graph.add_tags(written.tags)
     graph.add_edge_rows(written.rows)
+    if written.tasks:
+        graph.set_tasks(written.tasks)
     return list(written.problems)

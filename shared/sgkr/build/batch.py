@@ -22,9 +22,10 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, SourceError
 from ..gcpause import paused_gc
 from ..ingest.cache import ExtractCache, Shared, cache_key, entry_bytes, entry_extract
 from ..ingest.facts import extract_source
@@ -174,6 +175,9 @@ def _extract(files: Sequence[tuple[str, str]], keys: Sequence[str], todo: list[i
         for batch, entries in zip(batches, results, strict=True):
             for index, entry in zip(batch, entries, strict=True):
                 yield index, entry_extract(entry, shared), entry if keys else None
+    except BrokenProcessPool as exc:
+        raise SourceError(f"a process parsing the sources died (killed, or out of memory?): "
+                          f"{exc}; nothing of this build was kept") from exc
     finally:
         # On an error or an interrupt, the batches not started are dropped.
         pool.shutdown(wait=True, cancel_futures=True)

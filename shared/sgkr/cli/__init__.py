@@ -59,6 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "query": ("query", "retrieve the functions a question needs"),
     "inspect": ("inspect", "summarise a graph.json"),
     "export": ("export", "draw the graph: interactive HTML, Mermaid, DOT or GraphML"),
+    "map": ("map", "a map of a graph within a budget of tokens, for a model's context"),
     "demo": ("demo", "build the payments example and answer three questions"),
     "eval": ("evaluate", "evaluate retrieval against baselines"),
     "bench": ("bench", "measure build, rebuild, load and query speed"),

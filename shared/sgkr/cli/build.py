@@ -52,7 +52,14 @@ def register(p: argparse.ArgumentParser) -> None:
 def add_build_options(p: argparse._ActionsContainer) -> None:
     """The options of a build from sources, shared by ``build`` and ``mcp``."""
     p.add_argument("--knowledge", metavar="FILE", help="sidecar knowledge file (JSON or YAML)")
-    p.add_argument("--examples", metavar="FILE", help="examples JSONL of solved questions")
+    p.add_argument("--examples", metavar="FILE",
+                   help="examples JSONL of solved tasks: earlier questions with their solutions "
+                        "(question and file or code; tags optional)")
+    p.add_argument("--solutions", metavar="DIR",
+                   help="solved tasks as a folder of solution files (.py, .ipynb) matched by id "
+                        "to --tasks")
+    p.add_argument("--tasks", metavar="FILE",
+                   help="the task list of --solutions: JSONL, JSON or CSV of id and question")
     p.add_argument("--merge", choices=MERGE_POLICIES, default=DEFAULT_MERGE,
                    help=f"how identical functions merge (default: {DEFAULT_MERGE})")
     infer = p.add_mutually_exclusive_group()
@@ -75,7 +82,8 @@ def add_build_options(p: argparse._ActionsContainer) -> None:
 def build_options(args: argparse.Namespace, cache: str | os.PathLike[str] | None) -> BuildOptions:
     """The :class:`BuildOptions` of the flags :func:`add_build_options` added."""
     return BuildOptions(
-        knowledge=args.knowledge, examples=args.examples, merge=args.merge,
+        knowledge=args.knowledge, examples=args.examples, solutions=args.solutions,
+        tasks=args.tasks, merge=args.merge,
         infer_tags=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
         jobs=args.jobs, gitignore=not args.no_gitignore, cache=cache)
 

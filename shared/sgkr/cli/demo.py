@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from importlib import resources
 from pathlib import Path
 
 from ..build.builder import build_graph
@@ -26,16 +25,13 @@ DEMO_QUESTIONS = ("1434", "1475", "1513")
 
 
 def payments_example() -> Path:
-    """The folder of the bundled payments example (installed or in a checkout)."""
-    try:
-        bundled = Path(str(resources.files("sgkr.examples") / "payments"))
-        if (bundled / "examples.jsonl").is_file():
-            return bundled
-    except ModuleNotFoundError:
-        pass
-    checkout = Path(__file__).resolve().parents[3] / "examples" / "payments"
-    if (checkout / "examples.jsonl").is_file():
-        return checkout
+    """The folder of the bundled payments example: installed with sgkr (the wheel carries
+    it as data, at ``sgkr/examples/payments``), or in a clone (``examples/payments``)."""
+    here = Path(__file__).resolve()
+    for folder in (here.parents[1] / "examples" / "payments",
+                   here.parents[3] / "examples" / "payments"):
+        if (folder / "examples.jsonl").is_file():
+            return folder
     raise SourceError("the bundled payments example is not installed; reinstall sgkr")
 
 

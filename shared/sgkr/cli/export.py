@@ -16,7 +16,7 @@ import sys
 
 from ..atomic import write_atomic
 from ..errors import InvalidArgumentError
-from ..export import FORMATS, format_for, render_view, subgraph
+from ..export import FORMATS, format_for, render_pieces, subgraph
 from ..graph.model import KnowledgeGraph
 from ..retrieval.retriever import Retriever
 from .options import add_retrieval_options, retrieval_options
@@ -64,11 +64,12 @@ def run(args: argparse.Namespace) -> int:
     if args.query is not None:
         result = Retriever(graph, **retrieval_options(args)).retrieve(args.query)
     view = subgraph(graph, result, around=args.around, depth=args.depth, focus=args.focus)
-    text = render_view(view, fmt)
+    pieces = render_pieces(view, fmt)  # GraphML a node at a time: never one document
     if args.output == "-":
-        sys.stdout.write(text)
+        for piece in pieces:
+            sys.stdout.write(piece)
         return 0
-    write_atomic(args.output, text)
+    write_atomic(args.output, pieces)
     marked = sum(1 for n in view.nodes if n.role is not None)
     print(f"wrote {args.output} ({fmt}): {len(view.nodes)} nodes, {len(view.edges)} edges"
           + (f", {marked} highlighted" if result is not None else ""), file=sys.stderr)

@@ -1,4 +1,5 @@
-"""``sgkr inspect``: counts, the most-called functions and the tags of a graph."""
+"""``sgkr inspect``: counts, the most-called functions, the tags and the solved tasks of a
+graph."""
 
 from __future__ import annotations
 
@@ -45,10 +46,14 @@ def run(args: argparse.Namespace) -> int:
     tags = [{"label": t.label, "aliases": list(t.aliases), "role": tag_role(graph, t.id),
              "consumers": used[t.id][0], "producers": used[t.id][1], "weight": t.weight}
             for t in listed]
+    tasks = [{"id": t.id, "question": t.question, "uses": len(t.uses),
+              "inputs": [i.removeprefix("tag:") for i in t.inputs],
+              "outputs": [o.removeprefix("tag:") for o in t.outputs], "source": t.source}
+             for t in graph.tasks]
     if args.json:
         print(json_text({**stats, "meta": graph.meta,
                          "most_called": [{"id": i, "callers": n} for i, n in top],
-                         "tag_list": tags}))
+                         "tag_list": tags, "tasks": tasks}))
         return 0
     print(f"functions: {stats['functions']} {stats['kinds']}")
     print(f"edges: {stats['edges']}; calls by resolution: {stats['call_edges']}; "
@@ -57,7 +62,16 @@ def run(args: argparse.Namespace) -> int:
     if stats["tags"] and curated is not None:  # graphs of earlier builds do not say
         origin = " (inferred from the code)" if not curated else (
             " (curated and inferred)" if graph.meta.get("infer_tags") else " (curated)")
+    if graph.meta.get("question_tags"):
+        origin = " (grounded by the earlier questions)"
     print(f"tags: {stats['tags']}{origin}")
+    if graph.tasks:
+        print(f"solved tasks: {len(graph.tasks)} (earlier questions with their solutions)")
+        for task in graph.tasks[: args.top]:
+            given = ", ".join(i.removeprefix("tag:") for i in task.inputs) or "-"
+            asked = ", ".join(o.removeprefix("tag:") for o in task.outputs) or "-"
+            print(f"  {task.id}: {task.question[:70]!r} uses {len(task.uses)}, tags {given} "
+                  f"-> {asked}")
     if top:
         print("most called:")
         for node_id, callers in top:

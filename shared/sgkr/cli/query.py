@@ -47,6 +47,10 @@ def print_result(result: RetrievalResult, reader: GraphReader, *,
     for d in result.documents:
         place = where(d.sources[0]) if d.sources else ""
         print(f"\n[{d.score:.3f}] {d.name}  ({place})")
+        if d.variants:
+            print(f"  (and {len(d.variants)} variant(s) of it in other solutions)")
+        if d.used_by:
+            print("  used by: " + "; ".join(f"{t} {q[:70]!r}" for t, q in d.used_by))
         if d.knowledge:
             print("  " + d.knowledge.strip().replace("\n", "\n  "))
         if show_code:

@@ -171,8 +171,8 @@ def load_with(path: str | os.PathLike[str], read: Callable[[Path], bytes],
         for each in registered() if derived else ():
             try:
                 found.append((each, each.read(file)))
-            except GraphFormatError as exc:
-                problems.append(str(exc))
+            except Exception as exc:  # noqa: BLE001 - never a reason to refuse the graph
+                problems.append(_problem(each, file, exc))
     graph = make(raw, file)
     found = [(each, data) for each, data in found if data is not None]
     digest = hashlib.sha256(raw).hexdigest() if found else ""
@@ -180,11 +180,19 @@ def load_with(path: str | os.PathLike[str], read: Callable[[Path], bytes],
     for each, data in found:
         try:
             each.attach(graph, data, digest)
-        except GraphFormatError as exc:
-            problems.append(str(exc))
+        except Exception as exc:  # noqa: BLE001 - never a reason to refuse the graph
+            problems.append(_problem(each, file, exc))
     for problem in problems:
         (warn or _warn)(f"{problem}; it is made again when needed")
     return graph
+
+
+def _problem(derived: DerivedFile[Any], file: Path, exc: Exception) -> str:
+    """One line naming the derived file of ``file`` and what is wrong with it."""
+    if isinstance(exc, GraphFormatError):
+        return " ".join(str(exc).split())
+    text = " ".join(str(exc).split())
+    return f"{derived.path(file)}: cannot be used ({type(exc).__name__}: {text})"
 
 
 def _warn(text: str) -> None:

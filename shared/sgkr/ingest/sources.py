@@ -24,7 +24,12 @@ from ..errors import InvalidArgumentError, SourceError
 from ..records import Problem
 from .decode import SOURCE_ENCODINGS, decode_source, decoded, is_text, shown_path
 from .files import FileRefused, read_file, roots_of
-from .notebook import NOTEBOOK_READ_FACTOR, without_outputs
+from .notebook import (
+    MAX_NOTEBOOK_CONTAINERS,
+    NOTEBOOK_READ_FACTOR,
+    containers,
+    without_outputs,
+)
 from .walk import SOURCE_SUFFIXES, list_sources
 
 __all__ = [
@@ -287,7 +292,11 @@ def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYT
 
 def _without_outputs(text: str, rel: str,
                      max_file_bytes: int) -> tuple[str | None, Problem | None]:
-    """A notebook's text without its outputs, refused when still over the size limit."""
+    """A notebook's text without its outputs, refused when still over the size limit, or
+    when its JSON holds too many objects and arrays to parse in bounded memory."""
+    if (count := containers(text)) > MAX_NOTEBOOK_CONTAINERS:
+        return None, Problem(rel, f"notebook too large to read: {count:,} JSON objects and "
+                                  f"arrays (at most {MAX_NOTEBOOK_CONTAINERS:,})")
     slim = without_outputs(text)
     size = len(slim.encode("utf-8", "surrogatepass"))
     if size > max_file_bytes:

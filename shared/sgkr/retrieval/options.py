@@ -56,6 +56,8 @@ MAX_WEIGHT = 100.0
 MAX_EVIDENCE = 1e6
 MAX_CENTRALITY = 100.0
 MAX_BREVITY = 10.0
+#: Most earlier questions that may vote (a solution of any more says little).
+MAX_NEIGHBOURS = 1_000
 Partial = Literal["connect", "nearest", "none"]
 Fill = Literal["ppr", "none"]
 Inferred = Literal["seeds", "paths"]
@@ -288,6 +290,21 @@ class RetrieverOptions:
         divided by its length to this power (1: its score per character; 0: length
         does not count), so the context a filled slot costs is priced in.""",
         minimum=0, maximum=MAX_BREVITY)
+    neighbours: int = option(
+        20, "earlier questions that vote",
+        """On a graph built from solved tasks (earlier questions with their solutions): how
+        many of the earlier questions most like the new one (BM25 over their text) vote for
+        what their solutions use, each with its similarity squared; each distinct function
+        then scores its share of the votes, raised by its lexical match and by the
+        dependency paths between the question's tags through it
+        (:mod:`sgkr.retrieval.solved`). 0: off (the graph is answered as one without
+        solved tasks). No effect on other graphs.""", minimum=0, maximum=MAX_NEIGHBOURS)
+    boost: float = option(
+        0.25, "raise of the votes by words and paths",
+        """On a graph built from solved tasks: a function's share of the earlier questions'
+        votes is raised by at most this much by its lexical match with the question, and by
+        as much again by the dependency paths between the question's tags through it (each
+        the best 1). 0: the votes alone.""", minimum=0.0, maximum=MAX_WEIGHT)
     specificity: float = option(
         0.0, "least specificity (IDF, 0-1) of a tag used",
         """Matched tags whose inverse document frequency over the functions, scaled to

@@ -21,16 +21,25 @@ from typing import Any, Literal, cast, get_args
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
-from ..records import RetrievalResult, TagMatch
-from ..stores import GraphReader, GraphStore, MemoryStore, RankingReader, open_store
-from .context import make_documents
+from ..records import RetrievalResult, RetrievedFunction, TagMatch
+from ..stores import (
+    GraphReader,
+    GraphStore,
+    MemoryStore,
+    RankingReader,
+    TasksReader,
+    open_store,
+)
+from .context import USED_BY, make_documents
 from .fill import fill_ranking
 from .filters import path_filter
 from .graphstage import POOL, graph_scores, lexical_hits
 from .options import DEFAULT_K, OPTIONS, RetrieverOptions
+from .overview import GraphMap, graph_map
 from .pathrank import Keep, nearest_paths, rank_paths
 from .question import check_question
 from .seeds import as_seed_retriever, seed_functions
+from .solved import TaskCache, has_tasks, solved_slots
 from .specific import specific_matches
 from .tables import Tables
 from .tagmatch import WeightedMatcher, names_tag
@@ -124,6 +133,7 @@ class Retriever:
         self._seeds = None if seed_retriever is None else as_seed_retriever(seed_retriever)
         self._tables = (Tables(self.store) if isinstance(self.store, MemoryStore)
                         else None)
+        self._tasks = TaskCache()
         self.tag_extractor = tag_extractor  # as given (adapters compare it)
         self._extractor: TagExtractor | Extractor = tag_extractor or "weighted"
         if tag_extractor == "embedding":
@@ -155,10 +165,25 @@ class Retriever:
         clone = Retriever.__new__(Retriever)
         clone.store, clone.tag_extractor, clone.fallback, clone._tables = (
             self.store, self.tag_extractor, self.fallback, self._tables)
+        clone._tasks = self._tasks
         clone.seed_retriever, clone._seeds = self.seed_retriever, self._seeds
         clone._extractor = self._extractor
         clone.options = replace(self.options, **options)
         return clone
+
+    def overview(self, tokens: int, question: str | None = None) -> GraphMap:
+        """A map of the graph in at most ``tokens`` tokens, for a model's context: the most
+        central functions with their headers, knowledge, callers and callees; with
+        ``question``, the functions this retriever finds for it and their neighbours first
+        (:func:`sgkr.retrieval.overview.graph_map`).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``tokens`` is out of range, or the retriever reads a store on a server.
+        """
+        focus = [d.id for d in self.retrieve(question).documents] if question else []
+        return graph_map(self.graph, tokens, question=question, focus=focus)
 
     def match(self, question: str) -> list[TagMatch]:
         """The tags of ``question``, from the tag extractor."""
@@ -225,20 +250,24 @@ class Retriever:
             if not paths and o.partial != "none":
                 paths = nearest_paths(reader, inputs, outputs)
         keep = self._filter(reader, paths)
-        ranked = rank_paths(reader, paths, limit, callees=o.callees, scripts=o.scripts, keep=keep,
-                            sure={m.tag_id: m.score for m in matches})
-        if len(ranked) < limit and (o.fill == "ppr" or first):
-            ranked = self._fill(reader, question, matches, ranked, limit, keep)
+        if o.neighbours and has_tasks(reader):
+            documents = self._solved(reader, question, matches, paths, limit, keep)
+        else:
+            ranked = rank_paths(reader, paths, limit, callees=o.callees, scripts=o.scripts,
+                                keep=keep, sure={m.tag_id: m.score for m in matches})
+            if len(ranked) < limit and (o.fill == "ppr" or first):
+                ranked = self._fill(reader, question, matches, ranked, limit, keep)
+            documents = make_documents(reader, ranked, paths,
+                                       include_knowledge=o.include_knowledge)
         label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
             question=question,
-            documents=make_documents(reader, ranked, paths,
-                                     include_knowledge=o.include_knowledge),
+            documents=documents,
             tags=tuple(matches),
             paths=tuple(paths),
             inputs=tuple(label[t] for t in inputs),
             outputs=tuple(label[t] for t in outputs),
-            fallback_used=not paths and bool(ranked),
+            fallback_used=not paths and bool(documents),
         )
 
     def prepare(self) -> None:
@@ -255,6 +284,8 @@ class Retriever:
             self.store.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect",
                                paths=paths)
             self._tables.prepare(lexical=o.lexical and self._seeds is None)
+            if o.neighbours and has_tasks(self.store):
+                self._tasks.index(self.store)
             self.store.callers_and_sizes(())  # the sizes table (from the lexical index)
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
@@ -303,6 +334,41 @@ class Retriever:
             return {}, 0.0
         found, sure = lexical_hits(reader, question, evidence=self.options.evidence)
         return dict(found), sure
+
+    def _solved(self, reader: RankingReader, question: str, matches: Sequence[TagMatch],
+                paths: Sequence[tuple[str, ...]], limit: int,
+                keep: Keep | None) -> tuple[RetrievedFunction, ...]:
+        """The answer of a graph of solved tasks (:mod:`.solved`): the earlier questions'
+        votes fused with the paths, one slot per distinct function, with provenance.
+
+        Its evidence is gathered whatever ``limit`` and the filter, so that an answer is the
+        first ``limit`` passing slots of one ranking, with the same scores.
+        """
+        o = self.options
+        assert isinstance(reader, TasksReader)  # has_tasks(reader) said so
+        index = self._tasks.index(reader)
+        ranked = rank_paths(reader, paths, POOL, callees=o.callees, scripts=POOL,
+                            sure={m.tag_id: m.score for m in matches})
+        hits, sure = self._first_stage(reader, question)
+        structure = list(ranked)
+        if o.fill == "ppr" or hits:
+            scored = graph_scores(reader, question, o, hits=(hits, sure), matches=matches,
+                                  ranked=ranked)
+            structure = fill_ranking(reader, scored, ranked, POOL, scripts=POOL)
+        named = {m.tag_id for m in matches if names_tag(m)}
+        weights = {t: info.weight for t, info in reader.tags(named).items()}
+        slots = solved_slots(reader, index, question, ranked, hits, structure,
+                             scripts=o.scripts, neighbours=o.neighbours, tags=weights,
+                             boost=o.boost)
+        if keep is not None:
+            passing = keep([s.node for s in slots])
+            slots = [s for s in slots if s.node in passing]
+        slots = slots[:limit]
+        docs = make_documents(reader, [(s.node, s.score) for s in slots], paths,
+                              include_knowledge=o.include_knowledge)
+        asked = {t: index.task(t).question for s in slots for t in s.voters[:USED_BY]}
+        return tuple(replace(d, used_by=tuple((t, asked[t]) for t in s.voters[:USED_BY]),
+                             variants=s.variants) for d, s in zip(docs, slots, strict=True))
 
     def _fallback(self, reader: GraphReader, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:

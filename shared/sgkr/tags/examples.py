@@ -6,8 +6,10 @@ An *examples* file is JSONL, one solved question a line::
      "inputs": ["card scheme", {"tag": "transaction value", "functions": ["calculate_fee"]}],
      "outputs": ["average fee"], "answer": "0.120132"}
 
-``code`` may replace ``file``. A tag given as a plain label is attached to the
-functions of that solution whose code mentions it (inputs) or whose name says
+``code`` may replace ``file``; a ``file`` may be a Jupyter notebook (its code cells
+are the solution). Tags are optional: an example without them grounds the tags of
+its question (:mod:`sgkr.tags.questions`). A tag given as a plain label is attached
+to the functions of that solution whose code mentions it (inputs) or whose name says
 it (outputs), else to the solution's entry points.
 
 Examples
@@ -31,11 +33,16 @@ from typing import Any
 
 from ..errors import KnowledgeFormatError
 from ..ingest.files import FileRefused, inside, parse_json, read_file, read_side_text, roots_of
+from ..ingest.notebook import NOTEBOOK_READ_FACTOR, NOTEBOOK_SUFFIX, notebook_code
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES, decode_source
 from ..text import fold
 from .sidecar import as_labels, as_mapping
 
-__all__ = ["TagRef", "Example", "load_examples"]
+__all__ = ["TagRef", "Example", "load_examples", "solution_code", "MAX_QUESTION_CHARS"]
+
+#: The longest question read, in characters (an earlier one, or a new one a retriever is
+#: asked): ten times the longest bug report of the SWE-bench questions we evaluate on.
+MAX_QUESTION_CHARS = 100_000
 
 
 @dataclass(frozen=True)
@@ -112,9 +119,14 @@ def _example(entry: Any, at: str, file: Path, number: int, allowed: Sequence[str
     question = entry.get("question")
     if not isinstance(question, str) or not question.strip():
         raise KnowledgeFormatError(f"{at}: 'question' must be a non-empty string")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise KnowledgeFormatError(f"{at}: the question has {len(question):,} characters, "
+                                   f"over the {MAX_QUESTION_CHARS:,} a question may have")
     ident = str(entry.get("id", number))
-    if ("code" in entry) == ("file" in entry):
-        raise KnowledgeFormatError(f"{at}: give exactly one of 'code' and 'file'")
+    if "code" not in entry and "file" not in entry:
+        raise KnowledgeFormatError(f"{at}: no solution: give its 'file' or its 'code'")
+    if "code" in entry and "file" in entry:
+        raise KnowledgeFormatError(f"{at}: give one of 'code' and 'file', not both")
     source_file: Path | None = None
     if "file" in entry:
         if not isinstance(entry["file"], str) or not entry["file"].strip():
@@ -150,15 +162,32 @@ def _solution(name: str, at: str, file: Path, allowed: Sequence[str],
         raise KnowledgeFormatError(f"{at}: solution file {name!r} is outside the examples "
                                    "file's folder and the source folders")
     try:
-        code = decode_source(read_file(real, max_file_bytes, roots=allowed))
+        code = solution_code(real, max_file_bytes, roots=allowed)
     except FileRefused as exc:
         raise KnowledgeFormatError(f"{at}: solution file {name!r}: {exc}") from exc
     except OSError as exc:
         raise KnowledgeFormatError(f"{at}: solution file {name!r}: {exc.strerror or exc}"
                                    ) from exc
-    except (UnicodeDecodeError, LookupError) as exc:
+    except (UnicodeDecodeError, LookupError, ValueError) as exc:
         raise KnowledgeFormatError(f"{at}: solution file {name!r}: {exc}") from exc
     return Path(real), code
+
+
+def solution_code(path: str | os.PathLike[str], max_file_bytes: int, *,
+                  roots: Sequence[str]) -> str:
+    """The Python code of a solution file: its text, or a notebook's code cells.
+
+    Raises
+    ------
+    FileRefused, OSError
+        The file is refused (not regular, too large, outside ``roots``) or unreadable.
+    UnicodeDecodeError, ValueError
+        It is not text, or not a notebook (a ``.ipynb`` file).
+    """
+    if str(path).endswith(NOTEBOOK_SUFFIX):
+        raw = read_file(path, max_file_bytes * NOTEBOOK_READ_FACTOR, roots=roots)
+        return notebook_code(raw.decode("utf-8-sig")).text
+    return decode_source(read_file(path, max_file_bytes, roots=roots))
 
 
 def _tag_refs(value: Any, at: str) -> tuple[TagRef, ...]:

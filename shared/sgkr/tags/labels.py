@@ -15,7 +15,8 @@ from ..errors import InvalidArgumentError
 from ..records import TagNode
 from ..text import fold, name_phrase
 
-__all__ = ["tag_id", "merge_tag", "tag_phrase", "name_tag_phrase", "label_ok", "tag_labels"]
+__all__ = ["tag_id", "merge_tag", "merged_tags", "tag_phrase", "name_tag_phrase", "label_ok",
+           "tag_labels"]
 
 
 def tag_id(label: str) -> str:
@@ -48,6 +49,22 @@ def merge_tag(old: TagNode, new: TagNode) -> TagNode:
     """
     aliases = tuple(dict.fromkeys((*old.aliases, *new.aliases)))
     return TagNode(old.id, old.label, tuple(a for a in aliases if a != old.label), old.weight)
+
+
+def merged_tags(tags: Iterable[TagNode]) -> list[TagNode]:
+    """One record per tag id, merged as a graph merges them (:func:`merge_tag`), in order.
+
+    Examples
+    --------
+    >>> [t.aliases for t in merged_tags([TagNode("tag:fee", "fee"),
+    ...                                  TagNode("tag:fee", "fee", ("cost",))])]
+    [('cost',)]
+    """
+    found: dict[str, TagNode] = {}
+    for tag in tags:
+        old = found.get(tag.id)
+        found[tag.id] = tag if old is None else merge_tag(old, tag)
+    return list(found.values())
 
 
 @functools.lru_cache(maxsize=65_536)

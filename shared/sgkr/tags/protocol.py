@@ -16,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Protocol, runtime_checkable
 
-from ..records import EdgeRow, FunctionNode, TagNode
+from ..records import EdgeRow, FunctionNode, Resolution, TagNode
 
-__all__ = ["TagGraph", "Adjacency"]
+__all__ = ["TagGraph", "Adjacency", "Calls"]
+
+#: Each caller's resolved calls (callee qualified name -> resolution), by qualified name.
+Calls = Mapping[str, Mapping[str, Resolution]]
 
 #: Each node's neighbours in one direction, with the attributes of the edges to them.
 Adjacency = Mapping[str, Mapping[str, Mapping[str, str]]]

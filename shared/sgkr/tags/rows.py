@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..records import Definition, EdgeRow, ModuleExtract, Problem, TagNode
+from ..records import Definition, EdgeRow, ModuleExtract, Problem, SolvedTask, TagNode
 from ..text import fold
 from .examples import Example, TagRef
 from .infer import infer_tags
@@ -46,6 +46,8 @@ class TagRows:
     tags: tuple[TagNode, ...] = ()
     rows: tuple[EdgeRow, ...] = ()
     problems: tuple[Problem, ...] = ()
+    #: The earlier questions of the build (:mod:`sgkr.tags.questions`).
+    tasks: tuple[SolvedTask, ...] = ()
 
 
 
@@ -77,7 +79,8 @@ def joined(parts: Iterable[TagRows]) -> TagRows:
     """
     parts = list(parts)
     return TagRows(tuple(t for p in parts for t in p.tags), tuple(r for p in parts for r in p.rows),
-                   tuple(q for p in parts for q in p.problems))
+                   tuple(q for p in parts for q in p.problems),
+                   tuple(t for p in parts for t in p.tasks))
 
 
 def link_row(tag: str, function: str, role: str) -> EdgeRow:

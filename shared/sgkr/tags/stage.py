@@ -27,10 +27,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..records import EdgeRow, ModuleExtract, Problem, Resolution
+from ..records import EdgeRow, ModuleExtract, Problem
 from .examples import Example
 from .infer import bound_outputs
-from .protocol import TagGraph
+from .labels import merged_tags
+from .protocol import Calls, TagGraph
+from .questions import task_rows
 from .rows import (
     TagRows,
     declared_aliases,
@@ -43,8 +45,6 @@ from .sidecar import Sidecar
 
 __all__ = ["TagInputs", "build_rows", "curated_tags", "tagged_by", "solution_path"]
 
-#: Each caller's resolved calls (callee qualified name -> resolution), by qualified name.
-Calls = Mapping[str, Mapping[str, Resolution]]
 
 
 @dataclass(frozen=True)
@@ -53,13 +53,16 @@ class TagInputs:
 
     ``base`` is the folder the build reads paths relative to (where an example's
     solution file is found among the modules); ``infer``: whether tags are inferred
-    for functions the sidecar and examples leave untagged.
+    for functions the sidecar and examples leave untagged; ``keep_inferred``: whether
+    those stay on the graph, or only make the vocabulary that the questions of the
+    examples without tags are matched against (then their tags are the questions').
     """
 
     sidecar: Sidecar | None
     examples: Sequence[Example]
     base: Path = Path(".")
     infer: bool = False
+    keep_inferred: bool = True
 
 
 def curated_tags(sidecar: Sidecar | None, examples: Sequence[Example]) -> bool:
@@ -80,25 +83,39 @@ def curated_tags(sidecar: Sidecar | None, examples: Sequence[Example]) -> bool:
 
 
 def build_rows(graph: TagGraph, inputs: TagInputs, modules: Sequence[ModuleExtract],
-               qual_to_id: Mapping[str, str], calls: Calls) -> TagRows:
-    """Every tag node and tag edge of a build whose functions and calls ``graph`` holds.
+               qual_to_id: Mapping[str, str], calls: Calls, refs: Calls | None = None,
+               ) -> TagRows:
+    """Every tag node and tag edge of a build whose functions and calls ``graph`` holds, and
+    its solved tasks (:func:`~sgkr.tags.questions.task_rows`).
 
     ``qual_to_id``: each qualified name's node id; ``calls``: the resolved calls,
-    whose bound values name their callees' outputs (:func:`~sgkr.tags.infer.bound_outputs`).
+    whose bound values name their callees' outputs (:func:`~sgkr.tags.infer.bound_outputs`);
+    ``refs``: the functions used as values.
     """
     parts = [sidecar_rows(graph, inputs.sidecar)]
     aliases = declared_aliases(inputs.sidecar)
     by_path = {m.path: m for m in modules}
+    solved: list[tuple[Example, ModuleExtract]] = []
     for example in inputs.examples:
         solution = by_path.get(solution_path(example, inputs.base))
         if solution is None:
             parts.append(TagRows(problems=(Problem(
                 example.path, f"example {example.id}: solution not read", kind="knowledge"),)))
             continue
-        parts.append(example_rows(graph, example, solution, qual_to_id, aliases))
+        solved.append((example, solution))
+        if example.inputs or example.outputs:
+            parts.append(example_rows(graph, example, solution, qual_to_id, aliases))
+    inferred = TagRows()
     if inputs.infer:
-        parts.append(_inferred(modules, qual_to_id,
-                               tagged_by(r for part in parts for r in part.rows), calls))
+        inferred = _inferred(modules, qual_to_id,
+                             tagged_by(r for part in parts for r in part.rows), calls)
+    if solved:
+        made = joined([*parts, inferred])
+        found = task_rows(solved, qual_to_id, calls, refs or {}, merged_tags(made.tags),
+                          made.rows)
+        parts.append(TagRows(found.tags, found.rows, tasks=found.tasks))
+    if inputs.keep_inferred:
+        parts.append(inferred)
     return joined(parts)
 
 

@@ -27,12 +27,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from ..records import Definition, TagNode
 from .infer import bound_outputs
 from .labels import tag_id
-from .protocol import TagGraph
+from .protocol import Calls, TagGraph
 from .rows import TagRows, entry_rows, inferred_rows, joined
 from .sidecar import Sidecar
-from .stage import Calls
 
-__all__ = ["retag_rows", "orphan_tags", "relabels", "missing_keys", "named_by_callers"]
+__all__ = ["retag_rows", "orphan_tags", "relabels", "missing_keys", "named_by_callers",
+           "tags_of"]
 
 #: The definitions whose qualified names map to a node, in build order.
 DefinitionsOf = Callable[[str], Sequence[Definition]]
@@ -62,6 +62,17 @@ def retag_rows(graph: TagGraph, nodes: set[str], sidecar: Sidecar | None, infer:
             returned += named(node_id)
     parts.append(inferred_rows(inferred, returned))
     return joined(parts)
+
+
+def tags_of(graph: TagGraph, nodes: Iterable[str]) -> set[str]:
+    """Ids of the tags that the functions ``nodes`` consume or produce."""
+    found: set[str] = set()
+    for source, target, kind, _ in graph.edges_of(nodes, "both"):
+        if kind == "consumes":
+            found.add(source)
+        elif kind == "produces":
+            found.add(target)
+    return found
 
 
 def orphan_tags(graph: TagGraph, touched: Iterable[str], sidecar: Sidecar | None) -> set[str]:
