@@ -48,7 +48,7 @@ from typing import Any, Protocol, TypeVar
 from ..errors import GraphFormatError, InvalidArgumentError
 
 __all__ = ["DerivedFile", "register", "registered", "pair_lock", "save_with", "load_with",
-           "LOCK_WAIT", "PROVIDERS"]
+           "when_copied", "copied", "LOCK_WAIT", "PROVIDERS"]
 
 #: Seconds a save or load waits for the lock on the pair before going on without it.
 LOCK_WAIT = 60.0
@@ -100,6 +100,23 @@ def registered() -> tuple[DerivedFile[Any], ...]:
     for name in PROVIDERS:
         importlib.import_module(name)  # registers its file; at once if already imported
     return tuple(_REGISTERED)
+
+
+_COPIED: list[Callable[[Any, Any], None]] = []
+
+
+def when_copied(hook: Callable[[Any, Any], None]) -> None:
+    """Call ``hook(graph, copy)`` whenever a graph is copied
+    (:meth:`~sgkr.graph.KnowledgeGraph.copy`), once however often registered: a table made
+    of a graph can then be patched for its copy rather than made again."""
+    if hook not in _COPIED:
+        _COPIED.append(hook)
+
+
+def copied(graph: Any, copy: Any) -> None:
+    """Tell every :func:`when_copied` hook that ``copy`` was copied from ``graph``."""
+    for hook in _COPIED:
+        hook(graph, copy)
 
 
 @contextlib.contextmanager

@@ -356,19 +356,22 @@ def _node(raw: Any, at: Where) -> FunctionNode | TagNode:
     if type(sources) is not list:
         raise GraphFormatError(f"{location(at)}: 'sources' must be a list")
     return FunctionNode(
-        id=node_id, name=text(raw, "name", at, empty=False, default=name),
-        qualnames=texts(raw, "qualnames", at, [qualname]), code=text(raw, "code", at),
-        knowledge=text(raw, "knowledge", at),
-        sources=tuple(_span(span, (*at, n)) for n, span in enumerate(sources)),
-        kind=fkind,
-    )
+        node_id, text(raw, "name", at, empty=False, default=name),
+        texts(raw, "qualnames", at, [qualname]), text(raw, "code", at),
+        text(raw, "knowledge", at), tuple([_span(span, at, n) for n, span in enumerate(sources)]),
+        fkind)
 
 
-def _span(raw: Any, at: Where) -> SourceSpan:
+def _span(raw: Any, at: Where, n: int) -> SourceSpan:
+    """The ``n``-th source of the node at ``at``."""
+    # Most are [file, start_line, end_line], checked here in one expression.
+    if type(raw) is list and len(raw) == 3 and type(raw[0]) is str and type(raw[1]) is int \
+            and type(raw[2]) is int and raw[1] >= 1 and raw[2] >= 1:
+        return SourceSpan(raw[0], raw[1], raw[2])
     if type(raw) is not list or len(raw) not in (3, 5):
-        raise GraphFormatError(f"{location(at)}: must be [file, start_line, end_line] or "
-                               "[file, start_line, end_line, cell, end_cell]")
-    return span_of(raw[0], raw[1], raw[2], tuple(raw[3:]), at)
+        raise GraphFormatError(f"{location((*at, n))}: must be [file, start_line, end_line] "
+                               "or [file, start_line, end_line, cell, end_cell]")
+    return span_of(raw[0], raw[1], raw[2], tuple(raw[3:]), (*at, n))
 
 
 def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
@@ -385,8 +388,7 @@ def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
                 raise GraphFormatError(
                     f"{location(at)}: unknown edge type {key!r}; expected {tuple(EDGE_TYPES)}")
             if kind not in ("calls", "references"):
-                for target in _ends(targets, key, at):
-                    check.add(source, target, kind, None, at)
+                check.add_many(source, _ends(targets, key, at), kind, None, at, key)
                 continue
             if type(targets) is not dict:
                 raise GraphFormatError(
@@ -396,13 +398,14 @@ def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
                     raise GraphFormatError(
                         f"{location(at)}: a {kind} edge needs resolution 'exact', 'inferred' "
                         f"or 'name', not {resolution!r}")
-                for target in _ends(ends, f"{key}.{resolution}", at):
-                    check.add(source, target, kind, resolution, at)
+                what = f"{key}.{resolution}"
+                check.add_many(source, _ends(ends, what, at), kind, resolution, at, what)
     return check.rows
 
 
-def _ends(value: Any, what: str, at: Where) -> list[str]:
-    """The target ids of an edge line's ``what``: a list of non-empty strings."""
-    if type(value) is not list or not all(type(end) is str and end for end in value):
+def _ends(value: Any, what: str, at: Where) -> list[Any]:
+    """The target ids of an edge line's ``what``: a list (each of them a node id:
+    :meth:`EdgeChecker.add_many <sgkr.graph.jsonrecords.EdgeChecker.add_many>` checks)."""
+    if type(value) is not list:
         raise GraphFormatError(f"{location(at)}: '{what}' must be a list of node ids")
     return value

@@ -180,6 +180,7 @@ class KnowledgeGraph:
         """
         copy = KnowledgeGraph(batch.copied(self._g), meta=self.meta)
         copy.report, copy.tasks = self.report, self.tasks
+        derived.copied(self, copy)
         return copy
 
     @classmethod
@@ -222,35 +223,38 @@ class KnowledgeGraph:
 
     def node_type(self, node_id: str) -> str:
         """``function`` or ``tag``."""
-        if node_id not in self._g:
+        attrs = self._g._node.get(node_id)
+        if attrs is None:
             raise NodeNotFoundError(f"no node {node_id!r} in the graph")
-        return str(self._g.nodes[node_id]["type"])
+        return str(attrs["type"])
 
     def function(self, node_id: str) -> FunctionNode:
         """The function node with this id."""
-        record = self._g.nodes[node_id]["record"] if node_id in self._g else None
+        record = self.get(node_id)
         if not isinstance(record, FunctionNode):
             raise NodeNotFoundError(f"no function node {node_id!r} in the graph")
         return record
 
     def tag(self, node_id: str) -> TagNode:
         """The tag node with this id."""
-        record = self._g.nodes[node_id]["record"] if node_id in self._g else None
+        record = self.get(node_id)
         if not isinstance(record, TagNode):
             raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
         return record
 
     def functions(self) -> Iterator[FunctionNode]:
         """Function nodes, sorted by id."""
-        for node_id in sorted(self._g):
-            record = self._g.nodes[node_id]["record"]
+        nodes = self._g._node
+        for node_id in sorted(nodes):
+            record = nodes[node_id]["record"]
             if isinstance(record, FunctionNode):
                 yield record
 
     def tags(self) -> Iterator[TagNode]:
         """Tag nodes, sorted by id."""
-        for node_id in sorted(self._g):
-            record = self._g.nodes[node_id]["record"]
+        nodes = self._g._node
+        for node_id in sorted(nodes):
+            record = nodes[node_id]["record"]
             if isinstance(record, TagNode):
                 yield record
 
@@ -340,7 +344,8 @@ class KnowledgeGraph:
         >>> g.finds("m.f", "fn:m.f"), g.finds("g", "fn:m.f")
         (True, False)
         """
-        if name in self._g and self._g.nodes[name]["type"] == "function":
+        attrs = self._g._node.get(name)
+        if attrs is not None and attrs["type"] == "function":
             return name == node_id
         return queries.named(self.function(node_id), name)
 

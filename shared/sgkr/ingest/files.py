@@ -238,9 +238,29 @@ def parse_json(raw: bytes | str, where: str, error: type[Exception], *,
     except ValueError as exc:  # NaN, or an integer over the digit limit
         raise error(f"{where}: {invalid}: {_first_line(str(exc))}") from exc
     probe = text.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    if _SURROGATE_ESCAPE.search(probe):
+    if _escapes_surrogate(probe):
         check_tree(data, where, error, budget=None)
     return data
+
+
+def _escapes_surrogate(raw: bytes) -> bool:
+    """Whether JSON text ``raw`` escapes a surrogate (``\\ud800``): a backslash that no
+    backslash escapes, then ``uD800`` to ``uDFFF``. Code in JSON text that spells such an
+    escape itself has its backslash escaped (``\\\\ud800``: a test of the standard
+    library's), and is no surrogate.
+
+    Examples
+    --------
+    >>> _escapes_surrogate(rb'["\\ud800"]'), _escapes_surrogate(rb'["\\\\ud800"]')
+    (True, False)
+    """
+    for hit in _SURROGATE_ESCAPE.finditer(raw):
+        start = before = hit.start()
+        while before and raw[before - 1] == 0x5C:  # the backslashes before it: linear in all
+            before -= 1
+        if (start - before) % 2 == 0:
+            return True
+    return False
 
 
 def check_tree(data: Any, where: str, error: type[Exception], *,
