@@ -19,7 +19,8 @@ pytestmark = pytest.mark.bench
 REQUIRED = ("files", "lines", "functions", "call_edges", "parse_only_s", "build_s",
             "build_over_parse", "build_cpu_over_parse", "build_peak_over_parse",
             "build_peak_mb", "parse_only_peak_mb", "incremental_s", "cached_rebuild_s", "load_s",
-            "query_p50_ms",
+            "unchanged_rebuild_s", "unchanged_rebuild_over_parse", "cached_rebuild_over_build",
+            "cached_rebuild_cpu_over_build", "query_p50_ms",
             "query_p99_ms", "peak_rss_mb")
 
 
@@ -51,6 +52,10 @@ def test_run_bench_reports_every_figure_and_leaves_sources_untouched(tmp_path: P
     assert report.build_peak_mb > report.parse_only_peak_mb > 0
     assert report.build_over_parse > 1 and report.build_peak_over_parse > 1
     assert report.cached_rebuild_s >= 0 and report.cached_rebuild_over_build >= 0
+    assert report.cached_rebuild_cpu_over_build > 0 and report.cached_rebuild_over_parse > 0
+    assert report.unchanged_rebuild_s > 0 and report.unchanged_rebuild_over_parse > 0
+    assert report.unchanged_rebuild_cpu_over_parse > 0
+    assert "nothing changed" in report.summary()
     assert "update, 1 file changed" in report.summary()
     assert "new build from the cache" in report.summary()
 

@@ -13,8 +13,14 @@ copied to a temporary folder first, and only the copy is touched):
 - ``incremental_s``: the update after one file changed, by a
   :class:`~sgkr.build.incremental.GraphBuilder` kept in this process (what a
   long-running process or a watcher pays);
-- ``cached_rebuild_s``: a new ``sgkr build`` process after one file changed, with the
-  cache of an earlier one (what a second ``sgkr build`` pays);
+- ``unchanged_rebuild_s``: a new ``sgkr build`` process with the cache of an earlier
+  one, nothing changed since (it finds its files up to date and writes nothing), and
+  ``unchanged_rebuild_over_parse``, ``unchanged_rebuild_cpu_over_parse``: its ratios to a
+  parse-only process run just before it;
+- ``cached_rebuild_s``: a new ``sgkr build`` process with the cache of an earlier one,
+  after one file changed (what a second ``sgkr build`` pays), its ratios to the cold
+  build (``cached_rebuild_over_build``, ``cached_rebuild_cpu_over_build``: of the medians)
+  and to the parse-only process run just before it (``cached_rebuild_over_parse``);
 - ``save_s``, ``load_s``, ``graph_bytes``, ``index_bytes``: graph.json and its lexical
   index written and read back (:meth:`KnowledgeGraph.save <sgkr.graph.KnowledgeGraph.save>`,
   :meth:`KnowledgeGraph.load <sgkr.graph.KnowledgeGraph.load>`);
@@ -33,11 +39,13 @@ compared with the answer from the graph in memory, and ``store_mismatches``
 counts those that differ in any document, score, tag or path.
 
 The parse-only process and the cold build are run ``repeat`` times each, in turn
-(parse, build, parse, build, ...); each ratio is taken pair by pair and the median
-reported, as are the medians of the times (every run is in ``parse_only_runs_s`` and
-``build_runs_s``). Not the fastest: where the machine's speed drifts, a short run
-catches a fast moment more often than a long one, so the fastest runs would flatter
-the parse against the build; pairing keeps a ratio meaningful while it drifts.
+(parse, build, parse, build, ...), then ``repeat`` times a parse-only process, a
+rebuild with nothing changed and one after a file changed; each ratio to the parse is
+taken pair by pair and the median reported, as are the medians of the times (every
+run of the first two is in ``parse_only_runs_s`` and ``build_runs_s``). Not the
+fastest: where the machine's speed drifts, a short run catches a fast moment more
+often than a long one, so the fastest runs would flatter the parse against the build;
+pairing keeps a ratio meaningful while it drifts.
 
 Examples
 --------
@@ -204,8 +212,13 @@ class BenchReport:
     incremental_s: float
     incremental_over_build: float
     incremental_parsed: int
+    unchanged_rebuild_s: float
+    unchanged_rebuild_over_parse: float
+    unchanged_rebuild_cpu_over_parse: float
     cached_rebuild_s: float
     cached_rebuild_over_build: float
+    cached_rebuild_cpu_over_build: float
+    cached_rebuild_over_parse: float
     save_s: float
     load_s: float
     graph_bytes: int
@@ -234,11 +247,11 @@ class BenchReport:
         Examples
         --------
         >>> print(BenchReport("src", 1, 2, 3, 4, 5, 6, 2, 1, (1.0,), (1.5,), 1.0, 1.5, 1.5,
-        ...                   0.9, 1.8, 2.0, 20.0, 60.0, 3.0,
-        ...                   0.05, 0.033, 1, 0.5, 0.33, 0.1, 0.2, 1000, 500, 4.0, 3, 3,
-        ...                   1.0, 2.0, 3.0, 100.0).markdown(header=False))
+        ...                   0.9, 1.8, 2.0, 20.0, 60.0, 3.0, 0.05, 0.033, 1,
+        ...                   0.6, 0.6, 0.7, 0.5, 0.33, 0.4, 0.5, 0.1, 0.2, 1000, 500, 4.0, 3,
+        ...                   3, 1.0, 2.0, 3.0, 100.0).markdown(header=False))
         | src | 1 | 2 | 4 | 1.00 s | 1.50 s | 1.50 | 2.00 | 20 MB | 60 MB | 3.00 | 0.0 MB \
-| 0.050 s | 3.3 % | 0.20 s | 4.0 ms | 2.00 ms |
+| 0.050 s | 3.3 % | 0.60 | 0.33 | 0.40 | 0.20 s | 4.0 ms | 2.00 ms |
         """
         row = (f"| {self.path} | {self.files} | {self.lines} | {self.functions} "
                f"| {self.parse_only_s:.2f} s | {self.build_s:.2f} s | {self.build_over_parse:.2f} "
@@ -246,6 +259,8 @@ class BenchReport:
                f"| {self.build_peak_mb:.0f} MB | {self.build_peak_over_parse:.2f} "
                f"| {self.graph_bytes / 1e6:.1f} MB "
                f"| {self.incremental_s:.3f} s | {100 * self.incremental_over_build:.1f} % "
+               f"| {self.unchanged_rebuild_over_parse:.2f} | {self.cached_rebuild_over_build:.2f} "
+               f"| {self.cached_rebuild_cpu_over_build:.2f} "
                f"| {self.load_s:.2f} s | {self.first_query_ms:.1f} ms "
                f"| {self.query_p99_ms:.2f} ms |")
         if not header:
@@ -253,8 +268,10 @@ class BenchReport:
         return "\n".join([
             "| code | files | lines | functions | parse only | cold build | build / parse "
             "| build / parse, CPU | parse peak | build peak | peak / peak | graph.json "
-            "| update, 1 file | update / build | load | first query | query p99 |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", row])
+            "| update, 1 file | update / build | rebuild, unchanged / parse "
+            "| rebuild, 1 file / build | same, CPU | load | first query | query p99 |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            row])
 
     def summary(self) -> str:
         """A few human-readable lines."""
@@ -271,8 +288,13 @@ class BenchReport:
             f"update, 1 file changed: {self.incremental_s:8.3f} s  "
             f"({100 * self.incremental_over_build:.1f} % of the build, "
             f"{self.incremental_parsed} file(s) parsed)",
-            f"new build from the cache: {self.cached_rebuild_s:6.3f} s  "
-            f"({100 * self.cached_rebuild_over_build:.1f} % of the build)",
+            f"new build from the cache, nothing changed: {self.unchanged_rebuild_s:6.3f} s  "
+            f"(wall {self.unchanged_rebuild_over_parse:.2f}, CPU "
+            f"{self.unchanged_rebuild_cpu_over_parse:.2f} of a parse, paired)",
+            f"new build from the cache, 1 file changed: {self.cached_rebuild_s:6.3f} s  "
+            f"(wall {self.cached_rebuild_over_build:.2f}, CPU "
+            f"{self.cached_rebuild_cpu_over_build:.2f} of the build; "
+            f"{self.cached_rebuild_over_parse:.2f} of a parse)",
             f"graph.json: {self.graph_bytes / 1e6:.1f} MB and its index "
             f"{self.index_bytes / 1e6:.1f} MB: save {self.save_s:.3f} s, "
             f"load {self.load_s:.3f} s",
@@ -422,11 +444,10 @@ def _build_figures(work: Path, files: Sequence[SourceFile], base: Path, options:
     builder = GraphBuilder([tree], options)
     stats = builder.build().stats()  # of the cold build: the update below changes the graph
     probe = tree / _probe_file(files)
-    say("new build from the cache after one file changed")
-    _append(probe, _PROBE.format(n=1))
-    cached_s = run_process(cached, log_file=work / "build.log").wall_s
+    figures.update(_rebuilds(cached, [sys.executable, "-c", PARSE_ONLY_SCRIPT, str(listing)],
+                             probe, work, repeat, say, cold=figures))
     say("update after one file changed")
-    _append(probe, _PROBE.format(n=2))
+    _append(probe, _PROBE.format(n=repeat + 1))
     incremental_s, graph = _timed(builder.update)
     update = builder.last_update
     say("save and load graph.json and its index")
@@ -439,10 +460,8 @@ def _build_figures(work: Path, files: Sequence[SourceFile], base: Path, options:
         "call_edges": sum(stats["call_edges"].values()),
         "tags": stats["tags"],
         "incremental_s": _round(incremental_s),
-        "incremental_over_build": _round(incremental_s / build_s if build_s else 0.0),
+        "incremental_over_build": _share(incremental_s, build_s),
         "incremental_parsed": len(update.changed) + len(update.added) if update else 0,
-        "cached_rebuild_s": cached_s,
-        "cached_rebuild_over_build": _round(cached_s / build_s if build_s else 0.0),
         "save_s": _round(save_s),
         "load_s": _round(load_s),
         "index_bytes": index_path(target).stat().st_size,
@@ -470,26 +489,58 @@ def _cold_builds(build: list[str], parse: list[str], work: Path, repeat: int,
         parses.append(run_process(parse, log_file=work / "parse.log"))
         say(f"sgkr build process (run {run} of {repeat})")
         builds.append(run_process(build, log_file=work / "build.log"))
-
-    def median(runs: list[ProcessRun], field: str) -> float:
-        return _round(statistics.median(getattr(r, field) for r in runs))
-
-    def ratio(field: str) -> float:
-        return _round(statistics.median(
-            getattr(b, field) / getattr(p, field) if getattr(p, field) else 0.0
-            for p, b in zip(parses, builds, strict=True)))
-
     return {
         "parse_only_runs_s": tuple(r.wall_s for r in parses),
         "build_runs_s": tuple(r.wall_s for r in builds),
-        "parse_only_s": median(parses, "wall_s"), "build_s": median(builds, "wall_s"),
-        "build_over_parse": ratio("wall_s"),
-        "parse_only_cpu_s": median(parses, "cpu_s"), "build_cpu_s": median(builds, "cpu_s"),
-        "build_cpu_over_parse": ratio("cpu_s"),
-        "parse_only_peak_mb": median(parses, "peak_mb"),
-        "build_peak_mb": median(builds, "peak_mb"),
-        "build_peak_over_parse": ratio("peak_mb"),
+        "parse_only_s": _median(parses, "wall_s"), "build_s": _median(builds, "wall_s"),
+        "build_over_parse": _ratio(builds, parses, "wall_s"),
+        "parse_only_cpu_s": _median(parses, "cpu_s"), "build_cpu_s": _median(builds, "cpu_s"),
+        "build_cpu_over_parse": _ratio(builds, parses, "cpu_s"),
+        "parse_only_peak_mb": _median(parses, "peak_mb"),
+        "build_peak_mb": _median(builds, "peak_mb"),
+        "build_peak_over_parse": _ratio(builds, parses, "peak_mb"),
     }
+
+
+def _rebuilds(cached: list[str], parse: list[str], probe: Path, work: Path, repeat: int,
+              say: Log, *, cold: dict[str, Any]) -> dict[str, Any]:
+    """``repeat`` rounds of a parse-only process, a ``sgkr build`` from the cache with
+    nothing changed, and one after ``probe`` changed; the medians, the medians of the
+    ratios to the parse of the same round, and those of the medians to the ``cold``
+    build's."""
+    parses: list[ProcessRun] = []
+    unchanged: list[ProcessRun] = []
+    changed: list[ProcessRun] = []
+    for run in range(1, repeat + 1):
+        say(f"parse-only process, then new builds from the cache (run {run} of {repeat})")
+        parses.append(run_process(parse, log_file=work / "parse.log"))
+        unchanged.append(run_process(cached, log_file=work / "build.log"))
+        _append(probe, _PROBE.format(n=run))
+        changed.append(run_process(cached, log_file=work / "build.log"))
+    return {
+        "unchanged_rebuild_s": _median(unchanged, "wall_s"),
+        "unchanged_rebuild_over_parse": _ratio(unchanged, parses, "wall_s"),
+        "unchanged_rebuild_cpu_over_parse": _ratio(unchanged, parses, "cpu_s"),
+        "cached_rebuild_s": _median(changed, "wall_s"),
+        "cached_rebuild_over_build": _share(_median(changed, "wall_s"), cold["build_s"]),
+        "cached_rebuild_cpu_over_build": _share(_median(changed, "cpu_s"), cold["build_cpu_s"]),
+        "cached_rebuild_over_parse": _ratio(changed, parses, "wall_s"),
+    }
+
+
+def _median(runs: Sequence[ProcessRun], field: str) -> float:
+    return _round(statistics.median(getattr(r, field) for r in runs))
+
+
+def _ratio(runs: Sequence[ProcessRun], parses: Sequence[ProcessRun], field: str) -> float:
+    """The median of ``runs``' ``field`` over the parse's of the same round."""
+    return _round(statistics.median(
+        getattr(r, field) / getattr(p, field) if getattr(p, field) else 0.0
+        for r, p in zip(runs, parses, strict=True)))
+
+
+def _share(part: float, whole: float) -> float:
+    return _round(part / whole if whole else 0.0)
 
 
 def make_questions(graph: KnowledgeGraph, count: int, *, seed: int = 0) -> list[str]:
