@@ -55,7 +55,7 @@ from ..errors import GraphFormatError, InvalidArgumentError
 from ..graph.derived import register
 from ..graph.jsonfile import MAX_GRAPH_BYTES
 from ..graph.model import KnowledgeGraph
-from ..ingest.files import parse_json, read_side_file
+from ..ingest.files import parse_large_json, read_side_file
 from ..records import FunctionNode, TagNode
 from .lexical import (
     K1,
@@ -159,7 +159,7 @@ def _read(path: str | os.PathLike[str], max_bytes: int) -> Saved | None:
     raw = read_side_file(path, f"{where}: cannot read the lexical index", GraphFormatError,
                          limit=max_bytes)
     arrays = read_npz(raw, f"{where}: not a lexical index", _ARRAYS)
-    header = parse_json(bytes(arrays.pop("header")), where, GraphFormatError,
+    header = parse_large_json(bytes(arrays.pop("header")), where, GraphFormatError,
                         invalid="not a lexical index (its header is not JSON)")
     if not isinstance(header, dict) or header.get("format") != FORMAT or (
             header.get("k1"), header.get("b"), header.get("name_weight")) != (K1, B,

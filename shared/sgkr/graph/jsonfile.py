@@ -64,7 +64,7 @@ from typing import Any
 
 from ..atomic import remove_orphans, write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
-from ..ingest.files import FileRefused, opened, parse_json
+from ..ingest.files import FileRefused, opened, parse_large_json
 from ..records import EdgeRow, FunctionNode, SolvedTask, SourceSpan, TagNode
 from .jsonrecords import (
     EDGE_TYPES,
@@ -176,6 +176,8 @@ def read_document(data: Any, *, where: str = "graph"
     if not isinstance(data, dict):
         raise GraphFormatError(f"{where}: top level must be a JSON object")
     version = data.get("schema_version")
+    if type(version) is float and version.is_integer() and version >= 2**63:
+        version = int(version)  # an integer over 64 bits, which the parser reads as a float
     if not isinstance(version, int) or isinstance(version, bool):
         raise GraphFormatError(f"{where}: missing or non-integer schema_version")
     if version > TASKS_VERSION:
@@ -250,7 +252,7 @@ def read_bytes(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> bytes:
 def parse_graph_json(raw: bytes, where: str) -> Any:
     """The JSON of a graph file's bytes; refused (truncated, corrupted, nested too deep)
     with a :class:`~sgkr.errors.GraphFormatError` naming ``where``."""
-    return parse_json(raw, where, GraphFormatError, invalid=_INVALID)
+    return parse_large_json(raw, where, GraphFormatError, invalid=_INVALID)
 
 
 _INVALID = "not valid JSON (truncated or corrupted?)"
