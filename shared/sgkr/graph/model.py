@@ -34,7 +34,7 @@ from ..errors import NodeNotFoundError
 from ..gcpause import paused_gc
 from ..records import BuildReport, Edge, EdgeRow, FunctionNode, SolvedTask, TagNode
 from ..tags.labels import tag_id
-from . import batch, derived, jsonfile, queries, tasks
+from . import batch, derived, jsonfile, jsonlines, queries, tasks
 from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
@@ -412,8 +412,8 @@ class KnowledgeGraph:
         Raises InvalidArgumentError if ``path`` is not a path, OSError naming it if it
         cannot be written.
         """
-        derived.save_with(self, path, lambda file: jsonfile.write_graph(
-            self.meta, sorted(self.records(), key=_by_id), self.edge_rows(), file, self.tasks))
+        with paused_gc(long_lived=True):  # a save makes no cycles; its tables outlive it
+            derived.save_with(self, path, lambda file: jsonlines.write(self, file))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, max_bytes: int = jsonfile.MAX_GRAPH_BYTES,
