@@ -64,7 +64,7 @@ from typing import Any
 
 from ..atomic import remove_orphans, write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
-from ..ingest.files import FileRefused, opened, parse_json
+from ..ingest.files import FileRefused, opened, parse_large_json
 from ..records import EdgeRow, FunctionNode, SolvedTask, SourceSpan, TagNode
 from .jsonrecords import (
     EDGE_TYPES,
@@ -176,6 +176,8 @@ def read_document(data: Any, *, where: str = "graph"
     if not isinstance(data, dict):
         raise GraphFormatError(f"{where}: top level must be a JSON object")
     version = data.get("schema_version")
+    if type(version) is float and version.is_integer() and version >= 2**63:
+        version = int(version)  # an integer over 64 bits, which the parser reads as a float
     if not isinstance(version, int) or isinstance(version, bool):
         raise GraphFormatError(f"{where}: missing or non-integer schema_version")
     if version > TASKS_VERSION:
@@ -250,7 +252,7 @@ def read_bytes(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> bytes:
 def parse_graph_json(raw: bytes, where: str) -> Any:
     """The JSON of a graph file's bytes; refused (truncated, corrupted, nested too deep)
     with a :class:`~sgkr.errors.GraphFormatError` naming ``where``."""
-    return parse_json(raw, where, GraphFormatError, invalid=_INVALID)
+    return parse_large_json(raw, where, GraphFormatError, invalid=_INVALID)
 
 
 _INVALID = "not valid JSON (truncated or corrupted?)"
@@ -356,19 +358,22 @@ def _node(raw: Any, at: Where) -> FunctionNode | TagNode:
     if type(sources) is not list:
         raise GraphFormatError(f"{location(at)}: 'sources' must be a list")
     return FunctionNode(
-        id=node_id, name=text(raw, "name", at, empty=False, default=name),
-        qualnames=texts(raw, "qualnames", at, [qualname]), code=text(raw, "code", at),
-        knowledge=text(raw, "knowledge", at),
-        sources=tuple(_span(span, (*at, n)) for n, span in enumerate(sources)),
-        kind=fkind,
-    )
+        node_id, text(raw, "name", at, empty=False, default=name),
+        texts(raw, "qualnames", at, [qualname]), text(raw, "code", at),
+        text(raw, "knowledge", at), tuple([_span(span, at, n) for n, span in enumerate(sources)]),
+        fkind)
 
 
-def _span(raw: Any, at: Where) -> SourceSpan:
+def _span(raw: Any, at: Where, n: int) -> SourceSpan:
+    """The ``n``-th source of the node at ``at``."""
+    # Most are [file, start_line, end_line], checked here in one expression.
+    if type(raw) is list and len(raw) == 3 and type(raw[0]) is str and type(raw[1]) is int \
+            and type(raw[2]) is int and raw[1] >= 1 and raw[2] >= 1:
+        return SourceSpan(raw[0], raw[1], raw[2])
     if type(raw) is not list or len(raw) not in (3, 5):
-        raise GraphFormatError(f"{location(at)}: must be [file, start_line, end_line] or "
-                               "[file, start_line, end_line, cell, end_cell]")
-    return span_of(raw[0], raw[1], raw[2], tuple(raw[3:]), at)
+        raise GraphFormatError(f"{location((*at, n))}: must be [file, start_line, end_line] "
+                               "or [file, start_line, end_line, cell, end_cell]")
+    return span_of(raw[0], raw[1], raw[2], tuple(raw[3:]), (*at, n))
 
 
 def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
@@ -385,8 +390,7 @@ def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
                 raise GraphFormatError(
                     f"{location(at)}: unknown edge type {key!r}; expected {tuple(EDGE_TYPES)}")
             if kind not in ("calls", "references"):
-                for target in _ends(targets, key, at):
-                    check.add(source, target, kind, None, at)
+                check.add_many(source, _ends(targets, key, at), kind, None, at, key)
                 continue
             if type(targets) is not dict:
                 raise GraphFormatError(
@@ -396,13 +400,14 @@ def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
                     raise GraphFormatError(
                         f"{location(at)}: a {kind} edge needs resolution 'exact', 'inferred' "
                         f"or 'name', not {resolution!r}")
-                for target in _ends(ends, f"{key}.{resolution}", at):
-                    check.add(source, target, kind, resolution, at)
+                what = f"{key}.{resolution}"
+                check.add_many(source, _ends(ends, what, at), kind, resolution, at, what)
     return check.rows
 
 
-def _ends(value: Any, what: str, at: Where) -> list[str]:
-    """The target ids of an edge line's ``what``: a list of non-empty strings."""
-    if type(value) is not list or not all(type(end) is str and end for end in value):
+def _ends(value: Any, what: str, at: Where) -> list[Any]:
+    """The target ids of an edge line's ``what``: a list (each of them a node id:
+    :meth:`EdgeChecker.add_many <sgkr.graph.jsonrecords.EdgeChecker.add_many>` checks)."""
+    if type(value) is not list:
         raise GraphFormatError(f"{location(at)}: '{what}' must be a list of node ids")
     return value
