@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from sgkr import build_graph
-from sgkr.bench import make_questions, percentile, run_bench, run_process
+from sgkr.bench import (
+    make_questions,
+    name_questions,
+    percentile,
+    run_bench,
+    run_latency,
+    run_process,
+)
 from sgkr.cli import main
 from sgkr.errors import InvalidArgumentError, SGKRError, SourceError
 from sgkr.ingest.cache import ExtractCache, default_cache_dir
@@ -140,3 +147,34 @@ def test_cli_bench_markdown_is_a_table_of_one_row(tmp_path: Path,
     header, rule, row = capsys.readouterr().out.strip().splitlines()
     assert header.count("|") == rule.count("|") == row.count("|")
     assert row.startswith(f"| {src} | ")
+
+
+def test_bench_of_a_graph_file_times_its_load_and_questions_and_writes_answers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted(_code(tmp_path / "s").glob("*.py"))
+    graph = build_graph([(p.name, p.read_text()) for p in files], infer_tags=True)
+    graph.save(tmp_path / "graph.json")
+    report = run_latency(tmp_path / "graph.json", queries=4, questions="tags",
+                         answers=tmp_path / "answers.jsonl")
+    assert report.functions == 6 and report.queries == 4 and report.load_s > 0
+    assert report.first_query_ms > 0 and 0 < report.query_p50_ms <= report.query_p99_ms
+    lines = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    assert [line["question"] for line in lines] == make_questions(graph, 4)
+    assert all(isinstance(d[0], str) and d[1] > 0 for line in lines for d in line["documents"])
+    names = run_latency(tmp_path / "graph.json", queries=3, questions="names")
+    assert names.questions == "names" and names.queries == names.answered == 3
+    assert main(["bench", "--graph", str(tmp_path / "graph.json"), "--queries", "2",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["queries"] == 2
+    assert main(["bench"]) == 2 and "either PATH" in capsys.readouterr().err
+    with pytest.raises(InvalidArgumentError, match="questions"):
+        run_latency(tmp_path / "graph.json", questions="random")
+
+
+def test_name_questions_are_docstrings_and_names_drawn_by_the_seed() -> None:
+    graph = build_graph([("fees.py", "".join(
+        f"def parse_rate_{n}(text):\n    '''Parse rate number {n}.'''\n    return text\n"
+        for n in range(6)))])
+    asked = name_questions(graph, 4, seed=3)
+    assert asked == name_questions(graph, 4, seed=3) != name_questions(graph, 4, seed=4)
+    assert asked[0].startswith("Parse rate number") and asked[1].startswith("Where do we parse")

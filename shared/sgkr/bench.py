@@ -32,6 +32,13 @@ copied to a temporary folder first, and only the copy is touched):
 - ``peak_rss_mb``: the largest resident memory of the bench's own process (the
   build kept for the update, loading, querying).
 
+On a graph already built (``sgkr bench --graph graph.json``, :func:`run_latency`), only
+what a user of the graph file pays is measured, in this process: ``load_s``, the
+first question of a new retriever, and the latency of ``tags`` questions (above) or
+``names`` questions (:func:`name_questions`: a function's docstring's first line, or
+its name in words); ``answers`` writes every answer's documents and scores, one JSON
+line a question, so that two versions of SGKR can be compared byte for byte.
+
 With ``store`` (``sgkr bench --store falkor://host:port/name``), the graph is
 also pushed to that graph store (``push_s``) and the same questions are asked
 through it (``store_query_p50_ms``, ``store_query_p99_ms``); each answer is
@@ -61,6 +68,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -75,6 +83,7 @@ from pathlib import Path
 from typing import Any
 
 from .algorithms.lexicalfile import index_path
+from .atomic import write_atomic
 from .build.batch import default_jobs
 from .build.incremental import GraphBuilder
 from .build.options import BuildOptions
@@ -85,9 +94,11 @@ from .masking import mask_url
 from .records import RetrievalResult
 from .retrieval.retriever import Retriever
 from .stores import is_store_url
+from .text import words
 
 __all__ = ["BenchReport", "ProcessRun", "run_process", "run_bench", "make_questions",
-           "percentile", "PARSE_ONLY_SCRIPT", "DEFAULT_QUERIES", "DEFAULT_REPEAT"]
+           "percentile", "PARSE_ONLY_SCRIPT", "DEFAULT_QUERIES", "DEFAULT_REPEAT",
+           "LatencyReport", "run_latency", "name_questions", "QUESTIONS"]
 
 DEFAULT_QUERIES = 200
 #: Runs of the parse-only time and of the cold build; the median of each is reported.
@@ -649,3 +660,119 @@ def _peak_rss_mb() -> float:
 
 def _round(value: float, digits: int = 4) -> float:
     return round(float(value), digits)
+
+
+#: How the questions are made: from tags, or from functions' docstrings and names.
+QUESTIONS = ("tags", "names")
+
+
+@dataclass(frozen=True)
+class LatencyReport:
+    """Figures of one ``sgkr bench --graph`` run; times in seconds unless named ``_ms``."""
+
+    graph: str
+    functions: int
+    tags: int
+    questions: str
+    load_s: float
+    first_query_ms: float
+    queries: int
+    answered: int
+    query_p50_ms: float
+    query_p99_ms: float
+    query_max_ms: float
+    peak_rss_mb: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object ``sgkr bench --graph ... --json`` prints."""
+        return asdict(self)
+
+    def summary(self) -> str:
+        """A few human-readable lines."""
+        return "\n".join([
+            f"{self.graph}: {self.functions} functions, {self.tags} tags",
+            f"load {self.load_s:.3f} s; a new retriever's first question "
+            f"{self.first_query_ms:.1f} ms",
+            f"{self.queries} {self.questions} questions ({self.answered} answered): p50 "
+            f"{self.query_p50_ms:.2f} ms, p99 {self.query_p99_ms:.2f} ms, max "
+            f"{self.query_max_ms:.2f} ms",
+            f"peak memory {self.peak_rss_mb:.0f} MB"])
+
+
+def run_latency(graph: str | os.PathLike[str], *, queries: int = 200, seed: int = 0,
+                questions: str = "tags",
+                answers: str | os.PathLike[str] | None = None) -> LatencyReport:
+    """Load the graph file ``graph``, then time its first and next questions.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``queries`` is negative or ``questions`` is not one of :data:`QUESTIONS`.
+    GraphFormatError
+        If the graph file cannot be read.
+    """
+    if not isinstance(queries, int) or isinstance(queries, bool) or queries < 0:
+        raise InvalidArgumentError(f"queries must be a non-negative integer, got {queries!r}")
+    if questions not in QUESTIONS:
+        raise InvalidArgumentError(f"questions must be one of {QUESTIONS}, got {questions!r}")
+    started = time.perf_counter()
+    loaded = KnowledgeGraph.load(graph)
+    load_s = time.perf_counter() - started
+    asked = (make_questions if questions == "tags" else name_questions)(loaded, queries,
+                                                                          seed=seed)
+    retriever = Retriever(loaded)
+    latencies: list[float] = []
+    found = []
+    for question in [*asked[:1], *asked]:  # the first one twice: the first question, then warm
+        started = time.perf_counter()
+        found.append(retriever.retrieve(question))
+        latencies.append(time.perf_counter() - started)
+    if answers is not None:
+        _write_answers(Path(answers), asked, found[1:])
+    stats = loaded.stats()
+    timed = latencies[1:]
+    return LatencyReport(
+        graph=str(graph), functions=stats["functions"], tags=stats["tags"],
+        questions=questions, load_s=round(load_s, 4),
+        first_query_ms=round(latencies[0] * 1000, 3) if latencies else 0.0,
+        queries=len(timed), answered=sum(bool(r.documents) for r in found[1:]),
+        query_p50_ms=round(percentile(timed, 50) * 1000, 3),
+        query_p99_ms=round(percentile(timed, 99) * 1000, 3),
+        query_max_ms=round(max(timed, default=0.0) * 1000, 3),
+        peak_rss_mb=_round(_peak_rss_mb(), 1))
+
+
+def name_questions(graph: KnowledgeGraph, count: int, *, seed: int = 0) -> list[str]:
+    """Questions about ``count`` functions drawn (seeded) from those with a docstring:
+    in turn, the first line of its docstring, and its name in words with its module's.
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> g = build_graph([("fees.py", "def average_fee(amount):\\n"
+    ...                  "    '''Average fee of an amount.'''\\n    return amount\\n"
+    ...                  "def parse_rate(text):\\n    '''Parse a rate.'''\\n    return text\\n")])
+    >>> sorted(name_questions(g, 2))
+    ['Parse a rate.', 'Where do we average fee in fees?']
+    """
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise InvalidArgumentError(f"count must be a non-negative integer, got {count!r}")
+    documented = [f for f in graph.functions() if f.kind != "module" and f.knowledge.strip()]
+    picked = random.Random(seed).sample(documented, min(count, len(documented)))
+    out = []
+    for n, node in enumerate(picked):
+        if n % 2 == 0:
+            out.append(node.knowledge.strip().split("\n", 1)[0][:200])
+        else:
+            module = min(node.qualnames, default=node.name).rpartition(".")[0]
+            where = f" in {' '.join(words(module))}" if module else ""
+            out.append(f"Where do we {' '.join(words(node.name))}{where}?")
+    return out
+
+
+def _write_answers(path: Path, questions: Sequence[str], found: Sequence[Any]) -> None:
+    lines = [json.dumps({"question": q, "documents": [[d.id, d.score] for d in r.documents]},
+                        ensure_ascii=False) for q, r in zip(questions, found, strict=True)]
+    write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
+
+

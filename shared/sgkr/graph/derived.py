@@ -171,30 +171,38 @@ def save_with(graph: G, path: str | os.PathLike[str], write: Callable[[Path], st
 
 
 def load_with(path: str | os.PathLike[str], read: Callable[[Path], bytes],
-              make: Callable[[bytes, Path], G], *, derived: bool = True,
-              warn: Callable[[str], None] | None = None) -> G:
-    """The graph ``make`` makes of the bytes ``read`` reads of ``path``, and, with ``derived``,
-    what each registered derived file beside it holds, read under the pair's lock.
+              parse: Callable[[bytes, Path], Any], make: Callable[[Any, Path], G], *,
+              derived: bool = True, warn: Callable[[str], None] | None = None) -> G:
+    """The graph ``make`` makes of what ``parse`` reads of the bytes ``read`` reads of
+    ``path``, and, with ``derived``, what each registered derived file beside it holds,
+    all read under the pair's lock.
 
-    A derived file that is malformed or not the graph's is reported to ``warn``
-    (default: :func:`warnings.warn`) and left out: the graph never fails to load
-    for it.
+    The graph file's bytes are let go once parsed, and the parse once the graph is
+    made, before a derived file is read: a load's peak memory is the largest of
+    these, not their sum. A derived file that is malformed or not the graph's is
+    reported to ``warn`` (default: :func:`warnings.warn`) and left out: the graph
+    never fails to load for it.
     """
     file = _path(path)
     found: list[tuple[DerivedFile[Any], Any]] = []
     problems: list[str] = []
     with pair_lock(file, exclusive=False):
         raw = read(file)
-        for each in registered() if derived else ():
+        wanted = [each for each in (registered() if derived else ())
+                  if os.path.lexists(each.path(file))]
+        digest = hashlib.sha256(raw).hexdigest() if wanted else ""
+        data = parse(raw, file)
+        del raw
+        graph = make(data, file)
+        del data
+        for each in wanted:
             try:
                 found.append((each, each.read(file)))
             except Exception as exc:  # noqa: BLE001 - never a reason to refuse the graph
                 problems.append(_problem(each, file, exc))
-    graph = make(raw, file)
-    found = [(each, data) for each, data in found if data is not None]
-    digest = hashlib.sha256(raw).hexdigest() if found else ""
-    del raw
     for each, data in found:
+        if data is None:
+            continue
         try:
             each.attach(graph, data, digest)
         except Exception as exc:  # noqa: BLE001 - never a reason to refuse the graph

@@ -34,7 +34,7 @@ from ..errors import NodeNotFoundError
 from ..gcpause import paused_gc
 from ..records import BuildReport, Edge, EdgeRow, FunctionNode, SolvedTask, TagNode
 from ..tags.labels import tag_id
-from . import batch, derived, jsonfile, queries, tasks
+from . import batch, derived, jsonfile, jsonlines, queries, tasks
 from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
@@ -412,8 +412,8 @@ class KnowledgeGraph:
         Raises InvalidArgumentError if ``path`` is not a path, OSError naming it if it
         cannot be written.
         """
-        derived.save_with(self, path, lambda file: jsonfile.write_graph(
-            self.meta, sorted(self.records(), key=_by_id), self.edge_rows(), file, self.tasks))
+        with paused_gc(long_lived=True):  # a save makes no cycles; its tables outlive it
+            derived.save_with(self, path, lambda file: jsonlines.write(self, file))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, max_bytes: int = jsonfile.MAX_GRAPH_BYTES,
@@ -444,8 +444,8 @@ def _loaded(cls: type[KnowledgeGraph], path: str | os.PathLike[str], max_bytes: 
             index: bool, warn: Callable[[str], None] | None) -> KnowledgeGraph:
     """:meth:`KnowledgeGraph.load`: the graph file and the files derived from it, read."""
     graph = derived.load_with(path, lambda file: jsonfile.read_bytes(file, max_bytes=max_bytes),
-                              lambda raw, file: _parsed(cls, raw, file), derived=index,
-                              warn=warn)
+                              _parsed, lambda data, file: _made(cls, data, file),
+                              derived=index, warn=warn)
     # The collector's first full pass over the millions of objects a load makes (which
     # also stops tracking the dicts of plain values), made here: left to the first
     # question, it cost that question 0.6 s on a graph of 57,000 functions.
@@ -453,7 +453,13 @@ def _loaded(cls: type[KnowledgeGraph], path: str | os.PathLike[str], max_bytes: 
     return graph
 
 
-def _parsed(cls: type[KnowledgeGraph], raw: bytes, file: Path) -> KnowledgeGraph:
-    """The graph of a graph file's bytes."""
+def _parsed(raw: bytes, file: Path) -> Any:
+    """The JSON of a graph file's bytes."""
     with paused_gc(long_lived=True):
-        return cls.from_dict(jsonfile.parse_graph_json(raw, str(file)), where=str(file))
+        return jsonfile.parse_graph_json(raw, str(file))
+
+
+def _made(cls: type[KnowledgeGraph], data: Any, file: Path) -> KnowledgeGraph:
+    """The graph of a graph file's JSON."""
+    with paused_gc(long_lived=True):
+        return cls.from_dict(data, where=str(file))
