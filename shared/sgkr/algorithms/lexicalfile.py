@@ -64,7 +64,7 @@ from .summary import attach_summary, read_summary, summary_json, summary_of
 __all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph", "FORMAT"]
 
 #: The layout and the tokenizer of a persisted index; another is rebuilt.
-FORMAT = 2
+FORMAT = 3
 _SUFFIX = ".lexical.npz"
 # Bytes of the graph file read at a time for its digest.
 _BLOCK = 1 << 20
