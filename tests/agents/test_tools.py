@@ -17,8 +17,9 @@ def test_every_retriever_option_with_its_type() -> None:
     properties = RETRIEVE.input_schema["properties"]
     offered = {f.name for f in fields(RetrieverOptions) if OPTIONS[f.name].agents}
     assert set(properties) == {"question", "cursor", *offered}
-    # The fusion's weights are for evaluations, not for an agent to turn.
-    assert offered == set(OPTIONS) - {"evidence", "mentions", "walk", "reuse"}
+    # The fusion's weights are for evaluations, not for an agent to turn; an agent asks for
+    # tests through the filter ({"test": true}).
+    assert offered == set(OPTIONS) - {"evidence", "mentions", "walk", "reuse", "tests"}
     assert properties["k"]["type"] == "integer" and properties["k"]["minimum"] == 1
     assert properties["partial"]["enum"] == ["connect", "nearest", "none"]
     assert properties["filter"]["type"] == ["object", "null"]

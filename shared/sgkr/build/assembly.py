@@ -56,7 +56,7 @@ from ..graph.tagging import (
     missing_function,
 )
 from ..ingest.files import roots_of
-from ..ingest.sources import SourceInput, common_root
+from ..ingest.sources import SourceInput, common_root, is_test_file
 from ..records import (
     BuildReport,
     Definition,
@@ -495,10 +495,12 @@ def report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],
            started: float) -> BuildReport:
     """The build report of ``graph``, made of ``files`` files, ``started`` at this time."""
     stats = graph.stats()
+    tests = sum(1 for f in graph.functions() if f.kind != "module" and f.sources
+                and all(is_test_file(s.file) for s in f.sources))
     return BuildReport(
         files=files, functions=stats["functions"], call_edges=stats["call_edges"],
         tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started,
-        reference_edges=stats["reference_edges"])
+        reference_edges=stats["reference_edges"], test_functions=tests)
 
 
 def function_node(node_id: str, members: Sequence[Definition],

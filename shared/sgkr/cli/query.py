@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..agents.answer import where
+from ..agents.answer import UNMATCHED
 from ..algorithms.lexicalfile import load_graph
-from ..errors import InvalidArgumentError
 from ..records import RetrievalResult
 from ..retrieval.hops import hop_arrow, paths_hops
 from ..retrieval.retriever import Retriever
@@ -37,6 +36,9 @@ def print_result(result: RetrievalResult, reader: GraphReader, *,
     follows (``tag:amount -input of-> fn:fee -called by-> fn:main``).
     """
     print(f"question: {result.question}")
+    if not result.matched:
+        print(f"matched: nothing ({UNMATCHED}); nothing retrieved")
+        return
     if not result.tags:
         print("tags: none matched" + ("" if result.documents else "; nothing retrieved"))
     for m in result.tags:
@@ -46,8 +48,8 @@ def print_result(result: RetrievalResult, reader: GraphReader, *,
     if len(result.paths) > 5:
         print(f"... {len(result.paths) - 5} more paths")
     for d in result.documents:
-        place = where(d.sources[0]) if d.sources else ""
-        print(f"\n[{d.score:.3f}] {d.name}  ({place})")
+        place = f"  ({d.location})" if d.location else ""
+        print(f"\n[{d.score:.3f}] {d.label}{place}")
         if d.knowledge:
             print("  " + d.knowledge.strip().replace("\n", "\n  "))
         if show_code:
@@ -56,8 +58,6 @@ def print_result(result: RetrievalResult, reader: GraphReader, *,
 
 def run(args: argparse.Namespace) -> int:
     """Load the graph, retrieve, print."""
-    if not args.question.strip():
-        raise InvalidArgumentError("the question is empty")
     options = retrieval_options(args)
     retriever = (Retriever(store=args.graph, **options) if is_store_url(args.graph)
                  else Retriever(load_graph(args.graph, warn=warn), **options))

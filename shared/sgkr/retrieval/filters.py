@@ -16,10 +16,11 @@ the adapters only translate their frameworks' filters into it:
 
 The fields are those of a document's metadata: ``file`` (every file the
 function was found in: a merged function has several), ``kind``
-(``function``, ``method`` or ``module``), ``name``, ``matched_tags`` (the
-labels of the matched tags on the paths through it: callees added after the
-paths have none), all text, and ``start_line`` and ``end_line`` (of each of
-its places), integers. A field holding several values passes an operator
+(``function``, ``method`` or ``module``), ``name``, ``matched_tags`` (the labels of the matched
+tags on the paths through it: callees added after the paths have none), all
+text; ``start_line`` and ``end_line`` (of each of its places), integers; and
+``test``, ``true`` for test code (every file it is found in is a test file:
+:func:`~sgkr.ingest.sources.is_test_file`). A field holding several values passes an operator
 when one of them does, except ``$ne`` and ``$nin`` (none may) and ``$all``.
 An operand is of its field's type: ``{"start_line": {"$gte": 100}}``,
 ``{"name": {"$text_match": "fee"}}``.
@@ -35,7 +36,7 @@ True
 Traceback (most recent call last):
 ...
 sgkr.errors.InvalidArgumentError: filter: unknown field 'path'; filterable: file, kind, name, \
-matched_tags, start_line, end_line
+matched_tags, start_line, end_line, test
 """
 
 from __future__ import annotations
@@ -45,21 +46,23 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidArgumentError
+from ..ingest.sources import is_test_file
 from ..records import FunctionNode
 from ..stores import GraphReader
 from ..text import shown
 
 __all__ = ["FILTER_FIELDS", "Values", "Rule", "compile_filter", "filter_values",
-           "path_filter", "MAX_FILTER_DEPTH"]
+           "path_filter", "names_field", "MAX_FILTER_DEPTH"]
 
 #: The fields a filter may name.
-FILTER_FIELDS = ("file", "kind", "name", "matched_tags", "start_line", "end_line")
+FILTER_FIELDS = ("file", "kind", "name", "matched_tags", "start_line", "end_line", "test")
 #: The values of each field for one function.
 Values = Mapping[str, Collection[Any]]
 #: A compiled filter: the values of a function in, whether it may be returned out.
 Rule = Callable[[Values], bool]
 
 _NUMBERS = frozenset({"start_line", "end_line"})
+_BOOLEANS = frozenset({"test"})
 #: Most levels of objects and lists in a filter (``$and``, ``$or``, ``$not`` nest them).
 MAX_FILTER_DEPTH = 32
 
@@ -115,6 +118,26 @@ def compile_filter(spec: object) -> Rule:
     return _compile(spec, "filter")
 
 
+def names_field(spec: object, field: str) -> bool:
+    """Whether the filter ``spec`` (checked already) names ``field`` anywhere.
+
+    Examples
+    --------
+    >>> names_field({"$or": [{"kind": "method"}, {"test": True}]}, "test")
+    True
+    """
+    stack = [spec]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            if field in value:
+                return True
+            stack.extend(value.values())
+        elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+            stack.extend(value)
+    return False
+
+
 def _check_depth(spec: object) -> None:
     """Refuse a filter nested deeper than :data:`MAX_FILTER_DEPTH`, looked at without recursion."""
     stack: list[tuple[object, int]] = [(spec, 1)]
@@ -142,11 +165,13 @@ def filter_values(function: FunctionNode,
     >>> filter_values(f, ["amount"])["file"], filter_values(f)["matched_tags"]
     (('a.py',), ())
     """
-    return {"file": tuple(dict.fromkeys(s.file for s in function.sources)),
+    files = tuple(dict.fromkeys(s.file for s in function.sources))
+    return {"file": files,
             "kind": (function.kind,), "name": (function.name,),
             "matched_tags": tuple(matched_tags),
             "start_line": tuple(s.start_line for s in function.sources),
-            "end_line": tuple(s.end_line for s in function.sources)}
+            "end_line": tuple(s.end_line for s in function.sources),
+            "test": (bool(files) and all(is_test_file(f) for f in files),)}
 
 
 def path_filter(reader: GraphReader, spec: Mapping[str, Any],
@@ -219,31 +244,32 @@ def _test(field: str, op: object, operand: object,
     if test is None:
         raise InvalidArgumentError(
             f"{where}: unknown operator {shown(op)}; expected one of {', '.join(_TESTS)}")
-    number = field in _NUMBERS
-    if op in _TEXT and number:
+    kind = _kind_of(field)
+    if op in _TEXT and kind != "string":
         raise InvalidArgumentError(f"{where}: {op} is for text fields, not {field}")
     if op in _LISTS:
         if (isinstance(operand, str) or not isinstance(operand, Sequence)
-                or not all(_typed(v, number) for v in operand)):
+                or not all(_typed(v, kind) for v in operand)):
             raise InvalidArgumentError(
-                f"{where}: {op} takes a list of {_kind(number)}s, got {shown(operand)}")
+                f"{where}: {op} takes a list of {kind}s, got {shown(operand)}")
         return test, frozenset(operand)
-    if not _typed(operand, number):
+    if not _typed(operand, kind):
         raise InvalidArgumentError(
-            f"{where}: {op} takes {_kind(number, True)}, got {shown(operand)}")
+            f"{where}: {op} takes a {kind}, got {shown(operand)}")
     if op == "$text_match_insensitive":
         return test, str(operand).casefold()
     return test, operand
 
 
-def _typed(value: object, number: bool) -> bool:
-    if number:
+def _kind_of(field: str) -> str:
+    """What a field's values are: ``number``, ``boolean`` or ``string``."""
+    return "number" if field in _NUMBERS else "boolean" if field in _BOOLEANS else "string"
+
+
+def _typed(value: object, kind: str) -> bool:
+    if kind == "number":
         return (isinstance(value, (int, float)) and not isinstance(value, bool)
                 and value == value)  # not NaN
+    if kind == "boolean":
+        return isinstance(value, bool)
     return isinstance(value, str)
-
-
-def _kind(number: bool, article: bool = False) -> str:
-    if article:
-        return "a number" if number else "a string"
-    return "number" if number else "string"

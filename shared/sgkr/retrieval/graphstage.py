@@ -33,7 +33,7 @@ from ..stores import RankingReader
 from .mentions import mentions
 from .options import DEFAULT_K, RetrieverOptions
 
-__all__ = ["graph_scores", "walk_scores", "lexical_hits", "fused", "POOL"]
+__all__ = ["graph_scores", "walk_scores", "lexical_hits", "fused", "confidence", "POOL"]
 
 #: The first stage's hits the graph stage scores (and the most-called functions it weighs).
 POOL = 100
@@ -52,6 +52,27 @@ def lexical_hits(reader: RankingReader, question: str, *, evidence: float) -> Hi
     found = dict(reader.lexical_search(question, POOL, scaled=False))
     top = max(found.values(), default=0.0)
     return found, top / (top + evidence) if top > 0 else 0.0
+
+
+def confidence(reader: RankingReader, matches: Sequence[TagMatch], sure: float) -> float:
+    """How sure SGKR is that the question is about this graph, from 0 to 1: the first
+    stage's confidence ``sure`` (:func:`lexical_hits`), or the best of its tag matches, each
+    as sure as its match times the tag's specificity, whichever is more.
+
+    0 means the question matched nothing: no word of the index, no tag.
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> from sgkr.stores import MemoryStore
+    >>> store = MemoryStore(build_graph([("m.py", "def fee(rate):\\n    return rate\\n")]))
+    >>> confidence(store, [], 0.4), confidence(store, [], 0.0)
+    (0.4, 0.0)
+    """
+    weights = reader.tags([m.tag_id for m in matches]) if matches else {}
+    tagged = max((m.score * (weights[m.tag_id].weight if m.tag_id in weights else 1.0)
+                  for m in matches), default=0.0)
+    return max(sure, tagged)
 
 
 def graph_scores(reader: RankingReader, question: str, options: RetrieverOptions, *,

@@ -316,6 +316,14 @@ class RetrieverOptions:
         ``kind``, ``name``, ``matched_tags``, ``start_line``, ``end_line``; ``$eq``,
         ``$in``, ``$gt``, ``$text_match``, ``$or``, ...); the others still lead to
         their callees. ``None``: no filter.""", check=_check_filter, metavar="JSON")
+    tests: bool = option(
+        False, "return test code too",
+        """Return the functions of test files too (a folder ``tests``, ``test`` or
+        ``testing``; ``test_*.py``, ``*_test.py``, ``conftest.py``: pytest's and unittest's
+        conventions). Off, tests are left out of answers (the walk still passes through
+        them), so a repository built with its tests answers with the code under test. A
+        filter that names the field ``test`` decides alone (``{"test": true}``: tests
+        only).""", agents=False)
 
     def __post_init__(self) -> None:
         for spec in OPTIONS.values():

@@ -26,8 +26,8 @@ from ..records import RetrievalResult, TagMatch
 from ..stores import GraphReader, GraphStore, MemoryStore, RankingReader, open_store
 from .context import make_documents
 from .fill import fill_ranking
-from .filters import path_filter
-from .graphstage import POOL, graph_scores, lexical_hits
+from .filters import names_field, path_filter
+from .graphstage import POOL, confidence, graph_scores, lexical_hits
 from .options import DEFAULT_K, OPTIONS, RetrieverOptions
 from .pathrank import Keep, nearest_paths, rank_paths
 from .question import check_question
@@ -45,6 +45,8 @@ Fallback = Callable[[str, int], Sequence[str]]
 Extractor = Literal["weighted", "keyword", "embedding"]
 #: How sure the graph stage takes a seed retriever to be (see Retriever._first_stage).
 _SEEDED = 0.5
+#: The filter that leaves test code out (option ``tests``).
+_NO_TESTS = {"test": False}
 
 class Retriever:
     """Structure-grounded retriever over a knowledge–code graph or a graph store.
@@ -188,10 +190,14 @@ class Retriever:
         Returns
         -------
         RetrievalResult
-            Documents best first (scores in (0, 1]), the matched tags and the paths.
+            Documents best first, the matched tags and the paths. A score, in (0, 1], says
+            how sure the retriever is: the functions on dependency paths score near 1; the
+            others at most the question's confidence (:func:`~.graphstage.confidence`: a
+            bug report that names the code near 1, a short question's few words less).
 
-            An empty (or blank) question retrieves nothing, as a vector
-            retriever's does.
+            A question that matches nothing in the graph (no tag, no word of the index:
+            ``"asdfgh qwerty"``), and an empty or blank one, retrieve nothing and are
+            flagged ``matched=False``, so that a caller can abstain.
 
         Raises
         ------
@@ -205,7 +211,7 @@ class Retriever:
         limit = self.options.k if k is None else k
         OPTIONS["k"].validate(limit)
         if not question.strip():
-            return RetrievalResult(question=question, documents=())
+            return RetrievalResult(question=question, documents=(), matched=False)
         o = self.options
         self.prepare()
         reader = self._reader()  # one version of the graph for the whole question
@@ -216,31 +222,42 @@ class Retriever:
         if not named and (self.fallback is not None or (o.fill == "none" and not first)):
             return self._fallback(reader, question, limit)
         inputs, outputs = split_roles(question, named)
-        paths: list[tuple[str, ...]] = []
-        if named and (o.inferred == "paths" or reader.curated_tags()):
-            paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
-                                      max_paths=o.max_paths, reverse_calls=o.reverse_calls)
-            if not paths and o.partial == "connect" and len(named) > 1:
-                paths = reader.connect_paths([m.tag_id for m in named],
-                                             max_depth=o.max_depth, max_paths=o.max_paths)
-            if not paths and o.partial != "none":
-                paths = nearest_paths(reader, inputs, outputs)
+        paths = self._paths(reader, named, inputs, outputs)
         keep = self._filter(reader, paths)
         ranked = rank_paths(reader, paths, limit, callees=o.callees, scripts=o.scripts, keep=keep,
                             sure={m.tag_id: m.score for m in matches})
+        sure = 1.0
         if len(ranked) < limit and (o.fill == "ppr" or first):
-            ranked = self._fill(reader, question, matches, ranked, limit, keep)
+            ranked, sure = self._fill(reader, question, matches, ranked, limit, keep)
+        matched = bool(paths) or sure > 0
         label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
             question=question,
             documents=make_documents(reader, ranked, paths,
-                                     include_knowledge=o.include_knowledge),
+                                     include_knowledge=o.include_knowledge) if matched else (),
             tags=tuple(matches),
             paths=tuple(paths),
             inputs=tuple(label[t] for t in inputs),
             outputs=tuple(label[t] for t in outputs),
-            fallback_used=not paths and bool(ranked),
+            fallback_used=not paths and bool(ranked) and matched,
+            matched=matched,
         )
+
+    def _paths(self, reader: RankingReader, named: Sequence[TagMatch], inputs: Sequence[str],
+               outputs: Sequence[str]) -> list[tuple[str, ...]]:
+        """The dependency paths between the tags the question names (curated tags, or
+        ``inferred="paths"``), else those the ``partial`` option finds."""
+        o = self.options
+        if not named or not (o.inferred == "paths" or reader.curated_tags()):
+            return []
+        paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
+                                  max_paths=o.max_paths, reverse_calls=o.reverse_calls)
+        if not paths and o.partial == "connect" and len(named) > 1:
+            paths = reader.connect_paths([m.tag_id for m in named],
+                                         max_depth=o.max_depth, max_paths=o.max_paths)
+        if not paths and o.partial != "none":
+            paths = nearest_paths(reader, inputs, outputs)
+        return paths
 
     def prepare(self) -> None:
         """Make now every table a question with these options reads (a graph in memory).
@@ -276,19 +293,27 @@ class Retriever:
     def _filter(self, reader: GraphReader, paths: Sequence[tuple[str, ...]]) -> Keep | None:
         """The ids of a batch of function nodes that pass the filter option, if any."""
         spec = self.options.filter
+        if not self.options.tests and (spec is None or not names_field(spec, "test")):
+            spec = _NO_TESTS if spec is None else {"$and": [spec, _NO_TESTS]}
         return None if spec is None else path_filter(reader, spec, paths)
 
     def _fill(self, reader: RankingReader, question: str, matches: Sequence[TagMatch],
               ranked: list[tuple[str, float]], limit: int,
-              keep: Keep | None) -> list[tuple[str, float]]:
-        """``ranked`` and, after it, the graph stage's functions (:mod:`.graphstage`)."""
+              keep: Keep | None) -> tuple[list[tuple[str, float]], float]:
+        """``ranked`` and, after it, the graph stage's functions (:mod:`.graphstage`); and how
+        sure the retriever is of the question (:func:`~.graphstage.confidence`: 0 when it
+        matched nothing, and then nothing is filled)."""
         o = self.options
         if o.fill == "none" and ranked:
-            return ranked
-        scored = graph_scores(reader, question, o, hits=self._first_stage(reader, question),
-                              matches=matches, ranked=ranked)
+            return ranked, 1.0
+        hits = self._first_stage(reader, question)
+        sure = confidence(reader, matches, hits[1] if hits[0] else 0.0)
+        if sure <= 0:
+            return ranked, 0.0
+        scored = graph_scores(reader, question, o, hits=hits, matches=matches, ranked=ranked)
         return fill_ranking(reader, scored, ranked, limit, scripts=o.scripts, keep=keep,
-                            most_called=reader.most_called if o.fill == "ppr" else None)
+                            most_called=reader.most_called if o.fill == "ppr" else None,
+                            best=sure), sure
 
     def _first_stage(self, reader: RankingReader,
                      question: str) -> tuple[dict[str, float], float]:
@@ -305,7 +330,7 @@ class Retriever:
 
     def _fallback(self, reader: GraphReader, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:
-            return RetrievalResult(question=question, documents=())
+            return RetrievalResult(question=question, documents=(), matched=False)
         found = list(self.fallback(question, limit))
         known = reader.kinds(found)
         ids = [i for i in found if i in known]
@@ -317,5 +342,6 @@ class Retriever:
         ranked = [(node_id, round(1.0 / (rank + 1), 6)) for rank, node_id in enumerate(ids)]
         docs = make_documents(reader, ranked, (),
                               include_knowledge=self.options.include_knowledge)
-        return RetrievalResult(question=question, documents=docs, fallback_used=True)
+        return RetrievalResult(question=question, documents=docs, fallback_used=True,
+                               matched=bool(docs))
 
