@@ -1,4 +1,5 @@
-"""Root of the test run: adapters' doctests skipped without their framework; caches kept apart."""
+"""Root of the test run: adapters' doctests skipped without their framework; caches kept apart;
+the benchmark's doctest marked."""
 
 from __future__ import annotations
 
@@ -22,6 +23,14 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="sgkr-tests-cache-")
     config.stash[_CACHE_HOME] = folder
     os.environ["SGKR_CACHE_DIR"] = folder  # child processes (the CLI's tests) inherit it
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The module doctest of ``sgkr.bench`` runs a whole benchmark: it is marked ``bench``."""
+    for item in items:
+        if item.nodeid == "shared/sgkr/bench.py::sgkr.bench":
+            item.add_marker(pytest.mark.bench)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -16,9 +16,9 @@ from __future__ import annotations
 try:  # say which extra to install, not only which module is missing
     import langchain_core  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess
-    raise ImportError(
-        f"langchain_sgkr needs LangChain, which is not installed ({exc}): "
-        'pip install "sgkr[langchain]"', name=exc.name) from exc
+    from sgkr.extras import missing_extra
+
+    raise ImportError(missing_extra("langchain_sgkr", "langchain", exc), name=exc.name) from exc
 
 from .documents import (
     DOCUMENT_PROMPT,

@@ -6,10 +6,11 @@ knowledge then its code, and its ``metadata`` the flat fields of
 ``start_line``, ``end_line``, ``matched_tags``, ``path``, ``score``, ...).
 
 The id and page content depend on the function alone; ``score``,
-``matched_tags`` and ``path`` (:data:`PER_QUESTION_KEYS`) on the question
-too. The documents are :class:`SGKRDocument`, whose equality leaves those
-keys out, so that LangChain's own de-duplication (``MultiQueryRetriever``
-compares whole documents) keeps one document per function, the first one.
+``matched_tags`` and ``path`` (and, on a graph of solved tasks, ``used_by`` and
+``variants``: :data:`PER_QUESTION_KEYS`) on the question too. The documents are
+:class:`SGKRDocument`, whose equality leaves those keys out, so that LangChain's own
+de-duplication (``MultiQueryRetriever`` compares whole documents) keeps one document per
+function, the first one.
 
 Examples
 --------
@@ -41,7 +42,7 @@ __all__ = ["SGKRDocument", "PER_QUESTION_KEYS", "to_document", "to_documents",
            "graph_documents", "DOCUMENT_PROMPT"]
 
 #: The metadata that depends on the question as well as on the function.
-PER_QUESTION_KEYS = frozenset({"score", "matched_tags", "path"})
+PER_QUESTION_KEYS = frozenset({"score", "matched_tags", "path", "used_by", "variants"})
 
 #: A document prompt (for ``create_retriever_tool`` and the like) that heads each
 #: document with its function's qualified name and place (``## Flask.dispatch_request
@@ -163,7 +164,7 @@ def graph_documents(graph: KnowledgeGraph, *, include_knowledge: bool = True) ->
     if not isinstance(include_knowledge, bool):
         raise InvalidArgumentError("include_knowledge must be True or False")
     records = make_documents(graph, [(f.id, 0.0) for f in graph.functions()], (),
-                             include_knowledge=include_knowledge)
+                             include_knowledge=include_knowledge, tasks=graph.tasks)
     return [_convert(record) for record in records]
 
 

@@ -6,7 +6,7 @@ options as pydantic fields and turns its records into LangChain documents.
 Examples
 --------
 >>> from sgkr import build_graph
->>> from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
+>>> from sgkr.tags import FunctionKnowledge, Sidecar
 >>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
 ...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
 >>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),
@@ -49,11 +49,10 @@ from sgkr import (
     TagMatch,
     build_graph,
 )
-from sgkr.algorithms.lexicalfile import load_graph
 from sgkr.errors import InvalidArgumentError
 from sgkr.ingest.sources import SourceInput
 from sgkr.masking import mask_url
-from sgkr.retrieval.options import OPTIONS
+from sgkr.retrieval.options import OPTIONS, refuse_unknown
 from sgkr.retrieval.retriever import Extractor
 from sgkr.stores import GraphStore
 
@@ -194,10 +193,10 @@ class SGKRRetriever(_WithOptions):
     >>> [d.metadata["name"] for d in SGKRRetriever(graph=graph, k=2).invoke("What is the total?")]
     ['total']
     >>> try:
-    ...     SGKRRetriever(graph=graph, kk=2)  # misspelt k
+    ...     SGKRRetriever(graph=graph, max_dept=2)  # misspelt max_depth
     ... except ValueError as error:  # pydantic.ValidationError
-    ...     print(error.errors()[0]["type"], error.errors()[0]["loc"])
-    extra_forbidden ('kk',)
+    ...     print(error.errors()[0]["msg"].split(";")[0])
+    Value error, unknown field(s): ['max_dept'] (did you mean 'max_depth'?)
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -255,6 +254,16 @@ class SGKRRetriever(_WithOptions):
         name = getattr(function, "__qualname__", type(function).__qualname__)
         return f"{getattr(function, '__module__', None) or '?'}.{name}"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        # A misspelt field gets the nearest one (docs/options.md), not pydantic's bare
+        # "Extra inputs are not permitted".
+        if isinstance(data, dict):
+            refuse_unknown(data, cls.model_fields, what="field",
+                           expected=f"; fields: {', '.join(cls.model_fields)}")
+        return data
+
     @model_validator(mode="after")
     def _check_options(self) -> SGKRRetriever:
         # Runs again on every field assignment (validate_assignment). The options are
@@ -270,6 +279,19 @@ class SGKRRetriever(_WithOptions):
         :func:`sgkr.export.render` draws its graph with a retrieval highlighted.
         """
         return self._configured({})
+
+    def overview(self, tokens: int, question: str | None = None) -> str:
+        """A map of the graph in at most ``tokens`` tokens, for a model's context (a system
+        prompt, before any question): the most central functions by file and class with
+        their parameters, knowledge, callers and callees; with ``question``, the functions
+        it needs and their neighbours first (:meth:`sgkr.Retriever.overview`).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``tokens`` is out of range, or the graph is read from a store.
+        """
+        return self.core.overview(tokens, question).text
 
     @classmethod
     def from_graph_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> SGKRRetriever:
@@ -301,7 +323,7 @@ class SGKRRetriever(_WithOptions):
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidArgumentError(f"path must be a file path, got {type(path).__name__}")
         _refuse_graph(kwargs, "from_graph_file reads the graph from path")
-        return cls(graph=load_graph(path), **kwargs)
+        return cls(graph=KnowledgeGraph.load(path), **kwargs)
 
     @classmethod
     def from_sources(cls, sources: Iterable[SourceInput],
@@ -339,11 +361,9 @@ class SGKRRetriever(_WithOptions):
         """
         _refuse_graph(kwargs, "from_sources builds the graph from sources")
         build_names = [f.name for f in fields(BuildOptions)]
-        unknown = sorted(set(kwargs) - {*build_names, "progress"} - set(cls.model_fields))
-        if unknown:
-            raise InvalidArgumentError(
-                f"unknown argument(s) {unknown}: expected options of sgkr.BuildOptions "
-                f"{build_names} or fields of SGKRRetriever {sorted(cls.model_fields)}")
+        refuse_unknown(kwargs, [*build_names, "progress", *cls.model_fields], what="argument",
+                       expected=f": expected options of sgkr.BuildOptions {build_names} or "
+                                f"fields of SGKRRetriever {sorted(cls.model_fields)}")
         build = {name: kwargs.pop(name) for name in list(kwargs) if name in build_names}
         graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build),
                             progress=kwargs.pop("progress", None))
@@ -365,11 +385,8 @@ class SGKRRetriever(_WithOptions):
     def _configured(self, kwargs: dict[str, Any]) -> Retriever:
         """The core retriever with the fields' options and a call's ``kwargs`` over them."""
         options = {n: v for n, v in kwargs.items() if n not in _LANGCHAIN_CALL_ARGS}
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise InvalidArgumentError(
-                f"unknown argument(s) {unknown} for SGKRRetriever.invoke: "
-                f"expected any of {list(OPTIONS)}")
+        refuse_unknown(options, OPTIONS, what="argument",
+                       expected=f" for SGKRRetriever.invoke: expected any of {list(OPTIONS)}")
         core = self._core
         # Made once and shared by every call; made again if a field it holds changed.
         if (core is None or self._made_of != (self.graph, self.store)

@@ -16,9 +16,10 @@ from __future__ import annotations
 try:  # say which extra to install, not only which module is missing
     import llama_index.core  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess
-    raise ImportError(
-        f"llama_index_sgkr needs LlamaIndex, which is not installed ({exc}): "
-        'pip install "sgkr[llama-index]"', name=exc.name) from exc
+    from sgkr.extras import missing_extra
+
+    raise ImportError(missing_extra("llama_index_sgkr", "llama-index", exc),
+                      name=exc.name) from exc
 
 from .fallback import retriever_fallback
 from .filters import to_sgkr_filter

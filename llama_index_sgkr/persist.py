@@ -1,8 +1,9 @@
 """Persisting a retriever: the graph, its lexical index and the retriever options.
 
 ``graph.json`` and its lexical index ``graph.lexical.npz`` are written by
-:func:`sgkr.algorithms.lexicalfile.save_graph` and read back with their validation
-(so the first question after loading costs what the next does); ``sgkr_retriever.json`` holds the
+:meth:`KnowledgeGraph.save <sgkr.graph.KnowledgeGraph.save>` and read back with their
+validation by :meth:`KnowledgeGraph.load <sgkr.graph.KnowledgeGraph.load>` (so the first
+question after loading costs what the next does); ``sgkr_retriever.json`` holds the
 :class:`~sgkr.retrieval.retriever.RetrieverOptions`. Nothing is pickled. Callables (a
 tag extractor, a fallback) are not persisted: pass them again when loading.
 
@@ -25,7 +26,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sgkr.algorithms.lexicalfile import load_graph, save_graph
 from sgkr.atomic import write_atomic
 from sgkr.errors import GraphFormatError, InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
@@ -63,7 +63,7 @@ def save_retriever(retriever: Retriever, persist_dir: str | os.PathLike[str]) ->
             f"retriever must be an sgkr.Retriever, got {type(retriever).__name__}")
     folder = _folder(persist_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    save_graph(retriever.graph, folder / GRAPH_FILENAME)
+    retriever.graph.save(folder / GRAPH_FILENAME)
     document = {"schema_version": OPTIONS_SCHEMA_VERSION,
                 "options": retriever.options.to_dict()}
     write_atomic(folder / OPTIONS_FILENAME, json.dumps(document, indent=1) + "\n")
@@ -90,7 +90,7 @@ def load_retriever(
     """
     folder = _folder(persist_dir)
     options = _read_options(folder / OPTIONS_FILENAME)
-    return load_graph(folder / GRAPH_FILENAME), options
+    return KnowledgeGraph.load(folder / GRAPH_FILENAME), options
 
 
 def _folder(persist_dir: object) -> Path:

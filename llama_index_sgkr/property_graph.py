@@ -91,8 +91,10 @@ def to_property_graph_store(graph: KnowledgeGraph, store: PropertyGraphStore) ->
     _check_store(store)
     data = records_of(graph)
     nodes: list[LabelledNode] = [_entity(node) for node in data["nodes"]]
-    nodes.append(EntityNode(name=_GRAPH_ID, label=GRAPH_LABEL, properties={
-        "sgkr_node": "graph", "sgkr_id": _GRAPH_ID, "meta": json.dumps(data["meta"])}))
+    graph_entity = {"sgkr_node": "graph", "sgkr_id": _GRAPH_ID, "meta": json.dumps(data["meta"])}
+    if "tasks" in data:  # the solved tasks the graph was built with, as graph.json keeps them
+        graph_entity["tasks"] = json.dumps(data["tasks"])
+    nodes.append(EntityNode(name=_GRAPH_ID, label=GRAPH_LABEL, properties=graph_entity))
     relations = [
         Relation(label=RELATION_LABELS[edge["type"]], source_id=EntityNode(name=edge["source"]).id,
                  target_id=EntityNode(name=edge["target"]).id,
@@ -123,8 +125,10 @@ def from_property_graph_store(store: PropertyGraphStore) -> KnowledgeGraph:
         raise GraphFormatError(f"{_WHERE}: holds no SGKR graph (no {_GRAPH_ID!r} entity)")
     try:
         meta = json.loads(found["graph"][0].properties["meta"])
+        tasks = json.loads(found["graph"][0].properties.get("tasks", "[]"))
     except (KeyError, TypeError, json.JSONDecodeError) as error:
-        raise GraphFormatError(f"{_WHERE}: {_GRAPH_ID!r} has no valid 'meta'") from error
+        raise GraphFormatError(f"{_WHERE}: {_GRAPH_ID!r} has no valid 'meta' or 'tasks'"
+                               ) from error
     ids = {node.id: node.properties.get("sgkr_id") for kind in ("function", "tag")
            for node in found[kind]}
     nodes = [_function(n) for n in found["function"]] + [_tag(n) for n in found["tag"]]
@@ -139,7 +143,8 @@ def from_property_graph_store(store: PropertyGraphStore) -> KnowledgeGraph:
             edges.append(edge)
     data = {"schema_version": RECORD_VERSION, "meta": meta,
             "nodes": sorted(nodes, key=lambda n: str(n["id"])),
-            "edges": sorted(edges, key=lambda e: (str(e["source"]), str(e["target"])))}
+            "edges": sorted(edges, key=lambda e: (str(e["source"]), str(e["target"]))),
+            "tasks": tasks}
     return KnowledgeGraph.from_dict(data, where=_WHERE)
 
 

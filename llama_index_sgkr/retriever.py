@@ -8,7 +8,7 @@ follows LlamaIndex's conventions: ``from_defaults``, ``persist`` and
 
 Examples
 --------
->>> from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
+>>> from sgkr.tags import FunctionKnowledge, Sidecar
 >>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
 ...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
 >>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),
@@ -31,14 +31,13 @@ from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
 from llama_index.core.utils import print_text
 from llama_index.core.vector_stores.types import MetadataFilters
 
-from sgkr.algorithms.lexicalfile import load_graph
 from sgkr.build import build_graph
 from sgkr.build.options import BuildOptions
 from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
 from sgkr.ingest.sources import SourceInput
 from sgkr.records import RetrievalResult
-from sgkr.retrieval.options import OPTIONS
+from sgkr.retrieval.options import OPTIONS, refuse_unknown
 from sgkr.retrieval.retriever import Extractor, Fallback, Retriever, RetrieverOptions
 from sgkr.retrieval.tags import TagExtractor
 from sgkr.stores import GraphStore
@@ -51,6 +50,10 @@ __all__ = ["SGKRRetriever"]
 
 _BUILD_NAMES = tuple(f.name for f in fields(BuildOptions))
 _RETRIEVER_NAMES = tuple(OPTIONS)
+# from_defaults' own parameters: a misspelt one is suggested too.
+_DEFAULTS_NAMES = ("graph", "graph_path", "store", "sources", "build_options", "tag_extractor",
+                   "fallback", "seed_retriever", "similarity_top_k", "filters",
+                   "callback_manager", "verbose")
 
 
 class SGKRRetriever(BaseRetriever):
@@ -135,7 +138,8 @@ class SGKRRetriever(BaseRetriever):
             ``sgkr push`` wrote the graph): the graph is read there, never loaded.
         sources
             Python files, folders or ``(path, text)`` pairs to build the graph
-            from (:func:`sgkr.build_graph`); ``examples`` alone also builds.
+            from (:func:`sgkr.build_graph`); solved tasks alone (``examples``, or
+            ``solutions`` with ``tasks``) also build.
         build_options
             A :class:`sgkr.BuildOptions` for that build (only with ``sources``).
         tag_extractor, fallback
@@ -183,18 +187,19 @@ sources; got graph_path and sources
         >>> SGKRRetriever.from_defaults(sources=[("m.py", "")], top_k=3)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        sgkr.errors.InvalidArgumentError: unknown argument(s) ['top_k']: expected ...
+        sgkr.errors.InvalidArgumentError: unknown argument(s): ['top_k']: expected ...
         """
         build = {name: options.pop(name) for name in list(options) if name in _BUILD_NAMES}
-        unknown = sorted(set(options) - set(_RETRIEVER_NAMES))
-        if unknown:
-            raise InvalidArgumentError(
-                f"unknown argument(s) {unknown}: expected options of sgkr.RetrieverOptions "
-                f"{list(_RETRIEVER_NAMES)} or of sgkr.BuildOptions {list(_BUILD_NAMES)}")
+        refuse_unknown(options, [*_RETRIEVER_NAMES, *_BUILD_NAMES, *_DEFAULTS_NAMES],
+                       what="argument",
+                       expected=f": expected options of sgkr.RetrieverOptions "
+                                f"{list(_RETRIEVER_NAMES)} or of sgkr.BuildOptions "
+                                f"{list(_BUILD_NAMES)}")
         given = [name for name, value in (("graph", graph), ("graph_path", graph_path),
                                           ("store", store), ("sources", sources))
                  if value is not None]
-        if sources is None and build.get("examples") is not None and not given:
+        solved = any(build.get(name) is not None for name in ("examples", "solutions", "tasks"))
+        if sources is None and solved and not given:
             given, sources = ["sources"], ()
         if len(given) != 1:
             got = " and ".join(given) if given else "none"
@@ -210,7 +215,7 @@ sources; got graph_path and sources
                                  seed_retriever=seed_retriever, **options),
                        callback_manager=callback_manager, verbose=verbose)
         if graph_path is not None:
-            graph = load_graph(graph_path)
+            graph = KnowledgeGraph.load(graph_path)
         elif sources is not None:
             graph = build_graph(sources, BuildOptions.from_kwargs(build_options, **build))
         if not isinstance(graph, KnowledgeGraph):
@@ -220,6 +225,19 @@ sources; got graph_path and sources
         core = Retriever(graph, tag_extractor=tag_extractor, fallback=fallback,
                          seed_retriever=seed_retriever, **options)
         return cls(core, callback_manager=callback_manager, verbose=verbose)
+
+    def overview(self, tokens: int, question: str | None = None) -> str:
+        """A map of the graph in at most ``tokens`` tokens, for a model's context (a system
+        prompt, before any question): the most central functions by file and class with
+        their parameters, knowledge, callers and callees; with ``question``, the functions
+        it needs and their neighbours first (:meth:`sgkr.Retriever.overview`).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``tokens`` is out of range, or the graph is read from a store.
+        """
+        return self._sgkr.overview(tokens, question).text
 
     # -- persistence -----------------------------------------------------------------
 

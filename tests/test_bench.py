@@ -14,6 +14,8 @@ from sgkr.cli import main
 from sgkr.errors import InvalidArgumentError, SGKRError, SourceError
 from sgkr.ingest.cache import ExtractCache, default_cache_dir
 
+pytestmark = pytest.mark.bench
+
 REQUIRED = ("files", "lines", "functions", "call_edges", "parse_only_s", "build_s",
             "build_over_parse", "build_cpu_over_parse", "build_peak_over_parse",
             "build_peak_mb", "parse_only_peak_mb", "incremental_s", "cached_rebuild_s", "load_s",

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from sgkr.extras import install_line
+
 BLOCKER = """
 import importlib.abc, sys
 class Block(importlib.abc.MetaPathFinder):
@@ -25,6 +27,7 @@ print("ok")
 """
 
 
+@pytest.mark.subprocess
 def test_core_is_framework_free() -> None:
     done = subprocess.run([sys.executable, "-c", BLOCKER], capture_output=True, text=True,
                           timeout=60, check=False)
@@ -47,6 +50,7 @@ import {adapter}
     ("llama_index_sgkr", "llama_index", "llama-index"),
     ("langchain_sgkr", "langchain_core", "langchain"),
 ])
+@pytest.mark.subprocess
 def test_an_adapter_without_its_framework_names_the_extra(adapter: str, framework: str,
                                                          extra: str) -> None:
     code = ADAPTER.format(framework=framework, adapter=adapter)
@@ -54,4 +58,5 @@ def test_an_adapter_without_its_framework_names_the_extra(adapter: str, framewor
                           timeout=60, check=False)
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("ImportError: ") and f'pip install "sgkr[{extra}]"' in last, last
+    assert last.startswith("ImportError: ") and install_line(extra) in last, last
+    assert f"needs the {extra} extra of sgkr ({framework} is not installed)" in last, last

@@ -11,10 +11,10 @@ CORE = Path(__file__).resolve().parent.parent / "shared" / "sgkr"
 # A package may import only from packages of a lower layer (and from itself).
 LAYERS = {
     "errors": 0, "records": 0, "text": 0, "version": 0, "gcpause": 0, "atomic": 0,
-    "masking": 0,
-    "ingest": 1, "analysis": 2, "graph": 3, "build": 4, "algorithms": 5, "stores": 6,
-    "retrieval": 7, "agents": 8, "export": 8, "eval": 9, "bench": 9, "cli": 10,
-    "__init__": 11, "__main__": 11,
+    "masking": 0, "extras": 0,
+    "ingest": 1, "analysis": 2, "tags": 3, "graph": 4, "build": 5, "algorithms": 6,
+    "stores": 7, "retrieval": 8, "agents": 9, "export": 9, "eval": 10, "bench": 10, "cli": 11,
+    "__init__": 12, "__main__": 12,
 }
 
 

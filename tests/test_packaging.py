@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -78,3 +84,44 @@ def test_dev_installs_what_every_user_extra_needs(project: dict[str, Any]) -> No
     for extra in ("llama-index", "langchain", "falkordb", "mcp"):
         missing = names(extras[extra]) - names(extras["dev"])
         assert not missing, f"dev lacks {sorted(missing)} of the {extra} extra"
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_the_wheel_carries_the_demo_and_no_other_example(tmp_path: Path) -> None:
+    # A copy of what the build reads: building in the tree would write build/ into it.
+    source = tmp_path / "src"
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name if source.is_dir() else _mkdir(source) / name)
+    for folder in ("shared", "llama_index_sgkr", "langchain_sgkr", "examples"):
+        shutil.copytree(ROOT / folder, source / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    wheels = tmp_path / "wheels"
+    _pip("wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels))
+    [wheel] = wheels.glob("sgkr-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    examples = [n for n in names if n.startswith("sgkr/examples/")]
+    assert "sgkr/examples/payments/heldout.jsonl" in examples
+    assert all(n.startswith("sgkr/examples/payments/") for n in examples), examples
+    assert not [n for n in names if "requests" in n or "quickstart" in n]
+    # Installed from the wheel, not the clone: sgkr demo finds its data in the install.
+    target = tmp_path / "site"
+    _pip("install", "--no-deps", "-q", "--target", str(target), str(wheel))
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    probe = "import sgkr, sys; from sgkr.cli import main; print(sgkr.__file__); main(['demo'])"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(str(target)) and "task 1434" in done.stdout
+    assert "get_mcc_code" in done.stdout
+
+
+def _mkdir(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    return folder
+
+
+def _pip(*argv: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "pip", *argv], capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -22,8 +22,10 @@ def test_case_study_family_is_not_in_the_graph(payments_graph: KnowledgeGraph) -
 
 
 def test_case_study_retrieves_the_pipeline(payments_graph: KnowledgeGraph) -> None:
+    # The paper's retrieval: the dependency paths between the question's tags (the earlier
+    # questions' votes off: neighbours=0).
     question = str(_held_out()["1434"]["question"])
-    result = Retriever(payments_graph).retrieve(question)
+    result = Retriever(payments_graph, neighbours=0).retrieve(question)
     names = [d.name for d in result.documents]
     assert {m.label for m in result.tags} == {"mcc", "transaction value"}
     # fee-rule matching, MCC enumeration and fee computation ...
@@ -33,6 +35,20 @@ def test_case_study_retrieves_the_pipeline(payments_graph: KnowledgeGraph) -> No
     # ... and not the functions that only look similar.
     assert "merchant_matches_fee" not in names and "cheapest_card_scheme" not in names
     assert result.paths and all(p[0].startswith("tag:") for p in result.paths)
+
+
+def test_case_study_with_the_earlier_questions(payments_graph: KnowledgeGraph) -> None:
+    # By default the earlier questions most like this one vote too; each document says
+    # which of them used it. Here the nearest (the most expensive ACI, tasks 1450 and 1457)
+    # bring their fee pipeline, as the paths do, and their ACI enumeration.
+    question = str(_held_out()["1434"]["question"])
+    docs = Retriever(payments_graph).retrieve(question).documents
+    names = [d.name for d in docs]
+    assert {"filter_fee_rules", "fee_rule_matches", "calculate_fee"} <= set(names)
+    assert "merchant_matches_fee" not in names and "cheapest_card_scheme" not in names
+    assert all(d.used_by for d in docs)
+    assert docs[0].used_by[0][0] in {"task:1450", "task:1457"}
+    assert docs[0].metadata()["used_by"][0]["question"].startswith("For a credit transaction")
 
 
 def test_held_out_recall(payments_graph: KnowledgeGraph) -> None:

@@ -19,6 +19,8 @@ from sgkr import KnowledgeGraph, Retriever, build_graph
 
 from .conftest import PAYMENTS
 
+pytestmark = pytest.mark.slow
+
 SMALL = (1, 3, 5)
 LARGE = 8
 # The ranking is computed whatever k, over pools of a fixed size: any k is a prefix.

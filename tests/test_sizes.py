@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("shared/sgkr", "llama_index_sgkr", "langchain_sgkr")
 MAX_FUNCTION_LINES = 60  # of code, its docstring left out
@@ -43,5 +45,6 @@ def test_functions_and_classes_are_small() -> None:
     assert _too_large() - KNOWN == set()
 
 
+@pytest.mark.slow
 def test_the_known_list_only_names_what_is_still_large() -> None:
     assert KNOWN - _too_large() == set()

@@ -43,7 +43,8 @@ __all__ = ["write_atomic", "remove_orphans"]
 _ORPHAN_SECONDS = 3600.0
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes | memoryview | Iterator[str], *,
+def write_atomic(path: str | os.PathLike[str],
+                 data: str | bytes | memoryview | Iterator[str] | Iterator[bytes], *,
                  mode: int | None = None) -> Path:
     """Write ``data`` (text is UTF-8) to ``path`` atomically; return the path.
 
@@ -54,8 +55,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes | memoryview | 
         replaced by the file, never followed.
     data
         The whole content (a view of bytes too: they are not copied), or its
-        text in pieces, written as they come (a large file need not be held in
-        memory whole).
+        text (or bytes) in pieces, written as they come (a large file need not
+        be held in memory whole).
     mode
         The file's permissions; default ``0o666`` less the umask, as
         :func:`open` gives a new file.

@@ -16,8 +16,8 @@ copied to a temporary folder first, and only the copy is touched):
 - ``cached_rebuild_s``: a new ``sgkr build`` process after one file changed, with the
   cache of an earlier one (what a second ``sgkr build`` pays);
 - ``save_s``, ``load_s``, ``graph_bytes``, ``index_bytes``: graph.json and its lexical
-  index written and read back (:func:`~sgkr.algorithms.lexicalfile.save_graph`,
-  :func:`~sgkr.algorithms.lexicalfile.load_graph`);
+  index written and read back (:meth:`KnowledgeGraph.save <sgkr.graph.KnowledgeGraph.save>`,
+  :meth:`KnowledgeGraph.load <sgkr.graph.KnowledgeGraph.load>`);
 - ``first_query_ms``: a new retriever over the graph loaded back answering its first
   question (what it reads of the whole graph was saved with it: nothing is made);
 - ``query_p50_ms``, ``query_p99_ms``: latency of generated questions naming
@@ -66,13 +66,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .algorithms.lexicalfile import index_path, load_graph, save_graph
+from .algorithms.lexicalfile import index_path
 from .build.batch import default_jobs
 from .build.incremental import GraphBuilder
 from .build.options import BuildOptions
 from .errors import InvalidArgumentError, SGKRError, SourceError
 from .graph.model import KnowledgeGraph
-from .ingest.sources import SourceFile, read_sources
+from .ingest.sources import SourceFile, nothing_read, read_sources
 from .masking import mask_url
 from .records import RetrievalResult
 from .retrieval.retriever import Retriever
@@ -390,12 +390,12 @@ def _check_bench_args(queries: object, max_files: object, repeat: object,
 def _bench_files(source: Path, base: Path, exclude: Sequence[str],
                  max_files: int | None) -> list[SourceFile]:
     """The sources under ``source``, thinned evenly to ``max_files``."""
-    files, _ = read_sources([source], root=base, exclude=exclude)
+    files, problems = read_sources([source], root=base, exclude=exclude)
     if max_files is not None and len(files) > max_files:
         step = len(files) / max_files
         files = [files[int(i * step)] for i in range(max_files)]
     if not files:
-        raise SourceError(f"found no Python source to read in {source}")
+        raise nothing_read(str(source), problems)
     return files
 
 
@@ -431,8 +431,8 @@ def _build_figures(work: Path, files: Sequence[SourceFile], base: Path, options:
     update = builder.last_update
     say("save and load graph.json and its index")
     target = work / "graph.json"
-    save_s, _ = _timed(lambda: save_graph(graph, target))
-    load_s, loaded = _timed(lambda: load_graph(target))
+    save_s, _ = _timed(lambda: graph.save(target))
+    load_s, loaded = _timed(lambda: KnowledgeGraph.load(target))
     build_s = figures["build_s"]
     figures.update({
         "functions": stats["functions"],

@@ -43,6 +43,7 @@ __all__ = [
     "ModuleExtract",
     "FunctionNode",
     "TagNode",
+    "SolvedTask",
     "Edge",
     "BuildReport",
     "TagMatch",
@@ -370,10 +371,10 @@ class Definition:
     """A function, method or module body as extracted from one file.
 
     The last three fields are derived from the others where files are
-    extracted for a build (:func:`sgkr.analysis.knowledge.annotate`, run by the worker
+    extracted for a build (:func:`sgkr.tags.infer.annotate`, run by the worker
     that parsed the file, and cached with it); ``None`` when not derived, in
     which case :func:`sgkr.analysis.knowledge.knowledge_of` and
-    :func:`sgkr.analysis.knowledge.infer_tags` compute them when asked.
+    :func:`sgkr.tags.infer.infer_tags` compute them when asked.
     """
 
     qualname: str
@@ -468,7 +469,7 @@ class TagNode:
 
     ``weight`` in [0, 1] says how specific the tag is: an inverse document
     frequency over the graph's functions, computed by the build
-    (:func:`sgkr.graph.tagging.tag_weights`); a tag that every function shares
+    (:func:`sgkr.tags.weights.tag_weights`); a tag that every function shares
     (``data``, ``value``, ``self``) weighs near 0, one that a single function
     handles near 1.
     """
@@ -477,6 +478,25 @@ class TagNode:
     label: str
     aliases: tuple[str, ...] = ()
     weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class SolvedTask:
+    """An earlier question the graph was built with, and what its solution uses.
+
+    ``id`` is ``task:`` and the example's id; ``uses`` the function nodes its
+    solution defines or calls (its entry code first); ``inputs`` and ``outputs``
+    the ids of the tags the question gives and asks for, attached to those
+    functions; ``source`` the solution's file, as the build read it.
+    """
+
+    id: str
+    question: str
+    uses: tuple[str, ...]
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    source: str = ""
+    answer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -623,6 +643,13 @@ class RetrievedFunction:
     score: float
     matched_tags: tuple[str, ...] = ()
     paths: tuple[tuple[str, ...], ...] = ()
+    #: The earlier questions whose solutions used it (task id, question), the most like
+    #: the new question first; None on a graph without solved tasks
+    #: (:mod:`sgkr.retrieval.solved`).
+    used_by: tuple[tuple[str, str], ...] | None = None
+    #: Other copies of the same helper (node ids) that this document stands for; None on
+    #: a graph without solved tasks.
+    variants: tuple[str, ...] | None = None
     qualname: str = ""
 
     @property
@@ -660,6 +687,9 @@ class RetrievedFunction:
             "score": self.score,
             "matched_tags": list(self.matched_tags),
             "path": list(self.paths[0]) if self.paths else [],
+            **({"used_by": [{"task": t, "question": q} for t, q in self.used_by]}
+               if self.used_by is not None else {}),
+            **({"variants": list(self.variants)} if self.variants is not None else {}),
         }
 
 
@@ -700,6 +730,7 @@ class RetrievalResult:
                     "sources": [s.to_dict() for s in d.sources],
                     # Only what there is: no empty list for a function no tag led to.
                     **({"matched_tags": list(d.matched_tags)} if d.matched_tags else {}),
+                    **{k: v for k, v in d.metadata().items() if k in ("used_by", "variants")},
                 }
                 for d in self.documents
             ],

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,7 +25,6 @@ from sgkr import KnowledgeGraph, Retriever
 from sgkr.agents.answer import MAX_ANSWER_CHARS
 from sgkr.agents.server import STATS_URI
 from sgkr.algorithms.paths import MAX_DEPTH, MAX_PATHS
-from sgkr.retrieval.options import OPTIONS
 from sgkr.retrieval.retriever import RetrieverOptions
 
 from ..conftest import PAYMENTS, ROOT
@@ -34,6 +36,8 @@ mcp = pytest.importorskip("mcp")
 
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
+
+pytestmark = pytest.mark.server
 
 
 def _heldout(task: str) -> dict[str, object]:
@@ -94,11 +98,10 @@ async def test_the_case_study_through_a_stdio_client_session(graph_path: Path) -
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"retrieve_knowledge", "explain_dependency"}
-            # Every retriever option an agent may turn, so that one added reaches agents.
+            assert set(tools) == {"retrieve_knowledge", "explain_dependency", "map_graph"}
+            # Every retriever option, so that one added reaches agents.
             assert set(tools["retrieve_knowledge"].input_schema["properties"]) == {
-                "question", "cursor", *(f.name for f in fields(RetrieverOptions)
-                                        if OPTIONS[f.name].agents)}
+                "question", "cursor", *(f.name for f in fields(RetrieverOptions))}
 
             answer = await session.call_tool("retrieve_knowledge", {"question": case["question"]})
             assert not answer.is_error
@@ -204,8 +207,11 @@ async def test_tools_say_what_they_are_in_compact_schemas(requests_graph: Path) 
         assert hints.destructive_hint is False and hints.open_world_hint is False
         assert tool.input_schema["additionalProperties"] is False
         assert all("title" not in p for p in tool.input_schema["properties"].values())
-    assert sum(len(json.dumps(t.input_schema, separators=(",", ":"))) for t in tools) <= 2_400
+    assert sum(len(json.dumps(t.input_schema, separators=(",", ":"))) for t in tools) <= 3_400
     for tool in tools:  # the bounds the core holds the search to
+        if tool.name == "map_graph":  # no search: a budget of tokens
+            assert tool.input_schema["properties"]["tokens"]["maximum"] == 12_000
+            continue
         properties = tool.input_schema["properties"]
         assert properties["max_depth"]["maximum"] == MAX_DEPTH
         assert properties["max_paths"]["maximum"] == MAX_PATHS
@@ -312,3 +318,84 @@ def test_a_missing_graph_file_fails_before_serving(tmp_path: Path) -> None:
     from sgkr.cli import main
 
     assert main(["mcp", str(tmp_path / "missing.json")]) == 5
+
+
+def _raw_server(graph_path: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "sgkr", "mcp", str(graph_path)], env=_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def _send(process: subprocess.Popen[bytes], *messages: str) -> None:
+    assert process.stdin is not None
+    process.stdin.write("".join(m + "\n" for m in messages).encode())
+    process.stdin.flush()
+
+
+_INITIALIZE = ('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":'
+               '"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}')
+_INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+def _call(request_id: int, question: str, name: str = "retrieve_knowledge") -> str:
+    return (f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":'
+            f'"{name}","arguments":{{"question":"{question}"}}}}}}')
+
+
+def test_a_request_with_a_lone_surrogate_is_answered_with_its_id(graph_path: Path) -> None:
+    # Issue 41, M10: the SDK's reader dropped such a request silently; the client waited
+    # until its own timeout.
+    process = _raw_server(graph_path)
+    try:
+        _send(process, _INITIALIZE, _INITIALIZED, _call(7, "fee \\ud800 of a card"),
+              _call(8, "fee \\udfff", name="no_\\ud800_tool"), _call(9, "fee of a card"))
+        assert process.stdout is not None
+        lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in process.stdout],
+                         daemon=True).start()
+        answers: dict[int, Any] = {}
+        deadline = time.monotonic() + 60
+        while len(answers) < 4 and time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                message = json.loads(lines.get(timeout=1))
+                answers[message["id"]] = message
+        assert sorted(answers) == [0, 7, 8, 9]  # none dropped
+        assert answers[7]["error"]["code"] == -32600
+        assert "surrogate" in answers[7]["error"]["message"]
+        assert "surrogate" in answers[8]["error"]["message"]
+        assert answers[9]["result"]["content"][0]["text"]  # the server goes on
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_client_that_goes_away_with_answers_pending_ends_the_server_quietly(
+        graph_path: Path) -> None:
+    # Issue 41, L1: a 61-line ExceptionGroup / BrokenPipeError traceback and exit 1.
+    process = _raw_server(graph_path)
+    assert process.stdout is not None and process.stderr is not None
+    _send(process, _INITIALIZE, _INITIALIZED)
+    process.stdout.readline()
+    _send(process, *(_call(i, "average fee of a card " * 200) for i in range(1, 40)))
+    process.stdout.close()  # gone, with answers pending
+    assert process.stdin is not None
+    process.stdin.close()
+    status = process.wait(timeout=60)
+    err = process.stderr.read().decode()
+    assert status == 0 and "Traceback" not in err, err
+
+
+async def test_map_graph_fits_its_budget_and_focuses_on_a_question(graph_path: Path) -> None:
+    from sgkr.retrieval.overview import count_tokens
+
+    case = _heldout("1434")
+    async with _session(graph_path) as session:
+        plain = await session.call_tool("map_graph", {"tokens": 300})
+        focused = await session.call_tool("map_graph", {"tokens": 300,
+                                                        "question": case["question"]})
+        refused = await session.call_tool("map_graph", {"tokens": 5})
+    assert not plain.is_error and count_tokens(_text(plain)) <= 300
+    assert "load_fees()" in _text(plain) and "called by:" in _text(plain)
+    assert "a question needs first" in _text(focused).splitlines()[0]
+    assert count_tokens(_text(focused)) <= 300 and "get_mcc_code" in _text(focused)
+    assert refused.is_error and "tokens" in _text(refused)

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sgkr import Retriever, build_graph
+from sgkr import KnowledgeGraph, Retriever, build_graph
 from sgkr.algorithms import lexicalfile, summary
-from sgkr.algorithms.lexical import LexicalIndex, index_of
+from sgkr.algorithms.lexical import LexicalIndex, attached, index_of
 from sgkr.algorithms.lexicalfile import (
     index_path,
     load_graph,
@@ -22,6 +22,7 @@ from sgkr.algorithms.lexicalfile import (
     write_index,
 )
 from sgkr.errors import GraphFormatError
+from sgkr.graph.jsonfile import write_document
 from sgkr.records import TagNode
 from sgkr.stores import MemoryStore
 
@@ -144,12 +145,39 @@ def test_a_bad_index_is_reported_and_made_again(tmp_path: Path) -> None:
         == "fn:m.set_timeout"
 
 
+def _core(path: Path) -> Any:
+    return Retriever(KnowledgeGraph.load(path), k=2)
+
+
+def _llama(path: Path) -> Any:
+    llama = pytest.importorskip("llama_index_sgkr")
+    folder = path.parent / "persisted"
+    llama.SGKRRetriever.from_defaults(graph_path=path, similarity_top_k=2).persist(folder)
+    return llama.SGKRRetriever.from_persist_dir(folder).sgkr_retriever
+
+
+def _langchain(path: Path) -> Any:
+    langchain = pytest.importorskip("langchain_sgkr")
+    return Retriever(langchain.SGKRRetriever.from_graph_file(path, k=2).graph, k=2)
+
+
+def _mcp(path: Path) -> Any:
+    from sgkr.agents.watching import Sources
+
+    return Retriever(Sources([path], graph=True).build(), k=2)
+
+
+@pytest.mark.parametrize("open_", [_core, _llama, _langchain, _mcp])
 def test_a_loaded_graph_makes_no_tables_for_its_first_question(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, open_: Any) -> None:
+    # Issue 42: the documented path, KnowledgeGraph.load then Retriever, ignored the index
+    # and summary saved with the graph (3.45 s on the stdlib's first question); graph.save
+    # did not write them. The adapters and MCP load through it too.
     graph = build_graph([("m.py", CODE)])
     graph.add_tag(TagNode("tag:timeout", "timeout"))
     graph.add_edge_rows([("fn:m.set_timeout", "tag:timeout", "produces", None)])
-    save_graph(graph, tmp_path / "graph.json")
+    graph.save(tmp_path / "graph.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "graph.lexical.npz"]
     expected = Retriever(graph, k=2).retrieve("set the timeout")
 
     def refuse(*args: object) -> None:
@@ -158,8 +186,19 @@ def test_a_loaded_graph_makes_no_tables_for_its_first_question(
     monkeypatch.setattr(summary, "summarize", refuse)
     monkeypatch.setattr(LexicalIndex, "__init__", refuse)
     monkeypatch.setattr(lexicalfile, "fingerprint", refuse)  # the file's digest vouches
-    loaded = load_graph(tmp_path / "graph.json")
-    assert Retriever(loaded, k=2).retrieve("set the timeout") == expected
+    assert open_(tmp_path / "graph.json").retrieve("set the timeout") == expected
+
+
+def test_a_graph_loads_without_its_index_when_asked(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    build_graph([("m.py", CODE)]).save(tmp_path / "graph.json")
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the index was read")
+
+    monkeypatch.setattr(lexicalfile.LEXICAL_FILE, "read", refuse)
+    graph = KnowledgeGraph.load(tmp_path / "graph.json", index=False)
+    assert attached(graph) is None
 
 
 def test_a_summary_is_used_only_with_the_graph_file_it_was_saved_with(
@@ -167,7 +206,7 @@ def test_a_summary_is_used_only_with_the_graph_file_it_was_saved_with(
     graph = build_graph([("m.py", CODE)])
     save_graph(graph, tmp_path / "graph.json")
     graph.add_tag(TagNode("tag:cookie jar", "cookie jar"))
-    graph.save(tmp_path / "graph.json")  # the graph file alone, its index left as it was
+    write_document(graph.to_dict(), tmp_path / "graph.json")  # its index left as it was
     made: list[object] = []
     real = summary.summarize
     monkeypatch.setattr(summary, "summarize", lambda g: made.append(g) or real(g))

@@ -9,11 +9,11 @@ import pytest
 
 from sgkr import KnowledgeGraph, Retriever, build_graph
 from sgkr.algorithms.paths import find_paths
-from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 from sgkr.analysis.resolve import CallResolver
 from sgkr.cli import main
 from sgkr.export import render
 from sgkr.ingest.extract import extract_module
+from sgkr.tags import FunctionKnowledge, Sidecar
 
 from ..conftest import FIXTURES
 

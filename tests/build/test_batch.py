@@ -98,6 +98,7 @@ def _sized(root: Path, count: int = 40) -> list[tuple[str, str]]:
             in enumerate(pairs)]
 
 
+@pytest.mark.slow
 def test_any_number_of_workers_gives_the_same_extractions(tmp_path: Path) -> None:
     pairs = _sized(tmp_path)
     serial, _ = extract_files(pairs, jobs=1)
@@ -108,8 +109,9 @@ def test_any_number_of_workers_gives_the_same_extractions(tmp_path: Path) -> Non
 
 
 def test_extractions_carry_their_derived_knowledge_and_tags(tmp_path: Path) -> None:
-    from sgkr.analysis.knowledge import infer_tags, knowledge_of
+    from sgkr.analysis.knowledge import knowledge_of
     from sgkr.ingest.extract import extract_module
+    from sgkr.tags.infer import infer_tags
 
     pairs = _sized(tmp_path, 8)
     for module in extract_files(pairs, jobs=2)[0]:

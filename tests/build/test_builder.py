@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from sgkr import build_graph
-from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 from sgkr.errors import InvalidArgumentError, SourceError
+from sgkr.tags import FunctionKnowledge, Sidecar
+from sgkr.tags.update import tags_of
 
 from ..conftest import FIXTURES
 
@@ -92,7 +93,7 @@ def test_curated_tags_win_over_inferred_ones_when_both_are_asked_for() -> None:
     side = Sidecar({"get_average_fee": FunctionKnowledge(outputs=("mean fee",))},
                    {"Merchant": ("shop",)})
     graph = build_graph(src, knowledge=side, infer_tags=True)
-    assert graph.tags_of(["fn:m.get_average_fee"]) == {"tag:mean fee"}
+    assert tags_of(graph, ["fn:m.get_average_fee"]) == {"tag:mean fee"}
     assert graph.consumers("tag:row") == ["fn:m.total"]
     assert graph.tag("tag:merchant").label == "Merchant"
     assert graph.meta["curated_tags"] is True

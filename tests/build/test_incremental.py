@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from sgkr import Retriever, build_graph
-from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 from sgkr.build.incremental import GraphBuilder
 from sgkr.errors import SourceError
 from sgkr.graph import KnowledgeGraph
+from sgkr.tags import FunctionKnowledge, Sidecar
 
 from ..conftest import PAYMENTS
 
@@ -288,6 +288,7 @@ def _stdlib_copy(root: Path, packages: tuple[str, ...]) -> None:
                         ignore=shutil.ignore_patterns("__pycache__", "test*"))
 
 
+@pytest.mark.slow
 def test_random_edits_of_real_code_keep_the_graph_equal_to_a_fresh_build(tmp_path: Path) -> None:
     _stdlib_copy(tmp_path, ("json", "email"))
     options: dict[str, Any] = {"infer_tags": True}

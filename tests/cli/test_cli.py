@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sgkr.cli import main
-from sgkr.graph.jsonfile import SCHEMA_VERSION
+from sgkr.graph.jsonfile import TASKS_VERSION
 
 from ..conftest import FIXTURES, PAYMENTS
 
@@ -34,7 +34,9 @@ def test_build_prints_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     printed = capsys.readouterr().out
     assert ("files: 4, functions: 9, call edges: 6 exact, 1 inferred, reference edges: 0, "
             "tags: 6") in printed
-    assert json.loads(out.read_text(encoding="utf-8"))["schema_version"] == SCHEMA_VERSION
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["schema_version"] == TASKS_VERSION  # it keeps its solved tasks
+    assert [t["id"] for t in written["tasks"]] == ["task:q1", "task:q2", "task:q3"]
 
 
 def test_inspect(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -48,6 +50,20 @@ def test_inspect(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "most called:" in printed and "tags: " in printed and "(curated)" in printed
 
 
+def test_inspect_lists_at_most_top_tags_the_most_used_first(
+        graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(graph_file), "--top", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["most_called"]) == 3 and len(data["tag_list"]) == 3 < data["tags"]
+    used = [t["consumers"] + t["producers"] for t in data["tag_list"]]
+    assert used == sorted(used, reverse=True)
+    assert main(["inspect", str(graph_file), "--top", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{data['tags'] - 3} more: --top 0 lists all" in printed
+    assert main(["inspect", str(graph_file), "--top", "0", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["tag_list"]) == data["tags"]
+
+
 def test_query_json(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     question = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
     assert main(["query", str(graph_file), question, "--k", "4", "--json"]) == 0
@@ -55,7 +71,10 @@ def test_query_json(graph_file: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert set(data) >= {"question", "tags", "documents", "paths"}
     assert data["tags"] == {"inputs": ["account type", "aci"], "outputs": ["fee ids"]}
     assert len(data["documents"]) == 4
-    assert data["documents"][0]["name"] == "filter_fee_rules"
+    # the earlier questions of the same kind (fee IDs for an account type and an ACI) vote
+    assert data["documents"][0]["name"] == "collect_fee_ids"
+    assert "filter_fee_rules" in [d["name"] for d in data["documents"]]
+    assert data["documents"][0]["used_by"][0]["task"] in {"task:1464", "task:1480"}
     for doc in data["documents"]:
         assert set(doc) >= {"id", "name", "qualnames", "knowledge", "code", "score", "sources"}
         assert 0 < doc["score"] <= 1
@@ -105,6 +124,7 @@ def test_verbose_shows_traceback(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Traceback" in capsys.readouterr().err
 
 
+@pytest.mark.subprocess
 def test_demo_runs_as_a_program() -> None:
     done = subprocess.run([sys.executable, "-m", "sgkr", "demo"], capture_output=True,
                           text=True, timeout=120, check=False)
@@ -196,9 +216,7 @@ def test_export_refuses_an_unknown_suffix(graph_file: Path, tmp_path: Path,
 
 
 def test_shell_completion_script(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stop:
-        main(["--print-completion", "bash"])
-    assert stop.value.code == 0
+    assert main(["--print-completion", "bash"]) == 0
     script = capsys.readouterr().out
     assert "complete" in script and "build" in script and "--no-gitignore" in script
 
@@ -207,7 +225,7 @@ def test_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
     import io
 
     from sgkr import build_graph
-    from sgkr.cli.build import ProgressBar
+    from sgkr.cli.progress import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -228,7 +246,7 @@ def test_a_long_stage_shows_before_any_file_is_done() -> None:
     import io
     import time
 
-    from sgkr.cli.build import ProgressBar
+    from sgkr.cli.progress import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -264,6 +282,7 @@ def test_verbose_after_the_command_shows_the_traceback(
     assert "Traceback" in capsys.readouterr().err
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("argv", [["--print-completion", "bash"], ["--help"], ["demo"]])
 def test_a_reader_that_stops_early_gets_no_traceback(argv: list[str]) -> None:
     process = subprocess.Popen([sys.executable, "-m", "sgkr", *argv], stdout=subprocess.PIPE,

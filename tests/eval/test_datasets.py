@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sgkr import KnowledgeFormatError, SourceError
-from sgkr.analysis.knowledge import Example, TagRef
 from sgkr.eval.datasets import Dataset, Question, load_dataset, load_questions, write_dataset
+from sgkr.tags import Example, TagRef
 
 CODE = ("def load_fees():\n    return []\n"
         "def average_fee(amount):\n    return sum(load_fees()) * amount\n"
@@ -91,7 +91,9 @@ def test_bare_drops_the_knowledge_and_the_example_tags() -> None:
     assert bare.name.endswith("-bare") and bare.knowledge is None
     assert all(not e.inputs and not e.outputs for e in bare.examples)
     graph, _ = next(bare.folds())
-    assert graph.meta["infer_tags"] and graph.stats()["tags"] > 0
+    # the questions ground the tags, matched against the tags inferred from code
+    assert graph.meta["question_tags"] and graph.stats()["tags"] > 0
+    assert all(t.inputs or t.outputs for t in graph.tasks)
     # the inferred-tags ablation builds the same folds without them
     plain, question = next(bare.folds(infer_tags=False))
     assert plain.stats()["tags"] == 0 and question.gold == next(bare.folds())[1].gold

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from sgkr import InvalidArgumentError
-from sgkr.analysis.knowledge import Example, TagRef
 from sgkr.eval.datasets import Dataset, Question
 from sgkr.eval.llm import complete, parse_program_tokens, run_end_to_end, score_answer
+from sgkr.tags import Example, TagRef
 
 CODE = ("def subtract(a, b):\n    return a - b\ndef divide(a, b):\n    return a / b\n"
         "def percentage_change(a, b):\n    return divide(subtract(a, b), b)\n"

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from sgkr import InvalidArgumentError
-from sgkr.analysis.knowledge import Example, TagRef
 from sgkr.eval.baselines import HashingEmbeddings
 from sgkr.eval.datasets import Dataset
 from sgkr.eval.metrics import count_tokens, score_question
 from sgkr.eval.report import format_table, to_markdown, write_report
 from sgkr.eval.runner import RetrieverSpec, default_specs, evaluate
+from sgkr.tags import Example, TagRef
 
 SOLUTION = '''
 def load_fees():
@@ -92,6 +92,7 @@ def test_spec_validation() -> None:
         evaluate(_dataset(), [RetrieverSpec("a"), RetrieverSpec("a")])
 
 
+@pytest.mark.slow
 def test_reports(result, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     table = format_table([result])
     assert "sgkr no-merge" in table and "budget k=" in table

@@ -78,6 +78,7 @@ def test_there_are_enough_solutions():
     assert len(EXAMPLES) == len(SOLUTIONS)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda path: path.stem)
 def test_solution_runs(path, tmp_path):
     result = run_solution(path, tmp_path)
@@ -90,6 +91,7 @@ def test_solution_runs(path, tmp_path):
     [example for example in EXAMPLES if "answer" in example],
     ids=lambda example: f"task_{example['id']}",
 )
+@pytest.mark.subprocess
 def test_context_only_answers_are_reproduced(example, tmp_path):
     path = PAYMENTS / example["file"]
     if "pandas" in imported_modules(path):
@@ -99,6 +101,7 @@ def test_context_only_answers_are_reproduced(example, tmp_path):
     assert result.stdout.strip() == example["answer"]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("task_id", sorted(DEV_ANSWERS))
 def test_dev_answers_are_reproduced(task_id, tmp_path):
     result = run_solution(PAYMENTS / "solutions" / f"task_{task_id}.py", tmp_path)
@@ -106,6 +109,7 @@ def test_dev_answers_are_reproduced(task_id, tmp_path):
     assert result.stdout.strip() == DEV_ANSWERS[task_id]
 
 
+@pytest.mark.subprocess
 def test_dev_fee_ids_1464_are_reproduced(tmp_path):
     result = run_solution(PAYMENTS / "solutions" / "task_1464.py", tmp_path)
     assert result.returncode == 0, result.stderr
@@ -208,6 +212,7 @@ def test_shared_helpers_are_copied_unchanged():
         assert len(sources[name]) == 1, f"{name} differs between solutions"
 
 
+@pytest.mark.subprocess
 def test_synthetic_payments_are_regenerated_identically(tmp_path):
     output = tmp_path / "payments.csv"
     result = subprocess.run(

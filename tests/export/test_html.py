@@ -101,6 +101,7 @@ def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
     return width, height, rows
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian package "
                     "`chromium`; .ci/run installs it)")
 def test_chromium_draws_every_node_and_a_non_blank_picture(view: View, tmp_path: Path) -> None:

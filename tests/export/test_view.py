@@ -19,11 +19,14 @@ CHAIN = ("m.py", "def a():\n    return b()\ndef b():\n    return c()\n"
 
 def test_whole_graph_has_every_node_and_edge(payments_graph: KnowledgeGraph) -> None:
     view = subgraph(payments_graph)
-    assert len(view.nodes) == len(payments_graph)
-    assert len(view.edges) == payments_graph.nx.number_of_edges()
+    # and its solved tasks, with a uses edge to each function their solution uses
+    assert len(view.nodes) == len(payments_graph) + len(payments_graph.tasks)
+    uses = sum(len(t.uses) for t in payments_graph.tasks)
+    assert sum(e.type == "uses" for e in view.edges) == uses
+    assert len(view.edges) == payments_graph.nx.number_of_edges() + uses
     assert not view.highlighted and all(n.role is None for n in view.nodes)
     kinds = {n.kind for n in view.nodes}
-    assert kinds == {"function", "module", "tag"}
+    assert kinds == {"function", "module", "tag", "task"}
 
 
 @pytest.mark.parametrize(("depth", "expected"), [

@@ -12,7 +12,7 @@ import pytest
 
 from sgkr import KnowledgeGraph, build_graph
 from sgkr.errors import GraphFormatError
-from sgkr.graph.jsonfile import SCHEMA_VERSION
+from sgkr.graph.jsonfile import SCHEMA_VERSION, TASKS_VERSION
 from sgkr.graph.jsonrecords import records_of
 from sgkr.records import EdgeRow, FunctionNode, SourceSpan, TagNode
 
@@ -38,7 +38,7 @@ def test_golden_graph_json(tmp_path: Path) -> None:
 
 def test_fields_other_tools_read() -> None:
     data = json.loads(GOLDEN.read_text(encoding="utf-8"))
-    assert data["schema_version"] == SCHEMA_VERSION
+    assert data["schema_version"] == TASKS_VERSION  # it keeps its solved tasks
     functions = [n for n in data["nodes"] if n.get("type", "function") == "function"]
     tags = [n for n in data["nodes"] if n.get("type") == "tag"]
     assert functions and tags
@@ -54,6 +54,8 @@ def test_fields_other_tools_read() -> None:
 
 def test_older_versions_load_as_the_same_graph() -> None:
     golden = KnowledgeGraph.load(GOLDEN)  # version 2 is the same graph, every field written out
+    assert golden.tasks  # version 4 keeps the solved tasks, which version 2 did not
+    golden.set_tasks(())
     assert KnowledgeGraph.load(FIXTURES / "mini.graph.v2.json").to_dict() == golden.to_dict()
     assert records_of(golden) == json.loads(
         (FIXTURES / "mini.graph.v2.json").read_text(encoding="utf-8"))
@@ -116,7 +118,7 @@ def _valid() -> dict[str, Any]:
 def _broken(change: str) -> Any:
     data = _valid()
     if change == "future":
-        data["schema_version"] = SCHEMA_VERSION + 1
+        data["schema_version"] = TASKS_VERSION + 1
     elif change == "no version":
         del data["schema_version"]
     elif change == "missing node":
@@ -177,7 +179,7 @@ def test_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(OSError, match="disk full"):
         KnowledgeGraph.from_dict(_valid()).save(path)
     assert path.read_bytes() == before
-    assert [p.name for p in tmp_path.iterdir()] == ["g.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json", "g.lexical.npz"]
 
 
 def test_a_saved_graph_loads_as_it_was(payments_graph: KnowledgeGraph) -> None:
@@ -200,7 +202,9 @@ def test_saved_file_is_compact_one_item_a_line(tmp_path: Path) -> None:
     text = (tmp_path / "g.json").read_text(encoding="utf-8")
     data = json.loads(text)
     lines = text.splitlines()
-    assert len(lines) == len(data["nodes"]) + len(data["edges"]) + 5
+    assert data["tasks"]  # one line each, after the edges
+    assert len(lines) == len(data["nodes"]) + len(data["edges"]) + len(data["tasks"]) + 7
+    assert json.loads(lines[-2].rstrip(",")) == data["tasks"][-1]
     assert json.loads(lines[2].rstrip(",")) == data["nodes"][0]
     assert ": " not in lines[0] and text.endswith("]}\n")
     empty = KnowledgeGraph()

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from sgkr import build_graph
-from sgkr.analysis.knowledge import annotate
 from sgkr.errors import InvalidArgumentError
 from sgkr.ingest import cache as cache_module
 from sgkr.ingest.cache import (
@@ -29,6 +28,7 @@ from sgkr.ingest.cache import (
 from sgkr.ingest.cachedir import secret_key, user_cache_root
 from sgkr.ingest.extract import extract_module
 from sgkr.records import ModuleExtract
+from sgkr.tags.infer import annotate
 
 CODE = '''"""Module doc."""
 import os
@@ -171,12 +171,13 @@ def test_an_error_mid_write_stores_none_of_the_batch(
     else:  # the first new row is inserted, then the write is interrupted
         insert = ExtractCache._insert
 
-        def interrupted_insert(self: ExtractCache, rows: list[tuple[str, bytes]]) -> None:
+        def interrupted_insert(self: ExtractCache, rows: list[tuple[str, bytes]],
+                               schema: str) -> None:
             def first_then_stop() -> Iterator[tuple[str, bytes]]:
                 yield rows[0]
                 raise KeyboardInterrupt
 
-            insert(self, first_then_stop())
+            insert(self, first_then_stop(), schema)
 
         monkeypatch.setattr(ExtractCache, "_insert", interrupted_insert)
     new = extract_module("a.py", "def other():\n    pass\n")
@@ -188,6 +189,7 @@ def test_an_error_mid_write_stores_none_of_the_batch(
     assert sorted(p.name for p in tmp_path.iterdir()) == [DATABASE]
 
 
+@pytest.mark.subprocess
 def test_a_process_killed_mid_write_leaves_the_old_entries(tmp_path: Path) -> None:
     cache = ExtractCache(tmp_path)
     key = cache_key("a.py", CODE)
@@ -200,11 +202,11 @@ import os
 from sgkr.ingest import cache as c
 from sgkr.ingest.extract import extract_module
 insert = c.ExtractCache._insert
-def dying(self, rows):
+def dying(self, rows, schema):
     def first_then_die():
         yield rows[0]
         os._exit(9)
-    insert(self, first_then_die())
+    insert(self, first_then_die(), schema)
 c.ExtractCache._insert = dying
 new = extract_module("a.py", "def other():\\n    pass\\n")
 c.ExtractCache({str(tmp_path)!r}).put_many([({key!r}, new), ("k2", new)])
@@ -237,7 +239,8 @@ def test_second_build_parses_only_the_changed_file(tmp_path: Path) -> None:
     (src / "b.py").write_text("def g():\n    return k()\ndef k():\n    return 3\n")
     changed = ExtractCache(folder)
     third = build_graph([src], cache=changed, jobs=1)
-    assert (changed.hits, changed.misses) == (2, 1)
+    # Two files found, one parsed, and b.py's old version read: what its change reaches.
+    assert (changed.hits, changed.misses) == (3, 1)
     assert "fn:b.k" in third and "fn:b.k" not in second
     uncached = build_graph([src], jobs=1)
     assert third.to_dict()["edges"] == uncached.to_dict()["edges"]
@@ -263,7 +266,7 @@ def test_default_cache_dir_is_in_the_users_cache_one_per_output_folder(tmp_path:
 
 
 def test_derived_fields_round_trip_without_repeating_the_docstring(tmp_path: Path) -> None:
-    from sgkr.analysis.knowledge import annotate
+    from sgkr.tags.infer import annotate
 
     module = annotate(extract_module("pkg/a.py", CODE))
     run = next(d for d in module.definitions if d.name == "run")
@@ -279,7 +282,7 @@ def test_derived_fields_round_trip_without_repeating_the_docstring(tmp_path: Pat
 
 
 def test_entries_of_another_format_or_with_bad_references_are_misses(tmp_path: Path) -> None:
-    from sgkr.analysis.knowledge import annotate
+    from sgkr.tags.infer import annotate
 
     cache = ExtractCache(tmp_path)
     key = cache_key("a.py", CODE)

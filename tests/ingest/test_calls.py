@@ -61,6 +61,7 @@ def test_call_sites(call: str, expected: list[tuple[str, str, str | None]]) -> N
     "x" + "[0]" * 40_000,
     "1" + " + 1" * 40_000,
 ])
+@pytest.mark.slow
 def test_long_chains_are_read_in_linear_time_and_their_depth_reported(body: str) -> None:
     m = extract_module("m.py", f"x = {body}\n")
     assert [p.kind for p in m.problems] == ["syntax"]

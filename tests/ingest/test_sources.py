@@ -198,6 +198,7 @@ def test_only_coding_lines_of_linear_text_encodings_are_read(coding: str, read: 
         assert problem is not None and coding in problem.reason
 
 
+@pytest.mark.slow
 def test_m4_a_large_punycode_file_is_refused_at_once(tmp_path: Path) -> None:
     # Issue 33, M4: decoding punycode is quadratic (a 4 MB file: minutes).
     body = "# coding: punycode\n" + "x = '\u00e9'\n" * 500_000

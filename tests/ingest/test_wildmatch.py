@@ -55,6 +55,7 @@ def test_a_pattern_git_cannot_read_is_refused_with_its_line(line: str) -> None:
         GitIgnore(["ok", line])
 
 
+@pytest.mark.slow
 def test_too_many_wildcard_patterns_are_refused_literal_ones_are_not() -> None:
     GitIgnore([f"file{i}.py" for i in range(10 * MAX_GITIGNORE_GLOBS)])
     with pytest.raises(ValueError, match="patterns with wildcards"):
@@ -114,6 +115,7 @@ PATHS = [
 ]
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is the reference")
 @pytest.mark.parametrize("lines", [[p] for p in PATTERNS] + [PATTERNS[::2], PATTERNS])
 def test_real_patterns_leave_out_what_git_ignores(tmp_path: Path, lines: list[str]) -> None:
@@ -129,6 +131,7 @@ TREES = st.lists(st.lists(st.sampled_from(NAMES), min_size=1, max_size=4).map("/
                  min_size=1, max_size=12)
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is the reference")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])

@@ -139,4 +139,6 @@ def test_documents_serialise_as_plain_documents() -> None:
     assert type(back) is Document
     assert (back.id, back.page_content, back.metadata) == (doc.id, doc.page_content, doc.metadata)
     assert back == doc
-    assert set(PER_QUESTION_KEYS) < set(doc.metadata)
+    assert {"score", "matched_tags", "path"} < set(doc.metadata)
+    # and, on a graph of solved tasks, the earlier questions that used it
+    assert {"used_by", "variants"} < set(PER_QUESTION_KEYS)

@@ -114,9 +114,23 @@ def test_a_question_without_tags(retriever: SGKRRetriever) -> None:
     assert SGKRRetriever(graph=retriever.graph, fill="none", lexical=False).invoke(NO_TAG) == []
 
 
+@pytest.mark.parametrize(("bad", "meant"), [
+    ({"kk": 3}, "'k'"), ({"max_dept": 3}, "'max_depth'"), ({"seed_retreiver": None},
+                                                             "'seed_retriever'"),
+    ({"top_k": 3}, None),  # another framework's name: no near field, the list of them
+])
+def test_a_misspelt_field_names_the_field_meant(payments_graph: Any, bad: dict[str, Any],
+                                               meant: str | None) -> None:
+    # docs/options.md: a misspelt name is an error that suggests the option meant.
+    with pytest.raises(ValidationError) as info:
+        SGKRRetriever(graph=payments_graph, **bad)
+    message = str(info.value)
+    assert f"unknown field(s): {list(bad)}" in message and "Extra inputs" not in message
+    assert (f"did you mean {meant}?" in message) if meant else "did you mean" not in message
+    assert "fields: " in message and "max_depth" in message
+
+
 @pytest.mark.parametrize("bad", [
-    {"kk": 3},                      # misspelt field
-    {"top_k": 3},                   # another framework's name
     {"k": 0}, {"k": "3"}, {"k": True}, {"k": 2.5},
     {"max_depth": 0}, {"callees": -1}, {"scripts": -1}, {"specificity": 1.5},
     {"centrality": -1.0}, {"inferred": "all"},
@@ -267,7 +281,8 @@ def test_from_sources_accepts_every_build_option(
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"graph": None}, "graph"),
-    ({"knowlege": "k.json"}, r"unknown argument\(s\) \['knowlege'\]: expected"),
+    ({"knowlege": "k.json"},
+     r"unknown argument\(s\): \['knowlege'\] \(did you mean 'knowledge'\?\): expected"),
     ({"infer": True}, r"\['infer'\]"),
     ({"jobs": 0}, "jobs must be an integer from 1"),
 ])
@@ -388,3 +403,13 @@ def test_the_filter_takes_ranges_and_text_matches(retriever: SGKRRetriever) -> N
                         for d in docs)
     with pytest.raises(InvalidArgumentError, match=r"\$gt takes a number"):
         retriever.invoke(CASE_STUDY, filter={"start_line": {"$gt": "10"}})
+
+
+def test_from_sources_with_solved_tasks_alone() -> None:
+    from sgkr.tags import Example
+
+    examples = [Example("1", "The fee of 10?", "s/t1.py",
+                        "def fee(amount):\n    return amount * 0.1\nprint(fee(10))\n", (), ())]
+    r = SGKRRetriever.from_sources([], examples=examples, k=2)
+    (doc,) = r.invoke("What is the fee of an amount?")
+    assert doc.metadata["name"] == "fee" and doc.metadata["used_by"][0]["task"] == "task:1"

@@ -129,6 +129,7 @@ def test_notebook_cells_survive_the_round_trip() -> None:
     assert from_property_graph_store(store).to_dict() == graph.to_dict()
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(knowledge_graphs())
 def test_any_graph_survives_the_round_trip_or_is_refused_whole(graph: KnowledgeGraph) -> None:

@@ -89,7 +89,13 @@ def test_similarity_top_k_is_k(payments_graph, case_question) -> None:  # type: 
 
 
 def test_no_tags(retriever, paper, no_tag_question) -> None:  # type: ignore[no-untyped-def]
-    assert retriever.retrieve(no_tag_question)[0].node.metadata["name"] == "load_mcc_codes"
+    # The graph's own answer (the earlier questions' votes off): the lexical match first.
+    alone = retriever.sgkr_retriever.with_options(neighbours=0)
+    assert alone.retrieve(no_tag_question).documents[0].name == "load_mcc_codes"
+    # With them, weighed by how little the nearest earlier question covers this one.
+    # (The loaders most earlier solutions use come first; the lexical match right after.)
+    names = [n.node.metadata["name"] for n in retriever.retrieve(no_tag_question)]
+    assert "load_mcc_codes" in names[:4]
     assert paper.retrieve(no_tag_question) == []
     assert paper.retrieve("What is the capital of France?") == []
 
@@ -187,8 +193,10 @@ def test_examples_alone_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
      "examples, merge: only with sources, not with graph_path"),
     ({"graph": "graph.json"}, "graph must be a KnowledgeGraph, got str"),
     ({"graph": "G", "k": 3, "similarity_top_k": 3}, "k or similarity_top_k, not both"),
-    ({"graph": "G", "top_k": 3}, r"unknown argument\(s\) \['top_k'\]: expected"),
-    ({"sources": ["src"], "infer": True}, r"unknown argument\(s\) \['infer'\]"),
+    ({"graph": "G", "top_k": 3}, r"unknown argument\(s\): \['top_k'\]: expected"),
+    ({"sources": ["src"], "infer": True}, r"unknown argument\(s\): \['infer'\]"),
+    ({"graph": "G", "max_dept": 3}, r"\['max_dept'\] \(did you mean 'max_depth'\?\)"),
+    ({"graph": "G", "graph_pth": "g.json"}, r"\(did you mean 'graph_path'\?\)"),
     ({"graph": "G", "jobs": 1}, "jobs: only with sources, not with graph"),
     ({"graph_path": "g.json", "build_options": "B"},
      "build_options: only with sources, not with graph_path"),
@@ -431,3 +439,19 @@ def test_plain_code_with_no_knowledge_answers_through_the_adapter(tmp_path: Path
     again = SGKRRetriever.from_persist_dir(str(tmp_path))
     assert again.graph.meta["curated_tags"] is False
     assert again.graph.to_dict() == retriever.graph.to_dict()
+
+
+def test_from_defaults_with_solved_tasks_alone(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from llama_index_sgkr import SGKRRetriever
+
+    folder = tmp_path / "solutions"
+    folder.mkdir()
+    (folder / "task_1.py").write_text("def fee(amount):\n    return amount * 0.1\n"
+                                      "print(fee(10))\n")
+    (tmp_path / "tasks.jsonl").write_text(json.dumps({"id": 1, "question": "The fee of 10?"}))
+    r = SGKRRetriever.from_defaults(solutions=folder, tasks=tmp_path / "tasks.jsonl", k=2)
+    (node,) = r.retrieve("What is the fee of an amount?")
+    assert node.node.metadata["name"] == "fee"
+    assert node.node.metadata["used_by"] == [{"task": "task:1", "question": "The fee of 10?"}]

@@ -10,7 +10,7 @@ from sgkr.errors import InvalidArgumentError
 from sgkr.stores.falkor import push_graph
 from tests.falkordb_server import Server
 
-pytestmark = pytest.mark.falkordb
+pytestmark = [pytest.mark.falkordb, pytest.mark.server]
 QUESTION = "What is the average fee for account type H and a transaction of 100 euros?"
 
 

@@ -80,9 +80,9 @@ def planted_caches(root: Path, tally: Tally) -> None:
     """A cache shipped in the repository, its entry's knowledge the marker (H2)."""
     from dataclasses import replace
 
-    from sgkr.analysis.knowledge import annotate
     from sgkr.ingest.cache import cache_key, entry_bytes
     from sgkr.ingest.extract import extract_module
+    from sgkr.tags.infer import annotate
 
     text = "def fee(amount):\n    '''The fee.'''\n    return amount * 0.1\n"
     module = annotate(extract_module("fees.py", text))

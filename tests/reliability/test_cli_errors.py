@@ -71,9 +71,26 @@ def test_a_good_query_still_works(capsys: pytest.CaptureFixture[str], graph_file
     assert json.loads(capsys.readouterr().out)["question"] == "f"
 
 
+@pytest.mark.subprocess
 def test_the_real_entry_point_prints_one_line(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "sgkr", "inspect", str(tmp_path / "x.json")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 5
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("sgkr: error: ")
     assert done.stdout == ""
+
+
+def test_a_build_that_skips_every_source_names_them_and_why(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # Issue 41, L2: the error said only "found no Python source to read in DIR".
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "latin.py").write_bytes(b'x = "\xff\xfe"\n')
+    (src / "big.py").write_text("x = 1\n" * 400)
+    for name in range(7):
+        (src / f"more{name}.py").write_text("y = 2\n" * 400)
+    status, err = _run(capsys, "build", str(src), "-o", str(tmp_path / "g.json"),
+                       "--max-file-bytes", "1000", "--no-cache")
+    assert status != 0 and err.count("\n") == 1
+    assert "9 files skipped" in err and "latin.py: not decodable" in err
+    assert "big.py: file too large" in err and "and 4 more" in err

@@ -99,6 +99,7 @@ def test_langchain_adapter_from_threads_and_tasks(payments_graph: KnowledgeGraph
     assert payments_graph.to_dict() == before
 
 
+@pytest.mark.slow
 def test_readers_keep_their_version_while_an_update_races(tmp_path: Any) -> None:
     """Item 12 of issue 23: ``GraphBuilder.update`` in one thread, ``retrieve`` in six."""
     import shutil

@@ -33,6 +33,7 @@ def odd_build(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unty
     return corpus, build_graph([folder], jobs=1)
 
 
+@pytest.mark.slow
 def test_every_readable_oddity_is_in_the_graph(odd_build) -> None:  # type: ignore[no-untyped-def]
     corpus, graph = odd_build
     names = {f.name for f in graph.functions()}
@@ -61,6 +62,7 @@ def test_broken_files_say_where(odd_build) -> None:  # type: ignore[no-untyped-d
         assert "syntax error" in syntax[name].reason
 
 
+@pytest.mark.slow
 def test_nesting_ten_thousand_deep_needs_no_recursion() -> None:
     from .corpus import nested
 
@@ -78,6 +80,7 @@ def test_deeply_nested_functions_are_all_found() -> None:
     assert names[-1].count(".") == 300
 
 
+@pytest.mark.slow
 def test_syntax_error_anywhere_in_one_function_keeps_the_others() -> None:
     variants = broken_variants(step=13)
     assert len(variants) > 300
@@ -158,6 +161,7 @@ def test_symlinks_up_and_in_loops_are_skipped_and_reported(tmp_path: Path) -> No
     assert "broken symlink" in reasons["dangling.py"]
 
 
+@pytest.mark.slow
 @FAST
 @given(st.text(max_size=400))
 def test_random_text_never_crashes(text: str) -> None:

@@ -24,7 +24,7 @@ FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthChe
 
 
 def _graph() -> KnowledgeGraph:
-    from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
+    from sgkr.tags import FunctionKnowledge, Sidecar
 
     code = ("def fee(rule, amount):\n    return rule['fixed'] + rule['rate'] * amount\n"
             "def avg_fee(rules, amount):\n    return sum(fee(r, amount) for r in rules)\n")
@@ -72,7 +72,7 @@ def test_deep_nesting_is_refused(tmp_path: Path) -> None:
 
 
 def test_future_and_missing_schema_versions(tmp_path: Path) -> None:
-    for version, words in ((4, "newer"), (10**30, "newer"), (0, "unknown"), ("1", "missing"),
+    for version, words in ((5, "newer"), (10**30, "newer"), (0, "unknown"), ("1", "missing"),
                            (True, "missing"), (1.0, "missing")):
         doc = dict(GOOD, schema_version=version)
         assert words in _refused(tmp_path, json.dumps(doc)), version
@@ -193,7 +193,7 @@ def test_save_is_atomic_when_the_rename_fails(tmp_path: Path,
     with pytest.raises(OSError):
         bigger.save(path)
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "graph.lexical.npz"]
 
 
 def test_save_is_atomic_when_interrupted_mid_write(tmp_path: Path,
@@ -209,7 +209,7 @@ def test_save_is_atomic_when_interrupted_mid_write(tmp_path: Path,
     with pytest.raises(KeyboardInterrupt):
         build_graph([("other.py", "def other():\n    return 2\n")]).save(path)
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "graph.lexical.npz"]
     assert KnowledgeGraph.load(path).to_dict() == GOOD
 
 

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from sgkr import KnowledgeGraph, build_graph
-from sgkr.analysis.knowledge import load_examples, load_sidecar, mentions_any, mentions_phrase
 from sgkr.build.incremental import GraphBuilder
 from sgkr.cli import build as build_cli
 from sgkr.cli import main
@@ -28,6 +27,8 @@ from sgkr.errors import (
 )
 from sgkr.ingest.files import FileRefused, read_file
 from sgkr.ingest.sources import read_sources
+from sgkr.tags import load_examples, load_sidecar
+from sgkr.tags.phrases import mentions_any, mentions_phrase
 
 SECRET = "def leaked():\n    return 'TOP SECRET PASSWORD'\n"
 OK = "def ok(amount):\n    return amount\n"
@@ -186,7 +187,7 @@ def test_4_example_files_may_lie_in_the_source_folders(tree: tuple[Path, Path]) 
     with pytest.raises(KnowledgeFormatError, match="outside"):
         load_examples(path)
     graph = build_graph([src], examples=path, jobs=1)
-    assert graph.consumers("tag:amount") == ["fn:src.ok.ok"]
+    assert graph.consumers("tag:amount") == ["fn:ok.ok"]  # src/ok.py: the module ok (src layout)
 
 
 # -- 5-8: ordinary bad input ends in a result or one error line ---------------------------
@@ -246,6 +247,7 @@ DEEP = "[" * 100_000 + "]" * 100_000
 LONG_INT = '{"schema_version": ' + "9" * 5000 + ', "nodes": [], "edges": []}'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [DEEP, LONG_INT], ids=["deep", "long int"])
 def test_7_deep_json_and_long_integers_raise_the_documented_error(
         tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -366,8 +368,8 @@ def test_9_yaml_aliases_cannot_blow_up(tmp_path: Path) -> None:
 
 
 def test_10_aliases_cost_one_pass_over_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sgkr.analysis.knowledge import Example, Sidecar, TagRef
-    from sgkr.graph import tagging as build_module
+    from sgkr.tags import Example, Sidecar, TagRef
+    from sgkr.tags import rows as build_module
 
     calls = 0
     real = build_module.code_terms

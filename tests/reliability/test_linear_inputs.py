@@ -20,12 +20,14 @@ from hypothesis import strategies as st
 from sgkr import Retriever, build_graph
 from sgkr.agents.answer import explain_path
 from sgkr.algorithms.paths import MAX_PATH_ENDS, MAX_PATHS
-from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 from sgkr.cli import main
 from sgkr.errors import InvalidArgumentError
 from sgkr.graph import KnowledgeGraph
 from sgkr.records import Edge, FunctionNode, TagNode
 from sgkr.retrieval.question import MAX_QUESTION_CHARS
+from sgkr.tags import FunctionKnowledge, Sidecar
+
+pytestmark = pytest.mark.slow
 
 
 def _shared_alias_graph(tags: int) -> KnowledgeGraph:

@@ -25,7 +25,7 @@ from sgkr.stores import open_store
 from sgkr.stores.falkor import FalkorDBStore, parse_url, push_graph
 from tests.falkordb_server import Server, free_port, start_server
 
-pytestmark = pytest.mark.falkordb
+pytestmark = [pytest.mark.falkordb, pytest.mark.server]
 PASSWORD = "Pa55-s3cret-Xq"
 WRONG = "Wr0ng-s3cret-Zk"
 SECRETS = (PASSWORD, WRONG)

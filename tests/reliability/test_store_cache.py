@@ -145,5 +145,5 @@ def test_15_orphan_temporary_files_are_cleaned(tmp_path: Path) -> None:
     assert not orphan.exists() and not old.exists()
     assert live.exists() and other.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["graph.json", live.name, other.name])
+        ["graph.json", "graph.lexical.npz", live.name, other.name])
     assert remove_orphans(tmp_path, "graph.json") == []

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sgkr import build_graph
-from sgkr.analysis.knowledge import FunctionKnowledge, Sidecar
 from sgkr.retrieval.hops import Hop, hop_arrow, path_hops, paths_hops
 from sgkr.stores import as_reader
+from sgkr.tags import FunctionKnowledge, Sidecar
 
 CODE = ("def fee(rule, amount):\n    return rule['fixed'] + rule['rate'] * amount\n"
         "def avg_fee(rules, amount):\n    return sum(fee(r, amount) for r in rules)\n"

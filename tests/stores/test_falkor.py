@@ -21,7 +21,14 @@ from sgkr import KnowledgeGraph, Retriever, build_graph
 from sgkr.bench import make_questions
 from sgkr.errors import InvalidArgumentError, StoreError
 from sgkr.records import Edge, FunctionNode, SourceSpan, TagNode
-from sgkr.stores import GraphReader, GraphStore, MemoryStore, NamesReader, open_store
+from sgkr.stores import (
+    GraphReader,
+    GraphStore,
+    MemoryStore,
+    NamesReader,
+    TasksReader,
+    open_store,
+)
 from sgkr.stores.connection import Server as Connection
 from sgkr.stores.falkor import FalkorDBStore, parse_url, push_graph
 from sgkr.stores.layout import current_key
@@ -29,7 +36,7 @@ from sgkr.stores.layout import current_key
 from ..conftest import PAYMENTS
 from ..falkordb_server import Server, free_port, start_server
 
-pytestmark = pytest.mark.falkordb
+pytestmark = [pytest.mark.falkordb, pytest.mark.server]
 
 
 def _questions(graph: KnowledgeGraph) -> list[str]:
@@ -112,6 +119,21 @@ def test_names_and_edge_kinds_as_in_memory(payments_graph: KnowledgeGraph,
     pairs = [(e.source, e.target) for e in payments_graph.edges()]
     pairs += [(b, a) for a, b in pairs[:50]] + [("fn:nowhere", "tag:nothing")]
     assert store.edge_kinds(pairs) == memory.edge_kinds(pairs) and store.edge_kinds([]) == {}
+
+
+def test_solved_tasks_are_pushed_and_answer_alike(payments_graph: KnowledgeGraph,
+                                                  payments_url: str, falkordb: Server) -> None:
+    store = open_store(payments_url).reader()
+    assert isinstance(store, TasksReader) and store.tasks() == payments_graph.tasks
+    assert len(store.tasks()) == 35
+    question = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
+    docs = Retriever(store=payments_url).retrieve(question).documents
+    assert docs == Retriever(payments_graph).retrieve(question).documents
+    assert docs[0].used_by and docs[0].used_by[0][0] in {"task:1464", "task:1480"}
+    # a graph without solved tasks has none in the store either
+    url = falkordb.url("plain")
+    push_graph(build_graph([("m.py", "def f():\n    return 1\n")]), url)
+    assert open_store(url).reader().tasks() == ()
 
 
 def test_records_round_trip_exactly(falkordb: Server) -> None:

@@ -20,7 +20,7 @@ from sgkr.stores.falkor import parse_url, push_graph
 
 from ..falkordb_server import Server, free_port
 
-pytestmark = pytest.mark.falkordb
+pytestmark = [pytest.mark.falkordb, pytest.mark.server]
 QUESTION = "What is the fee ID or IDs that apply to account_type = D and aci = F?"
 
 

@@ -30,7 +30,7 @@ from tests.graph_strategies import knowledge_graphs
 
 from ..conftest import PAYMENTS
 
-pytestmark = pytest.mark.falkordb
+pytestmark = [pytest.mark.falkordb, pytest.mark.server]
 QUESTION = "What is the average fee for account type H and a transaction of 100 euros?"
 
 

@@ -151,6 +151,8 @@ def _document(d: RetrievedFunction, number: int, room: int | None) -> str:
     """One function: heading, knowledge, code; cut to ``room`` characters if given."""
     place = f" ({d.location})" if d.location else ""
     head = f"\n## {number}. {d.label}{place}, score {d.score:.3f}\n"
+    if d.used_by:  # on a graph of solved tasks: the earlier questions that used it
+        head += "Used to answer: " + "; ".join(repr(_clip(q, 120)) for _, q in d.used_by) + "\n"
     knowledge = f"\n{d.knowledge.strip()}\n" if d.knowledge.strip() else ""
     code = d.code.strip()
     text = f"{head}{knowledge}\n```python\n{code}\n```"
@@ -284,6 +286,7 @@ def graph_summary(graph: KnowledgeGraph, *, top: int = 10) -> dict[str, object]:
         "meta": dict(graph.meta),
         "most_called": [{"id": i, "callers": n} for i, n in graph.most_called(top)],
         "tag_labels": sorted(t.label for t in graph.tags()),
+        **({"solved_tasks": len(graph.tasks)} if graph.tasks else {}),
     }
 
 

@@ -30,8 +30,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
 from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..graph.model import KnowledgeGraph, tag_id
 from ..stores import NamesReader, listed_phrases
@@ -164,6 +162,8 @@ class NameTable:
                         spelled.setdefault(text or phrase, []).append(node_id)
             self._choices = list(spelled)
             self._owners = [spelled[text] for text in self._choices]
+        from rapidfuzz import fuzz, process  # here: only a misspelt name needs it
+
         hits = process.extract(name, self._choices, scorer=fuzz.ratio, processor=str.lower,
                                limit=limit * 4, score_cutoff=_SCORE_CUTOFF)
         shown: dict[str, str] = {}  # node id -> the name offered: as spelt, if it is its alone

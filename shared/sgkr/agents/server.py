@@ -1,6 +1,6 @@
 """A Model Context Protocol server over one graph, for coding agents (``sgkr mcp``).
 
-Built with the official ``mcp`` SDK (``pip install "sgkr[mcp]"``), served over
+Built with the official ``mcp`` SDK (sgkr's ``mcp`` extra), served over
 stdio. It offers:
 
 - tool ``retrieve_knowledge``: the knowledge and code of the functions a
@@ -8,10 +8,13 @@ stdio. It offers:
   page of at most 60,000 characters at a time (a ``cursor`` gives the next);
 - tool ``explain_dependency``: how one function or tag depends on another,
   path by path, each call labelled with how it was resolved;
+- tool ``map_graph``: a map of the graph within a budget of tokens (its most
+  central functions with their headers, knowledge, callers and callees), optionally
+  focused on a question (a graph in memory only);
 - resource ``sgkr://graph/stats``: the graph's counts, build metadata,
   most-called functions and tag labels (JSON).
 
-Both tools only read (their annotations say so), refuse arguments they do not
+The tools only read (their annotations say so), refuse arguments they do not
 have, and report bad input as a tool error the agent reads. The graph is loaded
 and made ready before the server starts; nothing is written to standard output
 but the protocol.
@@ -26,12 +29,17 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+import re
+import sys
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import InvalidArgumentError, SGKRError
+from ..extras import missing_extra
 from ..graph.model import KnowledgeGraph
 from ..masking import mask_secrets
 from ..version import __version__
@@ -39,7 +47,7 @@ from . import tools as _tools
 from .answer import MAX_ANSWER_CHARS, describe_page, explain_path
 from .paging import decode_cursor, encode_cursor, page_key
 from .serving import Library, Snapshot
-from .tools import EXPLAIN, RETRIEVE, TOOLS, ToolSpec, check_arguments
+from .tools import EXPLAIN, MAP, RETRIEVE, TOOLS, ToolSpec, check_arguments
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -76,8 +84,16 @@ def _explain(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
                         names=snapshot.names(reader), **options)
 
 
+def _map(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
+    question = arguments.get("question")
+    if question is not None and not question.strip():
+        raise InvalidArgumentError("the question is empty")
+    return snapshot.retriever.overview(arguments["tokens"], question).text
+
+
 _WORK: dict[str, tuple[ToolSpec, Callable[[Snapshot, dict[str, Any]], str]]] = {
-    RETRIEVE.name: (RETRIEVE, _retrieve), EXPLAIN.name: (EXPLAIN, _explain)}
+    RETRIEVE.name: (RETRIEVE, _retrieve), EXPLAIN.name: (EXPLAIN, _explain),
+    MAP.name: (MAP, _map)}
 
 
 def answer(library: Library, tool: str, arguments: Any) -> str:
@@ -108,8 +124,7 @@ def require_sdk() -> None:
         import jsonschema  # noqa: F401
         import mcp.server.lowlevel  # noqa: F401
     except ImportError as exc:
-        raise SGKRError(
-            f"the MCP server needs the mcp package ({exc}): pip install \"sgkr[mcp]\"") from None
+        raise SGKRError(missing_extra("the MCP server", "mcp", exc)) from None
 
 
 def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
@@ -179,6 +194,11 @@ def make_server(graph: KnowledgeGraph | Library, **options: Any) -> Server[Any]:
 def serve(graph: KnowledgeGraph | Library, **options: Any) -> None:
     """Serve ``graph`` over stdio until the client closes the connection.
 
+    A request the SDK cannot read because it holds a lone surrogate escape
+    (``"\\ud800"``: JSON, but not Unicode) is answered with an error carrying its id,
+    never dropped; a client that goes away with answers pending ends the server
+    quietly.
+
     Raises
     ------
     SGKRError
@@ -189,7 +209,96 @@ def serve(graph: KnowledgeGraph | Library, **options: Any) -> None:
     from mcp.server.stdio import stdio_server
 
     async def run() -> None:
-        async with stdio_server() as (read, write):
+        replies = _Replies()
+        lines = cast(Any, _checked(_stdin_lines(), replies))  # the SDK only iterates them
+        async with stdio_server(stdin=lines) as (read, write):
+            replies.ready(write)
             await server.run(read, write, server.create_initialization_options())
 
-    anyio.run(run)
+    try:
+        anyio.run(run)
+    except Exception as exc:
+        if not _hung_up(exc):
+            raise
+
+
+class _Unowned(io.TextIOWrapper):
+    """Standard input as UTF-8 text, never closing the process's own buffer."""
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            self.detach()
+
+
+def _stdin_lines() -> Any:
+    import anyio
+
+    return anyio.wrap_file(_Unowned(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+
+
+class _Replies:
+    """Where answers the server makes itself (refusals) go, once the transport is up."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self._ready = anyio.Event()
+        self._write: Any = None
+
+    def ready(self, write: Any) -> None:
+        self._write = write
+        self._ready.set()
+
+    async def send(self, message: Any) -> None:
+        from mcp.shared.message import SessionMessage
+
+        await self._ready.wait()
+        await self._write.send(SessionMessage(message))
+
+
+# A JSON escape of a lone surrogate half (a pair is fine: the SDK reads it).
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+async def _checked(lines: Any, replies: _Replies) -> AsyncIterator[str]:
+    """The lines of ``lines``, but requests the SDK would drop unread answered here."""
+    async for line in lines:
+        if _SURROGATE.search(line):
+            refusal = _refusal(line)
+            if refusal is not None:
+                await replies.send(refusal)
+                continue
+        yield line
+
+
+def _refusal(line: str) -> Any:
+    """The error answering the request ``line`` if the SDK cannot read it, else None."""
+    import mcp.types as types
+
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except Exception:  # noqa: BLE001 - unreadable by the SDK: answered below if it can be
+        pass
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None  # not JSON: the SDK reports it as it does
+    request_id = data.get("id") if isinstance(data, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) \
+            or _SURROGATE.search(json.dumps(request_id)) or "method" not in data:
+        return None  # a notification, or no id to answer with
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
+        code=types.INVALID_REQUEST, message="the request is not valid Unicode: it holds a "
+                                            "lone surrogate escape (\\ud800 to \\udfff)"))
+
+
+def _hung_up(exc: BaseException) -> bool:
+    """Whether ``exc`` (or every error of a group) says the client went away."""
+    import anyio
+
+    inner = getattr(exc, "exceptions", None)
+    if isinstance(inner, tuple) and inner:
+        return all(_hung_up(e) for e in inner)
+    return isinstance(exc, (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError,
+                            anyio.ClosedResourceError))

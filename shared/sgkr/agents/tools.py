@@ -14,7 +14,8 @@ Traceback (most recent call last):
 ...
 sgkr.errors.InvalidArgumentError: retrieve_knowledge has no argument 'kk' (did you mean 'k'?); \
 valid arguments: question, cursor, k, max_depth, max_paths, reverse_calls, callees, partial, \
-include_knowledge, scripts, fill, lexical, centrality, brevity, specificity, inferred, filter
+include_knowledge, scripts, fill, lexical, evidence, mentions, walk, reuse, centrality, brevity, \
+neighbours, boost, specificity, inferred, filter, tests
 >>> check_arguments(EXPLAIN, {"source": "fee", "target": "rate"})
 {'source': 'fee', 'target': 'rate'}
 """
@@ -30,10 +31,11 @@ from rapidfuzz import fuzz, process
 from ..algorithms.paths import DEFAULT_MAX_DEPTH
 from ..errors import InvalidArgumentError
 from ..retrieval.options import OPTIONS
+from ..retrieval.overview import MIN_TOKENS
 from .answer import DEFAULT_SHOWN_PATHS, MAX_ANSWER_CHARS
 from .names import MAX_NAME_CHARS
 
-__all__ = ["ToolSpec", "RETRIEVE", "EXPLAIN", "TOOLS", "check_arguments", "schema_chars",
+__all__ = ["ToolSpec", "RETRIEVE", "EXPLAIN", "MAP", "TOOLS", "check_arguments", "schema_chars",
            "prepare"]
 
 #: Longest question a tool takes (a question is a sentence or a paragraph, not a file).
@@ -55,10 +57,8 @@ class ToolSpec:
 
 
 def _option_schemas() -> dict[str, dict[str, Any]]:
-    """Each retrieval option's schema, as declared (the server's defaults may differ); the
-    fusion's weights are not an agent's to turn (:attr:`~sgkr.retrieval.options.Option.agents`)."""
-    return {name: spec.json_schema(default=False) for name, spec in OPTIONS.items()
-            if spec.agents}
+    """Every retrieval option's schema, as declared (the server's defaults may differ)."""
+    return {name: spec.json_schema(default=False) for name, spec in OPTIONS.items()}
 
 
 def _object(properties: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:
@@ -103,7 +103,25 @@ EXPLAIN = ToolSpec(
     }, ["source", "target"]),
     annotations={"title": "Explain a dependency", **_READ_ONLY},
 )
-TOOLS = (RETRIEVE, EXPLAIN)
+#: Most tokens a map tool call asks for: its text stays under an answer's characters.
+MAX_MAP_TOKENS = MAX_ANSWER_CHARS // 5
+MAP = ToolSpec(
+    name="map_graph",
+    title="Map the code base",
+    description=(
+        "A map of this code base within a budget of tokens, for a first look before any "
+        "question: its most central functions and methods by file and class, each with its "
+        "parameters, the first line of its knowledge, and what it calls and is called by. "
+        "With a question, the functions it depends on and their neighbours come first."),
+    input_schema=_object({
+        "tokens": {"type": "integer", "minimum": MIN_TOKENS, "maximum": MAX_MAP_TOKENS,
+                   "description": "most tokens of the map (words and symbols)"},
+        "question": {"type": "string", "maxLength": MAX_QUESTION_CHARS,
+                     "description": "focus the map on what this question needs"},
+    }, ["tokens"]),
+    annotations={"title": "Map the code base", **_READ_ONLY},
+)
+TOOLS = (RETRIEVE, EXPLAIN, MAP)
 
 
 def check_arguments(tool: ToolSpec, arguments: Any) -> dict[str, Any]:
@@ -154,7 +172,7 @@ def schema_chars(tools: tuple[ToolSpec, ...] = TOOLS) -> int:
 
     Examples
     --------
-    >>> schema_chars() <= 2_400
+    >>> schema_chars() <= 3_400
     True
     """
     import json

@@ -6,9 +6,13 @@ file it loads. :class:`Watcher` follows their changes with `watchfiles` (the
 operating system's notifications, polling where there are none) in a thread of
 its own; after a change it updates the graph (only the files that changed are
 read again), makes the new version ready, and only then puts it in the library,
-so requests running meanwhile finish on the version they started with. An update
-that fails (files half-written during a checkout) is reported once; the last
-version stays and the next change tries again.
+so requests running meanwhile finish on the version they started with. Files
+are followed through their folders (:func:`sgkr.build.watch.changes`), so a graph
+file replaced by renaming (as ``sgkr build`` writes it) is seen every time. Any
+failure of an update (files half-written during a checkout, a parsing process
+killed, a graph file malformed) is reported once; the last version stays served,
+nothing read is lost, and the work is tried again at the next change or after
+:data:`RETRY_SECONDS`.
 
 Examples
 --------
@@ -34,14 +38,17 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..algorithms.lexicalfile import load_graph
 from ..build.incremental import GraphBuilder
 from ..build.options import BuildOptions
+from ..build.watch import changes
 from ..errors import SGKRError
 from ..graph.model import KnowledgeGraph
 from .serving import Library, Snapshot
 
-__all__ = ["Sources", "Watcher"]
+__all__ = ["Sources", "Watcher", "RETRY_SECONDS"]
+
+#: Seconds between tries while an update keeps failing and nothing changes.
+RETRY_SECONDS = 5.0
 
 
 def _say(text: str) -> None:
@@ -68,6 +75,7 @@ class Sources:
         self.graph_file = graph
         self.options = BuildOptions.from_kwargs(options, **kwargs)
         self._builder: GraphBuilder | None = None
+        self._rebuild = False  # a new build is owed (a side file changed, or it failed)
 
     def watched(self) -> list[Path]:
         """The files and folders whose changes make a new version."""
@@ -81,17 +89,21 @@ class Sources:
     def build(self) -> KnowledgeGraph:
         """The graph: built from every source, or loaded."""
         if self.graph_file:
-            return load_graph(self.paths[0])
-        self._builder = GraphBuilder(self.paths, self.options)
-        return self._builder.build()
+            return KnowledgeGraph.load(self.paths[0])
+        builder = GraphBuilder(self.paths, self.options)
+        graph = builder.build()
+        self._builder, self._rebuild = builder, False
+        return graph
 
     def update(self, changed: Collection[str]) -> KnowledgeGraph | None:
         """The next version after the files ``changed`` changed, or None if the graph did not.
 
         A changed knowledge or examples file, or a graph file, means a new build (or
-        load); otherwise only the sources that changed are read again.
+        load), owed until one succeeds; otherwise only the sources that changed are
+        read again.
         """
-        if self.graph_file or self._builder is None or _touches(changed, self._side_files()):
+        self._rebuild = self._rebuild or _touches(changed, self._side_files())
+        if self.graph_file or self._builder is None or self._rebuild:
             return self.build()
         graph = self._builder.update()
         report = self._builder.last_update
@@ -143,24 +155,33 @@ class Watcher:
     def _run(self) -> None:
         import watchfiles
 
-        ignored = [os.fspath(c) for c in (self.sources.options.cache,)
-                   if isinstance(c, (str, os.PathLike))]
-        for changes in watchfiles.watch(*self.sources.watched(), stop_event=self._stop,
-                                        watch_filter=watchfiles.DefaultFilter(
-                                            ignore_paths=ignored),
-                                        debounce=400, raise_interrupt=False):
-            self.apply({path for _, path in changes})
+        # watchfiles' default filter (version control, caches, swap files) and the cache.
+        default = watchfiles.DefaultFilter(ignore_paths=[
+            os.fspath(c) for c in (self.sources.options.cache,)
+            if isinstance(c, (str, os.PathLike))])
+
+        def keep(path: str) -> bool:
+            return default(watchfiles.Change.modified, path)
+
+        try:
+            for changed in changes(self.sources.watched(), keep=keep, stop=self._stop,
+                                   retry=RETRY_SECONDS):
+                if changed or self._failing:
+                    self.apply(changed)
+        except Exception as exc:  # the watch itself failed (a folder removed): say so, serve on
+            self.say(f"watching stopped, still serving the last graph: {exc}")
 
     def apply(self, changed: Collection[str]) -> bool:
         """Make the next version after ``changed`` and serve it; whether there was one."""
         try:
             graph = self.sources.update(changed)
             if graph is None:
+                self._failing = False
                 return False
             snapshot = Snapshot.of(graph, **self.options)
-        except (SGKRError, OSError) as exc:
+        except Exception as exc:  # every failure: the last version stays served
             if not self._failing:
-                self.say(f"update failed, still serving the last graph: {exc}")
+                self.say(f"update failed, still serving the last graph: {_line(exc)}")
             self._failing = True
             return False
         self.library.replace(snapshot)
@@ -168,3 +189,8 @@ class Watcher:
         stats = graph.stats()
         self.say(f"graph updated; functions: {stats['functions']}")
         return True
+
+
+def _line(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text if isinstance(exc, (SGKRError, OSError)) else f"{type(exc).__name__}: {text}"

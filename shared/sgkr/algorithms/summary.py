@@ -24,10 +24,9 @@ True
 
 from __future__ import annotations
 
-import math
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -36,45 +35,13 @@ from ..errors import GraphFormatError, InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..graph.views import Neighbours
 from ..records import Role
+from ..tags.vocabulary import PhraseWords
 from ..text import fold
 
 __all__ = ["GraphSummary", "PhraseWords", "tag_role", "summarize", "summary_of", "attach_summary",
            "summary_json", "read_summary"]
 
 _ROLES: frozenset[str] = frozenset({"input", "output", "both"})
-
-
-@dataclass(frozen=True)
-class PhraseWords:
-    """Each word of a vocabulary's phrases, with the phrases holding it.
-
-    A matcher that compares a question with every tag phrase reads the phrases
-    of the question's words, and weighs a word by how rare it is among them.
-
-    Examples
-    --------
-    >>> words = PhraseWords.of(["card scheme", "scheme", "fee"])
-    >>> words.phrases_of["scheme"], round(words.idf("fee"), 3)
-    (('card scheme', 'scheme'), 1.386)
-    """
-
-    count: int
-    phrases_of: Mapping[str, tuple[str, ...]]
-
-    @classmethod
-    def of(cls, phrases: Iterable[str]) -> PhraseWords:
-        """The words of ``phrases`` (distinct folded phrases, words split by spaces)."""
-        found: dict[str, list[str]] = {}
-        count = 0
-        for phrase in phrases:
-            count += 1
-            for word in dict.fromkeys(phrase.split()):
-                found.setdefault(word, []).append(phrase)
-        return cls(count, {w: tuple(ps) for w, ps in found.items()})
-
-    def idf(self, word: str) -> float:
-        """``log(1 + phrases / phrases holding word)``: how rare ``word`` is among them."""
-        return math.log(1 + self.count / len(self.phrases_of[word]))
 
 
 @dataclass(frozen=True)
@@ -178,8 +145,8 @@ _LOCK = threading.Lock()
 def attach_summary(graph: KnowledgeGraph, summary: GraphSummary) -> None:
     """Make ``summary`` the one :func:`summary_of` gives for ``graph`` as it is now.
 
-    The caller vouches that it is ``graph``'s (:func:`sgkr.algorithms.lexicalfile.load_graph`
-    checks that the graph file read is the one it was saved with).
+    The caller vouches that it is ``graph``'s (:mod:`sgkr.algorithms.lexicalfile` checks
+    that the graph file read is the one it was saved with, and its keys against the graph).
     """
     if not isinstance(graph, KnowledgeGraph) or not isinstance(summary, GraphSummary):
         raise InvalidArgumentError("attach_summary takes a KnowledgeGraph and a GraphSummary")
@@ -244,8 +211,9 @@ def read_summary(data: Any, where: str) -> GraphSummary:
 
 
 def _lists(value: Any, where: str, what: str) -> dict[str, tuple[str, ...]]:
+    # Never empty, as summarize makes them: a word of no phrase would weigh 1 / 0.
     if not isinstance(value, dict) or not all(
-            isinstance(ids, list) and all(isinstance(i, str) for i in ids)
+            isinstance(ids, list) and ids and all(isinstance(i, str) for i in ids)
             for ids in value.values()):
-        raise GraphFormatError(f"{where}: {what} must map each key to a list of ids")
+        raise GraphFormatError(f"{where}: {what} must map each key to a non-empty list of ids")
     return {k: tuple(ids) for k, ids in value.items()}

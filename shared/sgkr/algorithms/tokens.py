@@ -49,7 +49,7 @@ def identifier_tokens(word: str) -> tuple[str, ...]:
     Examples
     --------
     >>> identifier_tokens("HTTPAdapter"), identifier_tokens("__init__"), identifier_tokens("a_b")
-    (('http', 'adapter', 'httpadapt'), ('init',), ('a_b',))
+    (('http', 'adapt', 'httpadapt'), ('init',), ('a_b',))
     """
     parts = [p.lower() for piece in word.split("_") if piece
              for p in (_HUMP.findall(piece) if piece.isascii() else (piece,))]

@@ -27,7 +27,7 @@ from ..records import ModuleExtract, Parameter
 from .resolve import NAME_MATCH_LIMIT, CallResolver
 from .signatures import bound_arguments
 
-__all__ = ["ImportIndex", "Candidate", "Matches", "matches", "rematched"]
+__all__ = ["ImportIndex", "Candidate", "Matches", "matches", "rematched", "affected_modules"]
 
 _NAME = attrgetter("name")
 _CALLS = attrgetter("calls")
@@ -55,6 +55,36 @@ def rematched(old: Matches, new: Matches) -> bool:
     """Whether a bare-name call of this name may now resolve differently."""
     return any(a != b and (len(a) <= NAME_MATCH_LIMIT or len(b) <= NAME_MATCH_LIMIT)
                for a, b in zip(old, new, strict=True))
+
+
+def affected_modules(resolver: CallResolver, index: ImportIndex,
+                     old: Sequence[ModuleExtract], new: Sequence[ModuleExtract]) -> set[str] | None:
+    """Make ``resolver`` and ``index`` take the change of ``old`` modules into ``new``; the
+    modules whose calls may now resolve differently.
+
+    None, changing nothing, when the resolver refuses the change (build order would decide
+    what a name is): then every module is resolved again.
+
+    Examples
+    --------
+    >>> from sgkr.ingest.extract import extract_module
+    >>> a = extract_module("a.py", "def f():\\n    return 1\\n")
+    >>> b = extract_module("b.py", "from a import f\\ndef g():\\n    return f()\\n")
+    >>> c = extract_module("c.py", "def h():\\n    return 2\\n")
+    >>> resolver = CallResolver([a, b, c])
+    >>> _ = resolver.resolve_modules([a, b, c])
+    >>> sorted(affected_modules(resolver, ImportIndex([a, b, c]), [a], [a]))
+    ['a', 'b']
+    """
+    names = {d.name for m in (*old, *new) for d in m.definitions if d.kind != "module"}
+    before = {n: matches(resolver, n) for n in names}
+    if not resolver.replace(old, new):
+        return None
+    changed = {n for n in names if rematched(before[n], matches(resolver, n))}
+    index.replace(old, new)
+    redo = index.to_resolve(resolver, old, new, changed)
+    # Modules whose inferred calls read the tables of a changed module.
+    return redo | resolver.readers((*old, *new))
 
 
 class ImportIndex:

@@ -35,26 +35,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.affected import ImportIndex, matches, rematched
-from ..analysis.knowledge import Example, Sidecar, knowledge_of, load_examples, load_sidecar
+from ..analysis.affected import ImportIndex, affected_modules
+from ..analysis.knowledge import knowledge_of
 from ..analysis.merge import merge_groups
 from ..analysis.resolve import CallResolver, flatten
-from ..errors import InvalidArgumentError, SourceError
-from ..graph.model import KnowledgeGraph, tag_id
-from ..graph.tagging import (
-    TagFrequency,
-    add_sidecar_tags,
-    attach_example,
-    bound_outputs,
-    inferred_rows,
-    link_entry,
-    missing_function,
-)
+from ..errors import InvalidArgumentError, KnowledgeFormatError, SourceError
+from ..graph.model import KnowledgeGraph
 from ..ingest.files import roots_of
 from ..ingest.sources import SourceInput, common_root, is_test_file
 from ..records import (
@@ -67,10 +57,25 @@ from ..records import (
     Problem,
     Resolution,
 )
+from ..tags.examples import Example, load_examples
+from ..tags.rows import TagRows, missing_function
+from ..tags.sidecar import Sidecar, load_sidecar
+from ..tags.stage import TagInputs, build_rows, curated_tags
+from ..tags.tasklist import load_task_folder
+from ..tags.update import (
+    missing_keys,
+    named_by_callers,
+    orphan_tags,
+    relabels,
+    retag_rows,
+    tags_of,
+)
+from ..tags.weights import TagFrequency
 from ..version import __version__
 from .options import BuildOptions
+from .reuse import BuildCalls, resolve
 
-__all__ = ["Plan", "make_plan", "curated_tags", "Assembly"]
+__all__ = ["Plan", "make_plan", "Assembly", "write_tags"]
 
 Calls = dict[str, dict[str, Resolution]]
 # The edges between functions, made from the call and reference maps.
@@ -93,6 +98,12 @@ class Plan:
     gitignore: bool = True
     #: Whether the sidecar or the examples give any I/O tag.
     curated_tags: bool = False
+    #: What the plan noticed: tasks of a task list with no solution (skipped).
+    notes: tuple[Problem, ...] = ()
+    #: Whether the tags inferred from code stay on the graph; else they are only the
+    #: vocabulary the questions of the examples are matched against (the questions' tags
+    #: are the graph's: examples without tags, nothing curated, ``infer_tags`` not set).
+    keep_inferred: bool = True
 
 
 def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
@@ -116,6 +127,9 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
             raise SourceError(f"source path does not exist: {path}")
     # Solution files are read inside the examples file's folder or the source folders.
     example_list = _examples(examples, roots_of(disk), options.max_file_bytes)
+    unused, notes = _task_folder(options, example_list)
+    disk += unused
+    source_list += unused
     if not source_list and not example_list:
         raise SourceError("nothing to build: give source paths or an examples file")
     extra_dirs = [e.source_file.parent for e in example_list if e.source_file is not None]
@@ -129,26 +143,38 @@ def make_plan(sources: Iterable[SourceInput], options: BuildOptions) -> Plan:
     where = ", ".join(str(s) for s in source_list) or "the examples"
     curated = curated_tags(sidecar, example_list)
     infer = not curated if options.infer_tags is None else options.infer_tags
+    asked = not curated and options.infer_tags is None and bool(example_list)
     return Plan(inputs, base, sidecar, example_list, options.merge, infer,
                 options.max_file_bytes, tuple(options.exclude), where, options.gitignore,
-                curated)
+                curated, notes, keep_inferred=not asked)
 
 
-def curated_tags(sidecar: Sidecar | None, examples: Sequence[Example]) -> bool:
-    """Whether the sidecar or the examples give any I/O tag (then none is inferred by default).
+def _task_folder(options: BuildOptions, examples: list[Example]
+                 ) -> tuple[list[Path], tuple[Problem, ...]]:
+    """Add the examples of the options' solutions folder and task list to ``examples``; the
+    solution files of no task (built as code), and a note of the tasks with no solution.
 
-    Examples
-    --------
-    >>> from sgkr.analysis.knowledge import FunctionKnowledge
-    >>> curated_tags(Sidecar({"f": FunctionKnowledge("Knowledge only.")}, {}), [])
-    False
-    >>> curated_tags(Sidecar({"f": FunctionKnowledge(outputs=("fee",))}, {}), [])
-    True
+    Raises
+    ------
+    KnowledgeFormatError
+        The folder or the list is malformed, or a task's id is an example's too.
     """
-    if sidecar is not None and (sidecar.tags or any(
-            e.inputs or e.outputs for e in sidecar.functions.values())):
-        return True
-    return any(e.inputs or e.outputs for e in examples)
+    if options.solutions is None or options.tasks is None:
+        return [], ()
+    folder = load_task_folder(options.solutions, options.tasks,
+                              max_file_bytes=options.max_file_bytes)
+    ids = {e.id for e in examples}
+    for example in folder.examples:
+        if example.id in ids:
+            raise KnowledgeFormatError(f"{options.tasks}: task {example.id!r} is also an "
+                                       "example's id")
+    examples += folder.examples
+    if not folder.missing:
+        return list(folder.unused), ()
+    ids_shown = ", ".join(folder.missing[:5]) + (", ..." if len(folder.missing) > 5 else "")
+    return list(folder.unused), (Problem(
+        str(options.tasks), f"{len(folder.missing)} task(s) with no solution in "
+        f"{options.solutions}, skipped: {ids_shown}", kind="knowledge"),)
 
 
 def _examples(examples: object, roots: Sequence[str], max_file_bytes: int) -> list[Example]:
@@ -211,32 +237,36 @@ class Assembly:
 
     @classmethod
     def add(cls, plan: Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
-            *, started: float | None = None) -> Assembly:
+            *, started: float | None = None, resolution: BuildCalls | None = None) -> Assembly:
         """The graph of ``modules``: nodes, calls, knowledge tags and the report.
 
         ``started``: when the build began (:func:`time.perf_counter`), for the
-        report's time; default: now.
+        report's time; default: now. ``resolution``: the calls of ``modules`` resolved
+        already (:func:`~sgkr.build.reuse.resolve`); default: resolved here.
         """
         started = time.perf_counter() if started is None else started
-        problems = [*read_problems, *(p for m in modules for p in m.problems)]
-        # curated_tags false tells the retriever every tag was inferred from code.
-        graph = KnowledgeGraph(meta={"sgkr_version": __version__, "merge": plan.merge,
-                                     "infer_tags": plan.infer_tags,
-                                     "curated_tags": plan.curated_tags})
-        resolver = CallResolver(modules)
+        problems = [*plan.notes, *read_problems, *(p for m in modules for p in m.problems)]
+        # curated_tags false tells the retriever every tag was inferred from code; tags the
+        # earlier questions ground are not (question_tags).
+        meta = {"sgkr_version": __version__, "merge": plan.merge,
+                "infer_tags": plan.infer_tags and plan.keep_inferred,
+                "curated_tags": plan.curated_tags or not plan.keep_inferred}
+        if not plan.keep_inferred:
+            meta["question_tags"] = True
+        graph = KnowledgeGraph(meta=meta)
         qual_to_id = _add_functions(graph, modules, plan)
-        refs: Calls = {}
-        calls = resolver.resolve_modules(modules, refs)
+        if resolution is None:
+            resolution = resolve(modules, {}, None, None)
+        resolver, calls, refs = resolution.resolver, resolution.calls, resolution.refs
         resolver.forget()  # its answers are kept in calls and refs: free them for the graph
         graph.add_edge_rows(_rows(calls, qual_to_id, "calls"))
         graph.add_edge_rows(_rows(refs, qual_to_id, "references"))
-        add_sidecar_tags(graph, plan.sidecar, problems)
-        _attach_examples(graph, plan, modules, qual_to_id, problems)
-        if plan.infer_tags:
-            _add_inferred(graph, modules, qual_to_id, graph.tagged_functions(), calls)
+        problems += write_tags(graph, build_rows(
+            graph, TagInputs(plan.sidecar, plan.examples, plan.base, plan.infer_tags,
+                             plan.keep_inferred), modules, qual_to_id, calls, refs))
         frequency = TagFrequency()
         frequency.update(graph, [r.id for r in graph.records() if isinstance(r, FunctionNode)])
-        frequency.weigh(graph)
+        graph.set_tag_weights(frequency.weigh(graph))
         graph.report = report(graph, len(modules), problems, started)
         return cls(plan, graph, modules, qual_to_id, resolver, calls, problems, refs, frequency)
 
@@ -261,9 +291,9 @@ class Assembly:
             return None
         if self._index is None:
             self._index = ImportIndex(self.modules)
-            self._missing = _missing_keys(self.graph, self.plan.sidecar)
+            self._missing = missing_keys(self.graph, self.plan.sidecar)
         names = {d.name for m in (*old, *new) for d in m.definitions if d.kind != "module"}
-        resolved = self._resolve_again(old, new, names)
+        resolved = self._resolve_again(old, new)
         merged = None if resolved is None else self._merge_again(old, new, modules, names)
         if resolved is None or merged is None:
             return None
@@ -281,20 +311,15 @@ class Assembly:
         self.graph.report = report(self.graph, len(modules), self.problems, started)
         return len(redo)
 
-    def _resolve_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract],
-                       names: set[str]) -> tuple[set[str], Calls, Calls] | None:
+    def _resolve_again(self, old: Sequence[ModuleExtract], new: Sequence[ModuleExtract]
+                       ) -> tuple[set[str], Calls, Calls] | None:
         """The modules whose calls may have changed, their call and reference maps; None:
         refused."""
         resolver, index = self.resolver, self._index
         assert index is not None
-        before = {n: matches(resolver, n) for n in names}
-        if not resolver.replace(old, new):
+        redo = affected_modules(resolver, index, old, new)
+        if redo is None:
             return None
-        changed = {n for n in names if rematched(before[n], matches(resolver, n))}
-        index.replace(old, new)
-        redo = index.to_resolve(resolver, old, new, changed)
-        # Modules whose inferred calls read the tables of a changed module.
-        redo |= resolver.readers((*old, *new))
         refs: Calls = {}
         calls = resolver.resolve_modules((resolver.by_module[n] for n in sorted(redo)), refs)
         return redo, calls, refs
@@ -383,13 +408,13 @@ class Assembly:
             # A callee's outputs are named by its callers (fee = calculate_fee(...)): the
             # callees of the callers whose calls change, before and after, are tagged again.
             tag_dirty |= self._callees(call_dirty)
-        touched = graph.tags_of(gone | tag_dirty)
+        touched = tags_of(graph, gone | tag_dirty)
         graph.remove_nodes(gone)
         graph.add_functions(merged.records[i] for i in sorted(merged.changed))
         self._recall(call_dirty - gone)
         if self.plan.infer_tags:
             called = self._callees(call_dirty - gone) - tag_dirty
-            touched |= graph.tags_of(called)
+            touched |= tags_of(graph, called)
             tag_dirty |= called
         relabel = self._retag(tag_dirty - gone, touched)
         keys = [key for key in self._missing
@@ -398,7 +423,7 @@ class Assembly:
         self._relabel(relabel)
         # Every tag is weighed again: the number of functions, and so every weight, may change.
         self.frequency.update(graph, gone | tag_dirty | merged.changed)
-        self.frequency.weigh(graph)
+        graph.set_tag_weights(self.frequency.weigh(graph))
 
     def _recall(self, nodes: set[str]) -> None:
         """Call and reference edges out of ``nodes`` made again from their maps."""
@@ -417,65 +442,26 @@ class Assembly:
         return {t for _, t, kind, _ in self.graph.edges_of(nodes) if kind == "calls"}
 
     def _retag(self, nodes: set[str], touched: set[str]) -> set[str]:
-        """Tag edges of ``nodes`` made again: sidecar links, else inferred tags.
+        """Tag edges of ``nodes`` made again (:func:`~sgkr.tags.update.retag_rows`).
 
         Returns the tags linked or unlinked that are still in the graph.
         """
         graph, plan = self.graph, self.plan
         graph.remove_edges([(s, t) for s, t, kind, _ in graph.edges_of(nodes, "both")
                             if kind not in _BETWEEN_FUNCTIONS])
-        inferred: list[tuple[str, Definition]] = []
-        returned: list[tuple[str, str]] = []
-        # The sidecar entries naming each node, in the sidecar's order: one pass for all.
-        entries = plan.sidecar.functions if plan.sidecar is not None else {}
-        named: dict[str, list[str]] = defaultdict(list)
-        for key, ids in (graph.find_many(entries).items() if nodes else ()):
-            for node_id in nodes.intersection(ids):
-                named[node_id].append(key)
-        for node_id in sorted(nodes):
-            tagged = False
-            for key in named.get(node_id, ()):
-                linked = link_entry(graph, entries[key], [node_id])
-                touched |= linked
-                tagged = tagged or bool(linked)
-            if plan.infer_tags and not tagged:
-                inferred += [(node_id, d) for d in self._definitions(node_id)]
-                returned += self._named_by_callers(node_id)
-        rows, tags = inferred_rows(graph, inferred, returned)
-        graph.add_edge_rows(rows)
-        touched.update(tags)
-        keep = {tag_id(label) for label in plan.sidecar.tags} if plan.sidecar else set()
-        orphans = {t for t in touched if t in graph and not graph.edges_of([t], "both")
-                   and t not in keep}
+        written = retag_rows(graph, nodes, plan.sidecar, plan.infer_tags, self._definitions,
+                             lambda node: named_by_callers(graph, node, self._definitions,
+                                                           self.calls, self.qual_to_id))
+        write_tags(graph, written)
+        touched.update(t.id for t in written.tags)
+        orphans = orphan_tags(graph, touched, plan.sidecar)
         graph.remove_nodes(orphans)
         return touched - orphans
 
-    def _named_by_callers(self, node_id: str) -> list[tuple[str, str]]:
-        """The outputs of ``node_id`` that its callers name (see :func:`bound_outputs`)."""
-        callers = sorted(s for s, _, kind, _ in self.graph.edges_of([node_id], "in")
-                         if kind == "calls")
-        return [(node_id, label) for caller in callers for d in self._definitions(caller)
-                if d.bindings
-                for callee, label in bound_outputs(d, self.calls.get(d.qualname), self.qual_to_id)
-                if callee == node_id]
-
     def _relabel(self, tags: set[str]) -> None:
-        """Give each tag the label a fresh build gives it: the first sidecar entry's naming it
-        (of the functions found), else its folded words."""
-        sidecar = self.plan.sidecar
-        if sidecar is None:
-            return
-        labels: dict[str, str] = {}
-        for key, entry in sidecar.functions.items():
-            if not self._missing.get(key, True):
-                for label in (*entry.inputs, *entry.outputs):
-                    labels.setdefault(tag_id(label), label.strip())
-        declared = {tag_id(label) for label in sidecar.tags}
-        for t in tags - declared:
-            if t in self.graph:
-                label = labels.get(t, t.removeprefix("tag:"))
-                if self.graph.tag(t).label != label:
-                    self.graph.set_tag_label(t, label)
+        """Give each tag the label a fresh build gives it (:func:`~sgkr.tags.update.relabels`)."""
+        for t, label in relabels(self.graph, self.plan.sidecar, self._missing, tags).items():
+            self.graph.set_tag_label(t, label)
 
     def _quals(self, node_id: str) -> list[str]:
         """Qualified names whose definitions' calls and tags belong to ``node_id``."""
@@ -552,41 +538,10 @@ def _add_functions(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
     return qual_to_id
 
 
-def _attach_examples(graph: KnowledgeGraph, plan: Plan, modules: Sequence[ModuleExtract],
-                     qual_to_id: dict[str, str], problems: list[Problem]) -> None:
-    by_path = {m.path: m for m in modules}
-    for example in plan.examples:
-        solution = by_path.get(_relative(example, plan.base))
-        if solution is None:
-            problems.append(Problem(example.path, f"example {example.id}: solution not read",
-                                    kind="knowledge"))
-            continue
-        attach_example(graph, example, solution, qual_to_id, problems)
-
-
-def _relative(example: Example, base: Path) -> str:
-    if example.source_file is None:
-        return example.path
-    try:
-        return example.source_file.relative_to(base).as_posix()
-    except ValueError:
-        return Path(os.path.relpath(example.source_file, base)).as_posix()
-
-
-def _add_inferred(graph: KnowledgeGraph, modules: Sequence[ModuleExtract],
-                  qual_to_id: dict[str, str], tagged: set[str], calls: Calls) -> None:
-    """Add the tags inferred for the functions not ``tagged``, and their edges."""
-    definitions = [d for module in modules for d in module.definitions]
-    pairs = ((qual_to_id[d.qualname], d) for d in definitions)
-    returned = [(n, label) for d in definitions if d.bindings
-                for n, label in bound_outputs(d, calls.get(d.qualname), qual_to_id)
-                if n not in tagged]
-    graph.add_edge_rows(inferred_rows(graph, ((n, d) for n, d in pairs if n not in tagged),
-                                      returned)[0])
-
-
-def _missing_keys(graph: KnowledgeGraph, sidecar: Sidecar | None) -> dict[str, bool]:
-    """Whether each function key of the sidecar is found in no node."""
-    if sidecar is None:
-        return {}
-    return {key: not ids for key, ids in graph.find_many(sidecar.functions).items()}
+def write_tags(graph: KnowledgeGraph, written: TagRows) -> list[Problem]:
+    """Write the tag stage's nodes and rows into ``graph``; return its problems."""
+    graph.add_tags(written.tags)
+    graph.add_edge_rows(written.rows)
+    if written.tasks:
+        graph.set_tasks(written.tasks)
+    return list(written.problems)

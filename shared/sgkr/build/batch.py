@@ -3,7 +3,7 @@
 Files found in the cache are not parsed again; the others are parsed by
 ``jobs`` worker processes (:class:`concurrent.futures.ProcessPoolExecutor`),
 or in this process for ``jobs=1`` and small builds. Parsing also derives each
-definition's knowledge and inferred tags (:func:`sgkr.analysis.knowledge.annotate`), so
+definition's knowledge and inferred tags (:func:`sgkr.tags.infer.annotate`), so
 that the graph is assembled from precomputed values. Workers hand their
 extractions back as cache entries (:func:`~sgkr.ingest.cache.entry_bytes`), which the
 cache then stores as they are. Results come in the order of the files:
@@ -22,14 +22,15 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from ..analysis.knowledge import annotate
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, SourceError
 from ..gcpause import paused_gc
 from ..ingest.cache import ExtractCache, Shared, cache_key, entry_bytes, entry_extract
 from ..ingest.facts import extract_source
 from ..records import ModuleExtract
+from ..tags.infer import annotate
 
 __all__ = ["extract_files", "ExtractStats", "default_jobs", "uses_processes",
            "MIN_PARALLEL_FILES"]
@@ -104,7 +105,7 @@ def extract_files(
     -------
     modules, stats
         One extraction per file, in the order given, annotated
-        (:func:`sgkr.analysis.knowledge.annotate`), and how they were obtained. The
+        (:func:`sgkr.tags.infer.annotate`), and how they were obtained. The
         cache entries of the parsed files are written when this returns.
 
     Raises
@@ -174,6 +175,9 @@ def _extract(files: Sequence[tuple[str, str]], keys: Sequence[str], todo: list[i
         for batch, entries in zip(batches, results, strict=True):
             for index, entry in zip(batch, entries, strict=True):
                 yield index, entry_extract(entry, shared), entry if keys else None
+    except BrokenProcessPool as exc:
+        raise SourceError(f"a process parsing the sources died (killed, or out of memory?): "
+                          f"{exc}; nothing of this build was kept") from exc
     finally:
         # On an error or an interrupt, the batches not started are dropped.
         pool.shutdown(wait=True, cancel_futures=True)

@@ -13,6 +13,12 @@ cannot be patched (the build has examples, or two files fill the same
 module or qualified name, so that build order decides), the graph is
 assembled again from the extractions in memory: no file is parsed again.
 
+An update is a transaction: the texts, stamps and extractions it read become
+the builder's only once it has succeeded. One that fails (a file unreadable, a
+parsing process killed, the cache folder gone, memory short) leaves the builder
+as it was, so the next update sees the same changes again and makes the graph
+a fresh build would; an assembly left half-patched is assembled again then.
+
 Examples
 --------
 >>> import tempfile, pathlib
@@ -40,14 +46,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidArgumentError, SourceError
+from ..errors import InvalidArgumentError
 from ..gcpause import paused_gc
 from ..graph.model import KnowledgeGraph
 from ..ingest.files import roots_of
-from ..ingest.sources import SourceInput, list_sources, memory_files, read_source, split_sources
-from ..records import Problem
+from ..ingest.sources import (
+    SourceInput,
+    list_sources,
+    memory_files,
+    nothing_read,
+    read_source,
+    split_sources,
+)
+from ..records import ModuleExtract, Problem
 from .assembly import Assembly, make_plan, report
 from .batch import extract_files
+from .builder import assemble
 from .options import BuildOptions
 
 __all__ = ["GraphBuilder", "UpdateReport"]
@@ -117,9 +131,12 @@ class GraphBuilder:
         # The version readers get: replaced, in one assignment, once an update is whole.
         self._published: KnowledgeGraph | None = None
         self._updating = threading.Lock()  # one update at a time
+        # What the last build or update read, committed only once it succeeded.
         self._texts: dict[str, str] = {}
         self._read: dict[str, tuple[_Stamp, str | Problem]] = {}
         self._read_problems: list[Problem] = []
+        self._modules: dict[str, ModuleExtract] = {}
+        self._spent = False  # an update failed while patching: assemble again
         self.last_update: UpdateReport | None = None
 
     @property
@@ -139,14 +156,11 @@ class GraphBuilder:
         """
         with paused_gc(long_lived=True):
             started = time.perf_counter()
-            texts, problems = self._scan()
-            modules, _ = extract_files(sorted(texts.items()), jobs=self._jobs,
-                                       cache=self._cache)
-            self._state = Assembly.add(self._plan, modules, problems, started=started)
-            self._texts = texts
-            self._read_problems = problems
-            self._published = self._state.graph
-            return self._state.graph
+            texts, problems, read = self._scan()
+            state = assemble(self._plan, sorted(texts.items()), problems, self.options,
+                             started=started)
+            self._commit(state, texts, read, problems, state.modules)
+            return state.graph
 
     def update(self) -> KnowledgeGraph:
         """Bring the graph up to date with the files, re-extracting only changed ones.
@@ -166,12 +180,22 @@ class GraphBuilder:
             if self._state is None:
                 return self.build()
             with paused_gc(long_lived=True):
-                self._published = self._update()
-                return self._published
+                return self._update()
 
     # -- reading -----------------------------------------------------------------
 
-    def _scan(self) -> tuple[dict[str, str], list[Problem]]:
+    def _commit(self, state: Assembly, texts: dict[str, str],
+                read: dict[str, tuple[_Stamp, str | Problem]], problems: list[Problem],
+                modules: list[ModuleExtract]) -> None:
+        """Make what a build or an update read and made the builder's, all at once."""
+        self._state, self._texts, self._read = state, texts, read
+        self._read_problems = problems
+        self._modules = {m.path: m for m in modules}
+        self._spent = False
+        self._published = state.graph
+
+    def _scan(self) -> tuple[dict[str, str], list[Problem],
+                             dict[str, tuple[_Stamp, str | Problem]]]:
         plan = self._plan
         memory, disk = split_sources(plan.inputs)
         files, problems = memory_files(memory)
@@ -202,10 +226,9 @@ class GraphBuilder:
                 problems.append(outcome)
             else:
                 texts[rel] = outcome
-        self._read = read
         if not texts:
-            raise SourceError(f"found no Python source to read in {plan.where}")
-        return texts, problems
+            raise nothing_read(plan.where, problems)
+        return texts, problems, read
 
     # -- updating ----------------------------------------------------------------
 
@@ -213,33 +236,37 @@ class GraphBuilder:
         started = time.perf_counter()
         state = self._state
         assert state is not None
-        texts, problems = self._scan()
+        texts, problems, read = self._scan()
         old = self._texts
         changed = tuple(p for p in sorted(texts) if p in old and texts[p] != old[p])
         added = tuple(p for p in sorted(texts) if p not in old)
         removed = tuple(p for p in sorted(old) if p not in texts)
-        self._texts = texts
-        if not (changed or added or removed):
+        if not (changed or added or removed or self._spent):
             if problems != self._read_problems:
                 state.problems = [*problems, *state.problems[len(self._read_problems):]]
                 state.graph.report = report(state.graph, len(state.modules), state.problems,
                                             started)
-                self._read_problems = problems
+            self._commit(state, texts, read, problems, state.modules)
             self.last_update = UpdateReport((), (), (), False, 0, time.perf_counter() - started)
             return state.graph
         fresh, _ = extract_files([(p, texts[p]) for p in (*changed, *added)],
                                  jobs=self._jobs, cache=self._cache)
-        by_path = {m.path: m for m in state.modules}
+        by_path = dict(self._modules)
         old_mods = [by_path[p] for p in (*changed, *removed)]
-        for module in fresh:
-            by_path[module.path] = module
+        by_path.update((m.path, m) for m in fresh)
         for path in removed:
             del by_path[path]
         modules = [by_path[p] for p in sorted(by_path)]
-        self._read_problems = problems
-        resolved = state.replace(old_mods, fresh, modules, problems, started=started)
+        resolved = None
+        if not self._spent:
+            try:  # patches the assembly in place: a failure leaves it spent
+                resolved = state.replace(old_mods, fresh, modules, problems, started=started)
+            except BaseException:
+                self._spent = True
+                raise
         if resolved is None:
-            state = self._state = Assembly.add(self._plan, modules, problems, started=started)
+            state = Assembly.add(self._plan, modules, problems, started=started)
+        self._commit(state, texts, read, problems, modules)
         self.last_update = UpdateReport(changed, added, removed, resolved is not None,
                                         resolved if resolved is not None else len(modules),
                                         time.perf_counter() - started)

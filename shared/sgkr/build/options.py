@@ -18,11 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from ..analysis.knowledge import Example, Sidecar
 from ..analysis.merge import MERGE_POLICIES
 from ..errors import InvalidArgumentError
 from ..ingest.cache import ExtractCache
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES
+from ..tags.examples import Example
+from ..tags.sidecar import Sidecar
 from ..text import shown
 
 __all__ = ["BuildOptions", "DEFAULT_MERGE", "MAX_JOBS"]
@@ -40,10 +41,16 @@ class BuildOptions:
     Attributes
     ----------
     knowledge
-        A sidecar file (JSON or YAML) or a parsed :class:`~sgkr.analysis.knowledge.Sidecar`.
+        A sidecar file (JSON or YAML) or a parsed :class:`~sgkr.tags.sidecar.Sidecar`.
     examples
-        An examples JSONL file, or parsed examples; their solution code is
-        parsed like any source and their I/O tags attached to it.
+        An examples JSONL file, or parsed examples: earlier questions with their
+        solutions (``question`` and ``file`` or ``code``; tags optional). Their solution
+        code is parsed like any source; each question grounds its I/O tags on it, and
+        the graph keeps the questions (:attr:`sgkr.graph.KnowledgeGraph.tasks`).
+    solutions, tasks
+        Solved tasks as a folder of solution files (``.py`` or notebooks) and a task
+        list (JSONL, JSON or CSV of ``id`` and ``question``), matched by id
+        (:mod:`sgkr.tags.tasklist`); given together, beside or instead of ``examples``.
     merge
         ``auto`` (default), ``name``, ``qualname`` or ``none`` (see :mod:`sgkr.analysis.merge`).
     infer_tags
@@ -82,6 +89,8 @@ class BuildOptions:
 
     knowledge: str | os.PathLike[str] | Sidecar | None = None
     examples: str | os.PathLike[str] | Sequence[Example] | None = None
+    solutions: str | os.PathLike[str] | None = None
+    tasks: str | os.PathLike[str] | None = None
     merge: str = DEFAULT_MERGE
     infer_tags: bool | None = None
     root: str | os.PathLike[str] | None = None
@@ -101,6 +110,7 @@ class BuildOptions:
                 raise InvalidArgumentError(
                     f"examples must be a path or a list of Example, got {shown(self.examples)}")
             object.__setattr__(self, "examples", tuple(self.examples))
+        _check_task_folder(self.solutions, self.tasks)
         if self.merge not in MERGE_POLICIES:
             raise InvalidArgumentError(f"merge={shown(self.merge)} is not one of {MERGE_POLICIES}")
         if self.infer_tags is not None and not isinstance(self.infer_tags, bool):
@@ -140,6 +150,14 @@ class BuildOptions:
         if base is not None and not isinstance(base, BuildOptions):
             raise InvalidArgumentError(f"options must be a BuildOptions, got {base!r}")
         return replace(base, **kwargs) if base is not None else cls(**kwargs)
+
+
+def _check_task_folder(solutions: object, tasks: object) -> None:
+    for name, value in (("solutions", solutions), ("tasks", tasks)):
+        if value is not None and not isinstance(value, _PATH):
+            raise InvalidArgumentError(f"{name} must be a path, got {shown(value)}")
+    if (solutions is None) != (tasks is None):
+        raise InvalidArgumentError("give solutions (a folder) and tasks (a task list) together")
 
 
 def _whole(value: object) -> bool:

@@ -18,12 +18,12 @@ Examples
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
 from collections.abc import Sequence
-
-import shtab
+from types import ModuleType
 
 from ..errors import (
     GraphFormatError,
@@ -36,10 +36,9 @@ from ..errors import (
 )
 from ..masking import mask_secrets
 from ..version import __version__
-from . import bench, build, demo, evaluate, export, inspect, mcp, push, query
 from .terminal import error_line, printable_streams
 
-__all__ = ["main", "EXIT_CODES"]
+__all__ = ["main", "EXIT_CODES", "COMMANDS", "command_module"]
 
 EXIT_CODES: dict[type[BaseException], int] = {
     InvalidArgumentError: 2,
@@ -51,7 +50,21 @@ EXIT_CODES: dict[type[BaseException], int] = {
     StoreError: 8,
     SGKRError: 1,
 }
-_COMMANDS = (build, push, query, inspect, export, demo, evaluate, bench, mcp)
+#: Each command: the module of this package that runs it, and its line in ``sgkr --help``.
+#: A module is imported only for the command given (its ``register(parser)`` adds the
+#: options, ``run(args)`` does the work), so ``sgkr --version`` and ``--help`` import none.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "build": ("build", "build graph.json from Python sources and notebooks"),
+    "push": ("push", "write a graph to a graph store (FalkorDB)"),
+    "query": ("query", "retrieve the functions a question needs"),
+    "inspect": ("inspect", "summarise a graph.json"),
+    "export": ("export", "draw the graph: interactive HTML, Mermaid, DOT or GraphML"),
+    "map": ("map", "a map of a graph within a budget of tokens, for a model's context"),
+    "demo": ("demo", "build the payments example and answer three questions"),
+    "eval": ("evaluate", "evaluate retrieval against baselines"),
+    "bench": ("bench", "measure build, rebuild, load and query speed"),
+    "mcp": ("mcp", "serve a graph to coding agents (Model Context Protocol, stdio)"),
+}
 _PATH_OPTIONS = frozenset({"graph", "paths", "output", "knowledge", "examples", "cache", "out"})
 
 
@@ -75,25 +88,54 @@ def _exit_codes() -> str:
     return "exit statuses:\n" + "\n".join(f"  {code:<4} {text}" for code, text in meanings.items())
 
 
-def _parser() -> argparse.ArgumentParser:
+def command_module(name: str) -> ModuleType:
+    """The module of command ``name`` (``eval`` → :mod:`sgkr.cli.evaluate`)."""
+    return importlib.import_module(f".{COMMANDS[name][0]}", __name__)
+
+
+def _completing(argv: Sequence[str]) -> bool:
+    """Whether the command line asks for a completion script (it lists every option)."""
+    return any(arg == "--print-completion" or arg.startswith("--print-completion=")
+               for arg in argv)
+
+
+def _wanted(argv: Sequence[str]) -> set[str]:
+    """The commands whose options this command line needs: the one it names, or all."""
+    if _completing(argv):
+        return set(COMMANDS)
+    named = next((arg for arg in argv if not arg.startswith("-")), "")
+    return {named} & set(COMMANDS)
+
+
+def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = _Parser(prog="sgkr", description="Structure-grounded knowledge retrieval.",
                      epilog=_exit_codes(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"sgkr {__version__}")
     parser.add_argument("--verbose", action="store_true",
                         help="show tracebacks on errors and every skipped file")
-    shtab.add_argument_to(parser, ["--print-completion"],
-                          help="print a shell completion script and exit")
+    parser.add_argument("--print-completion", choices=("bash", "zsh", "tcsh"),
+                        help="print a shell completion script and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for command in _COMMANDS:
-        command.register(sub)
-    for command_parser in sub.choices.values():
+    wanted, completing = _wanted(argv), _completing(argv)
+    for name, (_module, help_line) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_line)
+        if name not in wanted:
+            continue
+        command_module(name).register(command_parser)
         # Accepted after the command too; SUPPRESS keeps one given before it.
         command_parser.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
                                     help="show tracebacks on errors and every skipped file")
-        for action in command_parser._actions:  # completion: these name files and folders
-            if action.dest in _PATH_OPTIONS:
-                action.complete = shtab.FILE  # type: ignore[attr-defined]
+        if completing:  # these options name files and folders
+            for action in command_parser._actions:
+                if action.dest in _PATH_OPTIONS:
+                    action.complete = _shtab().FILE  # type: ignore[attr-defined]
     return parser
+
+
+def _shtab() -> ModuleType:
+    import shtab
+
+    return shtab
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,8 +154,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser(argv)
     args = parser.parse_args(argv)
+    if args.print_completion is not None:
+        print(_shtab().complete(parser, args.print_completion))
+        return 0
     if args.command is None:  # bare ``sgkr``: what it can do
         parser.print_help()
         return 2

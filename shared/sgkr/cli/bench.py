@@ -12,12 +12,11 @@ from .build import positive_int
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``bench`` command."""
-    p = sub.add_parser("bench", help="measure build, rebuild, load and query speed",
-                       description="Measure parse-only, cold build, incremental rebuild, "
-                                   "graph.json save/load, query latency and peak memory on "
-                                   "the Python sources under PATH (which is only read).")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr bench``, on its parser ``p``."""
+    p.description = ("Measure parse-only, cold build, incremental rebuild, "
+                     "graph.json save/load, query latency and peak memory on "
+                     "the Python sources under PATH (which is only read).")
     p.add_argument("path", metavar="PATH", help="a Python file or folder")
     p.add_argument("--queries", type=int, default=DEFAULT_QUERIES, metavar="N",
                    help="generated questions to time (default: %(default)s)")

@@ -5,32 +5,32 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import NoReturn, TextIO
+from dataclasses import replace
 
-from tqdm import tqdm
-
-from ..algorithms.lexicalfile import save_graph
 from ..analysis.merge import MERGE_POLICIES
-from ..build.builder import build_graph
+from ..build.builder import Progress, build_prepared, prepare_build
 from ..build.incremental import GraphBuilder
 from ..build.options import DEFAULT_MERGE, BuildOptions
+from ..build.record import build_key, find_record, store_record
+from ..build.watch import changes
 from ..errors import InvalidArgumentError, SGKRError
+from ..gcpause import paused_gc
 from ..ingest.cache import ExtractCache, default_cache_dir
 from ..ingest.sources import DEFAULT_MAX_FILE_BYTES, SOURCE_SUFFIXES
+from ..records import BuildReport
+from .progress import ProgressBar
 from .terminal import error_line, json_text
 
-__all__ = ["register", "run", "ProgressBar", "positive_int", "positive_float", "watch",
-           "add_build_options", "build_options"]
+__all__ = ["register", "run", "positive_int", "positive_float", "watch",
+           "add_build_options", "build_options", "build_file"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``build`` command."""
-    p = sub.add_parser("build", help="build graph.json from Python sources and notebooks",
-                       description="Build a knowledge-code graph from Python sources and Jupyter "
-                                   "notebooks.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr build``, on its parser ``p``."""
+    p.description = ("Build a knowledge-code graph from Python sources and Jupyter "
+                     "notebooks.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="Python files, notebooks (.ipynb) or folders")
     add_build_options(p)
@@ -52,7 +52,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def add_build_options(p: argparse._ActionsContainer) -> None:
     """The options of a build from sources, shared by ``build`` and ``mcp``."""
     p.add_argument("--knowledge", metavar="FILE", help="sidecar knowledge file (JSON or YAML)")
-    p.add_argument("--examples", metavar="FILE", help="examples JSONL of solved questions")
+    p.add_argument("--examples", metavar="FILE",
+                   help="examples JSONL of solved tasks: earlier questions with their solutions "
+                        "(question and file or code; tags optional)")
+    p.add_argument("--solutions", metavar="DIR",
+                   help="solved tasks as a folder of solution files (.py, .ipynb) matched by id "
+                        "to --tasks")
+    p.add_argument("--tasks", metavar="FILE",
+                   help="the task list of --solutions: JSONL, JSON or CSV of id and question")
     p.add_argument("--merge", choices=MERGE_POLICIES, default=DEFAULT_MERGE,
                    help=f"how identical functions merge (default: {DEFAULT_MERGE})")
     infer = p.add_mutually_exclusive_group()
@@ -75,7 +82,8 @@ def add_build_options(p: argparse._ActionsContainer) -> None:
 def build_options(args: argparse.Namespace, cache: str | os.PathLike[str] | None) -> BuildOptions:
     """The :class:`BuildOptions` of the flags :func:`add_build_options` added."""
     return BuildOptions(
-        knowledge=args.knowledge, examples=args.examples, merge=args.merge,
+        knowledge=args.knowledge, examples=args.examples, solutions=args.solutions,
+        tasks=args.tasks, merge=args.merge,
         infer_tags=args.infer_tags, exclude=args.exclude, max_file_bytes=args.max_file_bytes,
         jobs=args.jobs, gitignore=not args.no_gitignore, cache=cache)
 
@@ -107,75 +115,6 @@ def positive_float(text: str) -> float:
     return value
 
 
-class ProgressBar:
-    """A build's ``progress(stage, done, total)`` drawn as a bar, on a terminal only.
-
-    Nothing is written when ``stream`` (default: standard error) is not a
-    terminal, nor for a stage that ends within ``delay`` seconds. A stage that
-    runs longer is shown from then on, its clock ticking while no file is
-    done (workers parsing their first files, calls being resolved), so the
-    screen is never blank while a build works.
-
-    Examples
-    --------
-    >>> import io
-    >>> bar = ProgressBar(io.StringIO())  # not a terminal: silent
-    >>> bar("parse", 10, 20); bar.close()
-    >>> bar.enabled
-    False
-    """
-
-    def __init__(self, stream: TextIO | None = None, *, delay: float = 0.5,
-                 tick: float = 0.5) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.enabled = self.stream.isatty()
-        self.delay = delay
-        self.tick = tick
-        self._bar: tqdm[NoReturn] | None = None
-        self._stage: str | None = None
-        self._lock = threading.Lock()
-        self._ticking: threading.Thread | None = None
-        self._stop = threading.Event()
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        with self._lock:
-            if stage != self._stage or self._bar is None:
-                self._close_bar()
-                self._stage = stage
-                self._bar = tqdm(total=total, desc=stage, unit="file", file=self.stream,
-                                 delay=self.delay, leave=False, dynamic_ncols=True)
-            self._bar.update(done - self._bar.n)
-        if self._ticking is None:
-            self._ticking = threading.Thread(target=self._tick, name="sgkr-progress",
-                                             daemon=True)
-            self._ticking.start()
-
-    def _tick(self) -> None:
-        """Redraw the open bar now and then: its elapsed time moves while nothing is done."""
-        while not self._stop.wait(self.tick):
-            with self._lock:
-                bar = self._bar
-                if bar is not None and time.time() - bar.start_t >= self.delay:
-                    bar.refresh()
-
-    def close(self) -> None:
-        """Take the bar off the screen and stop redrawing it."""
-        self._stop.set()
-        if self._ticking is not None:
-            self._ticking.join()
-        with self._lock:
-            self._close_bar()
-        self._stop.clear()
-        self._ticking = None
-
-    def _close_bar(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-        self._bar, self._stage = None, None
-
-
 def _say_if_cache_unused(cache: ExtractCache) -> None:
     """One warning on stderr when the cache folder will not be used (the build goes on)."""
     try:
@@ -197,18 +136,19 @@ def run(args: argparse.Namespace) -> int:
     if args.watch is not None:
         builder = GraphBuilder(args.paths, options)
         graph = builder.build()
+        graph.save(args.output)
+        report, wrote = graph.report, True
     else:
-        bar = ProgressBar()
+        bar = ProgressBar(enabled=not args.quiet)
         try:
-            graph = build_graph(args.paths, options, progress=bar)
+            report, wrote = build_file(args.paths, options, args.output, progress=bar)
         finally:
             bar.close()
-    save_graph(graph, args.output)
-    if args.json and graph.report is not None:
-        print(json_text({"output": args.output, **graph.report.to_dict()}))
-    elif not args.quiet and graph.report is not None:
-        print(graph.report.summary(verbose=getattr(args, "verbose", False)))
-        print(f"wrote {args.output}")
+    if args.json and report is not None:
+        print(json_text({"output": args.output, **report.to_dict()}))
+    elif not args.quiet and report is not None:
+        print(report.summary(verbose=getattr(args, "verbose", False)))
+        print(f"wrote {args.output}" if wrote else f"{args.output} is up to date")
     if args.watch is not None:
         try:
             watch(builder, args.paths, args.output, args.watch, quiet=args.quiet)
@@ -217,64 +157,116 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def build_file(paths: Sequence[str], options: BuildOptions, output: str, *,
+               progress: Progress | None = None) -> tuple[BuildReport | None, bool]:
+    """Build the graph of ``paths`` into ``output`` (and its lexical index beside it);
+    its report, and whether the files were written.
+
+    With a cache (``options.cache``), a build whose inputs, output and code are
+    those of the last one recorded there (:mod:`sgkr.build.record`), and whose files
+    are still as that build wrote them, writes nothing: the files are up to date.
+    """
+    with paused_gc(long_lived=True):
+        prepared = prepare_build(paths, options, progress=progress)
+        cache = options.cache
+        store = None if cache is None else (
+            cache if isinstance(cache, ExtractCache) else ExtractCache(cache))
+        key = build_key(prepared, output) if store is not None else ""
+        found = find_record(store, key) if store is not None else None
+        if found is not None and found.current():
+            seconds = time.perf_counter() - prepared.started
+            return replace(found.report, seconds=seconds), False
+        graph = build_prepared(prepared, options, progress=progress)
+    if progress is not None:  # graph.json, its lexical index and summary
+        progress("save", 0, 1)
+    graph.save(output)
+    if store is not None and graph.report is not None:
+        from ..algorithms.lexicalfile import index_path
+
+        store_record(store, key, [output, index_path(output)], graph.report)
+        store.close()
+    return graph.report, True
+
+
+#: Seconds between tries while an update or a save keeps failing and nothing changes.
+RETRY_SECONDS = 5.0
+
+
 def watch(builder: GraphBuilder, paths: Sequence[str], output: str, interval: float, *,
           quiet: bool = False, rounds: int | None = None,
           changes: Iterable[Collection[str]] | None = None) -> None:
     """After each batch of changed sources, update ``builder``'s graph and save it.
 
     Changes to the sources under ``paths`` (those ``builder`` was made with)
-    come from ``watchfiles``: the operating system's notifications. A batch
-    gathers the changes of ``interval`` seconds, so a checkout that touches many
-    files makes one update. ``changes`` replaces the watcher with any iterable
-    of batches of paths; ``rounds`` bounds the updates (None: until interrupted).
-    An update that fails (sources missing for a moment, during a ``git
-    checkout``) is reported once on stderr; the last graph written stays and the
-    next batch tries again.
+    come from :func:`sgkr.build.watch.changes`: the operating system's
+    notifications, files followed through their folders. A batch gathers the
+    changes of ``interval`` seconds, so a checkout that touches many files
+    makes one update. ``changes`` replaces the watcher with any iterable of
+    batches of paths (an empty batch: nothing changed, try again what failed);
+    ``rounds`` bounds the updates (None: until interrupted).
+
+    Any failure of an update or of the save (sources missing for a moment during
+    a ``git checkout``, a parsing process killed, a full disk) is reported once on
+    stderr; the last graph written stays, nothing read is lost (an update commits
+    only once it succeeds, :class:`~sgkr.build.incremental.GraphBuilder`), and the
+    work is tried again at the next change, or after :data:`RETRY_SECONDS`.
     """
     batches = _changes(paths, output, interval) if changes is None else changes
-    failing = False
-    for done, _batch in enumerate(batches, start=1):
-        failing = _update(builder, output, quiet=quiet, failing=failing)
+    state = _WatchState()
+    done = 0
+    for batch in batches:
+        if not (batch or state.failing):
+            continue  # quiet, and nothing to try again
+        _update(builder, output, state, quiet=quiet)
+        done += 1
         if rounds is not None and done >= rounds:
             return
 
 
 def _changes(paths: Sequence[str], output: str, interval: float) -> Iterator[set[str]]:
     """Batches of changed sources under ``paths`` (not the graph file's own writes)."""
-    import watchfiles
-
     out_dir, out_name = os.path.split(os.path.abspath(output))
 
-    def relevant(_change: watchfiles.Change, path: str) -> bool:
+    def relevant(path: str) -> bool:
         folder, name = os.path.split(path)
         if folder == out_dir and out_name in name:  # the graph file and its temporary copy
             return False
         return name.endswith(SOURCE_SUFFIXES) or name == ".gitignore"
 
-    for batch in watchfiles.watch(*paths, watch_filter=relevant,
-                                  debounce=int(interval * 1000), step=50):
-        yield {path for _, path in batch}
+    return changes(paths, keep=relevant, debounce=interval,
+                   retry=max(RETRY_SECONDS, interval))
 
 
-def _update(builder: GraphBuilder, output: str, *, quiet: bool, failing: bool) -> bool:
-    """One update, saved if anything changed; whether it failed."""
+class _WatchState:
+    """Whether the last round failed, and whether a graph made is not saved yet."""
+
+    def __init__(self) -> None:
+        self.failing = False
+        self.unsaved = False
+
+
+def _update(builder: GraphBuilder, output: str, state: _WatchState, *, quiet: bool) -> None:
+    """One update, saved if anything changed (or a save is owed)."""
     try:
         graph = builder.update()
-    except (SGKRError, OSError) as exc:
-        # A checkout or a save in progress can leave the sources missing for a
-        # moment: the last graph written stays, and the next change tries again.
-        if not failing:
-            print(f"sgkr: warning: {error_line(exc)}; keeping {output}, trying again "
-                  f"after the next change", file=sys.stderr, flush=True)
-        return True
-    if failing and not quiet:
-        print("sources readable again", file=sys.stderr, flush=True)
-    update = builder.last_update
-    if update is None or not (update.changed or update.added or update.removed):
-        return False
-    save_graph(graph, output)
-    if not quiet:
+        update = builder.last_update
+        if update is not None and (update.changed or update.added or update.removed):
+            state.unsaved = True
+        if state.unsaved:
+            graph.save(output)
+    except Exception as exc:  # every failure: the watch goes on (KeyboardInterrupt stops it)
+        if not state.failing:
+            line = error_line(exc) if isinstance(exc, (SGKRError, OSError)) \
+                else f"{type(exc).__name__}: {exc}"
+            print(f"sgkr: warning: {line}; keeping {output}, trying again after the next "
+                  f"change", file=sys.stderr, flush=True)
+        state.failing = True
+        return
+    if state.failing and not quiet:
+        print("sgkr: the update worked again", file=sys.stderr, flush=True)
+    state.failing = False
+    if state.unsaved and update is not None and not quiet:
         print(f"updated in {update.seconds:.3f} s ({len(update.changed)} changed, "
               f"{len(update.added)} added, {len(update.removed)} removed); wrote {output}",
               flush=True)
-    return False
+    state.unsaved = False

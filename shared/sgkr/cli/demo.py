@@ -10,10 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from importlib import resources
 from pathlib import Path
 
-from ..algorithms.lexicalfile import save_graph
 from ..build.builder import build_graph
 from ..errors import SourceError
 from ..retrieval.retriever import Retriever
@@ -27,23 +25,19 @@ DEMO_QUESTIONS = ("1434", "1475", "1513")
 
 
 def payments_example() -> Path:
-    """The folder of the bundled payments example (installed or in a checkout)."""
-    try:
-        bundled = Path(str(resources.files("sgkr.examples") / "payments"))
-        if (bundled / "examples.jsonl").is_file():
-            return bundled
-    except ModuleNotFoundError:
-        pass
-    checkout = Path(__file__).resolve().parents[3] / "examples" / "payments"
-    if (checkout / "examples.jsonl").is_file():
-        return checkout
+    """The folder of the bundled payments example: installed with sgkr (the wheel carries
+    it as data, at ``sgkr/examples/payments``), or in a clone (``examples/payments``)."""
+    here = Path(__file__).resolve()
+    for folder in (here.parents[1] / "examples" / "payments",
+                   here.parents[3] / "examples" / "payments"):
+        if (folder / "examples.jsonl").is_file():
+            return folder
     raise SourceError("the bundled payments example is not installed; reinstall sgkr")
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``demo`` command."""
-    p = sub.add_parser("demo", help="build the payments example and answer three questions",
-                       description="Build the bundled payments example and query it.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr demo``, on its parser ``p``."""
+    p.description = "Build the bundled payments example and query it."
     p.add_argument("--output", "-o", metavar="FILE", help="also save the graph here")
     p.add_argument("--code", action="store_true", help="print the code of each function")
     add_retrieval_options(p)
@@ -61,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"built the payments example in {seconds:.2f} s: {stats['functions']} functions, "
           f"{stats['edges'].get('calls', 0)} calls, {stats['tags']} tags")
     if args.output:
-        save_graph(graph, args.output)
+        graph.save(args.output)
         print(f"wrote {args.output}")
     held_out = {}
     for line in (folder / "heldout.jsonl").read_text(encoding="utf-8").splitlines():

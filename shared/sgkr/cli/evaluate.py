@@ -29,11 +29,10 @@ _BUILTIN = ("finqa", "convfinqa")
 _BUNDLED = ("payments", "payments-bare", "requests")
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``eval`` command."""
-    p = sub.add_parser("eval", help="evaluate retrieval against baselines",
-                       description="Score SGKR, its ablations and baselines (BM25, dense, "
-                       "GraphSAGE-style, random) at a matched budget.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr eval``, on its parser ``p``."""
+    p.description = ("Score SGKR, its ablations and baselines (BM25, dense, "
+                     "GraphSAGE-style, random) at a matched budget.")
     p.add_argument("datasets", nargs="+", metavar="DATASET",
                    help="a dataset folder; payments, payments-bare or requests (bundled); "
                    "finqa / convfinqa (converted from --data); or swebench (bug "
@@ -55,6 +54,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--llm", metavar="module:object",
                    help="a LlamaIndex LLM or LangChain chat model (or a zero-argument factory)")
     p.add_argument("--llm-limit", type=int, default=20, help="questions asked per dataset")
+    p.add_argument("--solved", action="store_true",
+                   help="the solved-tasks setting: build from some of the earlier questions and "
+                   "their solutions, ask the others (two folds, and leave-one-out without "
+                   "questions of the dataset's own); recall at --ks, all and task-specific")
+    p.add_argument("--ks", default="2,5,8", metavar="K,K",
+                   help="budgets of --solved (default 2,5,8)")
     p.set_defaults(run=run)
 
 
@@ -68,6 +73,10 @@ def _load(spec: str, args: argparse.Namespace) -> Any:
         folder = payments_example()
         if spec == "requests":
             folder = folder.parent / "requests"
+            if not folder.is_dir():  # an installed sgkr carries the payments example only
+                raise InvalidArgumentError(
+                    "requests: the requests example comes with a clone of sgkr; give its "
+                    "folder (sgkr eval path/to/sgkr/examples/requests)")
         dataset = load_dataset(folder, questions=args.questions, leave_one_out=args.loo)
         return dataset.bare() if spec == "payments-bare" else dataset
     if spec in _BUILTIN and not Path(spec).is_dir():
@@ -148,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
         for dataset in datasets:
             print(write_dataset(dataset, Path(args.write_dataset) / dataset.name))
         return 0
+    if args.solved:
+        return _solved(datasets, args)
     specs = default_specs(ablations=not args.no_ablations, dense=not args.no_dense)
     model = None if args.no_dense else _embedding(args.embedding)
     results = [evaluate(d, specs, embedding_model=model, budget=args.budget,
@@ -162,6 +173,34 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         for path in write_report(results, args.out, meta=meta, png=not args.no_png):
             print(f"wrote {path}")
+    return 0
+
+
+def _solved(datasets: list[Any], args: argparse.Namespace) -> int:
+    """``sgkr eval --solved``: the solved-tasks setting, a table per dataset (and --out)."""
+    from ..atomic import write_atomic
+    from ..eval.solved import evaluate_solved, format_solved, solved_specs
+
+    try:
+        ks = tuple(int(k) for k in args.ks.split(","))
+    except ValueError:
+        raise InvalidArgumentError(f"--ks must be integers joined by commas, got {args.ks!r}"
+                                   ) from None
+    specs = solved_specs(dense=not args.no_dense, ablations=not args.no_ablations)
+    model = None if args.no_dense else _embedding(args.embedding)
+    results = [evaluate_solved(d, specs, ks=ks, embedding_model=model, progress=_progress)
+               for d in datasets]
+    for result in results:
+        print(format_solved(result) + "\n")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        doc = {"command": "sgkr eval " + " ".join(sys.argv[2:]),
+               "datasets": [r.to_dict() for r in results]}
+        text = "\n\n".join(format_solved(r) for r in results)
+        for name, body in (("solved.json", json.dumps(doc, indent=1) + "\n"),
+                           ("solved.txt", text + "\n")):
+            print(f"wrote {write_atomic(out / name, body)}")
     return 0
 
 

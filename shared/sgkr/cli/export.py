@@ -3,10 +3,10 @@
 Examples
 --------
 >>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['export']
+>>> parser = argparse.ArgumentParser(prog="sgkr export")
+>>> register(parser)
+>>> '--focus' in parser.format_help()
+True
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 
 from ..atomic import write_atomic
 from ..errors import InvalidArgumentError
-from ..export import FORMATS, format_for, render_view, subgraph
+from ..export import FORMATS, format_for, render_pieces, subgraph
 from ..graph.model import KnowledgeGraph
 from ..retrieval.retriever import Retriever
 from .options import add_retrieval_options, retrieval_options
@@ -24,12 +24,10 @@ from .options import add_retrieval_options, retrieval_options
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``export`` command."""
-    p = sub.add_parser(
-        "export", help="draw the graph: interactive HTML, Mermaid, DOT or GraphML",
-        description="Draw the graph, or a neighbourhood of it, with the functions and paths "
-                    "retrieved for a question highlighted.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr export``, on its parser ``p``."""
+    p.description = ("Draw the graph, or a neighbourhood of it, with the functions and paths "
+                     "retrieved for a question highlighted.")
     p.add_argument("graph", help="graph.json made by sgkr build")
     p.add_argument("--format", "-f", choices=FORMATS, default=None,
                    help="default: from the --output suffix (.html .mmd .dot .gv .graphml; "
@@ -61,16 +59,17 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(
             f"--output {args.output}: the suffix names no format this writes (.html .mmd .dot "
             f".gv .graphml); name the file so, or give --format")
-    graph = KnowledgeGraph.load(args.graph)
+    graph = KnowledgeGraph.load(args.graph, index=False)
     result = None
     if args.query is not None:
         result = Retriever(graph, **retrieval_options(args)).retrieve(args.query)
     view = subgraph(graph, result, around=args.around, depth=args.depth, focus=args.focus)
-    text = render_view(view, fmt)
+    pieces = render_pieces(view, fmt)  # GraphML a node at a time: never one document
     if args.output == "-":
-        sys.stdout.write(text)
+        for piece in pieces:
+            sys.stdout.write(piece)
         return 0
-    write_atomic(args.output, text)
+    write_atomic(args.output, pieces)
     marked = sum(1 for n in view.nodes if n.role is not None)
     print(f"wrote {args.output} ({fmt}): {len(view.nodes)} nodes, {len(view.edges)} edges"
           + (f", {marked} highlighted" if result is not None else ""), file=sys.stderr)

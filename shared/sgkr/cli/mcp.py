@@ -6,10 +6,10 @@ built on start (``--watch``: built again as they change).
 Examples
 --------
 >>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['mcp']
+>>> parser = argparse.ArgumentParser(prog="sgkr mcp")
+>>> register(parser)
+>>> '--watch' in parser.format_help()
+True
 """
 
 from __future__ import annotations
@@ -31,16 +31,14 @@ from .options import add_retrieval_options, retrieval_options
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``mcp`` command."""
-    p = sub.add_parser(
-        "mcp", help="serve a graph to coding agents (Model Context Protocol, stdio)",
-        description="Serve a graph over the Model Context Protocol on standard input and "
-                    "output: a retrieve_knowledge tool, an explain_dependency tool and the "
-                    "sgkr://graph/stats resource. TARGET is a graph.json made by sgkr build, "
-                    "the URL of a graph store (falkordb://host:port/name), or Python files "
-                    "and folders, built on start. Needs pip install \"sgkr[mcp]\". The "
-                    "retrieval options below are the defaults a tool call may override.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr mcp``, on its parser ``p``."""
+    p.description = ("Serve a graph over the Model Context Protocol on standard input and "
+                     "output: a retrieve_knowledge tool, an explain_dependency tool and the "
+                     "sgkr://graph/stats resource. TARGET is a graph.json made by sgkr build, "
+                     "the URL of a graph store (falkordb://host:port/name), or Python files "
+                     "and folders, built on start. Needs the mcp extra of sgkr. The "
+                     "retrieval options below are the defaults a tool call may override.")
     p.add_argument("targets", nargs="+", metavar="TARGET",
                    help="graph.json, a store URL, or source files and folders")
     p.add_argument("--watch", action="store_true",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..algorithms.lexicalfile import load_graph
 from ..errors import InvalidArgumentError
+from ..graph.model import KnowledgeGraph
 from ..masking import mask_url
 from ..stores import is_store_url
 from ..stores.push import DEFAULT_WAIT
@@ -16,14 +16,13 @@ from .terminal import warn
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``push`` command."""
-    p = sub.add_parser("push", help="write a graph to a graph store (FalkorDB)",
-                       description="Write graph.json to a graph store, in batches, one push "
-                                   "at a time. The new graph is checked on the server before "
-                                   "readers see it (they keep the previous one until then); "
-                                   "pushing the same graph again changes nothing, and repairs "
-                                   "it if it was damaged. A push that fails leaves nothing.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr push``, on its parser ``p``."""
+    p.description = ("Write graph.json to a graph store, in batches, one push "
+                     "at a time. The new graph is checked on the server before "
+                     "readers see it (they keep the previous one until then); "
+                     "pushing the same graph again changes nothing, and repairs "
+                     "it if it was damaged. A push that fails leaves nothing.")
     p.add_argument("graph", help="graph.json made by sgkr build")
     p.add_argument("url", metavar="URL",
                    help="falkor://[[user]:password@]host:port/name[?timeout=seconds] "
@@ -59,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if not is_store_url(args.url):
         raise InvalidArgumentError(f"{mask_url(args.url)!r} is not a store URL "
                                    "(expected falkor://host:port/name, or falkors:// for TLS)")
-    graph = load_graph(args.graph, warn=warn)
+    graph = KnowledgeGraph.load(args.graph, warn=warn)
     report = push_graph(graph, args.url, batch=args.batch, wait=args.wait, log=_log)
     if not args.quiet:
         print(report.summary())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..agents.answer import UNMATCHED
-from ..algorithms.lexicalfile import load_graph
+from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
 from ..retrieval.hops import hop_arrow, paths_hops
 from ..retrieval.retriever import Retriever
@@ -16,10 +16,9 @@ from .terminal import json_text, warn
 __all__ = ["register", "run", "print_result"]
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``query`` command."""
-    p = sub.add_parser("query", help="retrieve the functions a question needs",
-                       description="Retrieve knowledge and code for a question.")
+def register(p: argparse.ArgumentParser) -> None:
+    """The options of ``sgkr query``, on its parser ``p``."""
+    p.description = "Retrieve knowledge and code for a question."
     p.add_argument("graph", help="graph.json made by sgkr build, or the URL of a graph store "
                                  "it was pushed to (falkor://host:port/name)")
     p.add_argument("question", help="the question, in quotes")
@@ -50,6 +49,10 @@ def print_result(result: RetrievalResult, reader: GraphReader, *,
     for d in result.documents:
         place = f"  ({d.location})" if d.location else ""
         print(f"\n[{d.score:.3f}] {d.label}{place}")
+        if d.variants:
+            print(f"  (and {len(d.variants)} variant(s) of it in other solutions)")
+        if d.used_by:
+            print("  used by: " + "; ".join(f"{t} {q[:70]!r}" for t, q in d.used_by))
         if d.knowledge:
             print("  " + d.knowledge.strip().replace("\n", "\n  "))
         if show_code:
@@ -60,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     """Load the graph, retrieve, print."""
     options = retrieval_options(args)
     retriever = (Retriever(store=args.graph, **options) if is_store_url(args.graph)
-                 else Retriever(load_graph(args.graph, warn=warn), **options))
+                 else Retriever(KnowledgeGraph.load(args.graph, warn=warn), **options))
     result = retriever.retrieve(args.question)
     if args.json:
         print(json_text(result.to_dict()))

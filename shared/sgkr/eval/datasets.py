@@ -16,7 +16,7 @@ own solution (not its module body) that exist in that graph, by bare name.
 
 Examples
 --------
->>> from sgkr.analysis.knowledge import Example
+>>> from sgkr.tags import Example
 >>> ex = [Example(str(i), f"q{i}", f"s{i}.py", f"def f{i}():\\n    return h()\\n"
 ...               "def h():\\n    return 1\\n", (), ()) for i in range(3)]
 >>> ds = Dataset("toy", examples=tuple(ex))
@@ -36,7 +36,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..analysis.knowledge import Example, Sidecar, load_examples, load_sidecar
 from ..atomic import write_atomic
 from ..build.builder import build_graph
 from ..errors import InvalidArgumentError, KnowledgeFormatError, SourceError
@@ -44,6 +43,8 @@ from ..graph.model import KnowledgeGraph
 from ..ingest.extract import extract_module
 from ..ingest.files import parse_json, read_side_file, read_side_text
 from ..ingest.sources import SourceInput
+from ..tags.examples import Example, load_examples
+from ..tags.sidecar import Sidecar, load_sidecar
 
 __all__ = ["Question", "Dataset", "load_dataset", "load_questions", "write_dataset",
            "solution_functions", "gold_in_graph"]
@@ -159,7 +160,7 @@ class Dataset:
 
         Examples
         --------
-        >>> from sgkr.analysis.knowledge import Example, TagRef
+        >>> from sgkr.tags import Example, TagRef
         >>> ds = Dataset("toy", examples=(Example("1", "q", "s.py", "x = 1", (TagRef("a"),), ()),))
         >>> b = ds.bare()
         >>> b.name, b.examples[0].inputs, b.knowledge

@@ -42,8 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..analysis.knowledge import Example, Sidecar, TagRef
 from ..errors import InvalidArgumentError, KnowledgeFormatError, SourceError
+from ..tags.examples import Example, TagRef
+from ..tags.sidecar import Sidecar
 from ..text import fold
 from .datasets import Dataset, Question
 

@@ -6,7 +6,7 @@ nodes on the dataset, rounded (at least 1), as in the paper.
 
 Examples
 --------
->>> from sgkr.analysis.knowledge import Example, TagRef
+>>> from sgkr.tags import Example, TagRef
 >>> code = "def fee(amount):\\n    return rate() * amount\\ndef rate():\\n    return 0.1\\n"
 >>> ex = tuple(Example(str(i), "What is the fee for an amount?", f"s{i}.py", code,
 ...                    (TagRef("amount", ("fee",)),), (TagRef("fee", ("fee",)),))
@@ -103,6 +103,7 @@ ABLATIONS: tuple[RetrieverSpec, ...] = (
                   tag_extractor="keyword"),
     RetrieverSpec("sgkr no-inferred-tags", infer_tags=False),
     RetrieverSpec("sgkr keyword-tags", tag_extractor="keyword"),
+    RetrieverSpec("sgkr embedding-tags", tag_extractor="embedding"),
     RetrieverSpec("sgkr fill=none", options={"fill": "none"}),
     RetrieverSpec("sgkr no-lexical", options={"lexical": False}),
     RetrieverSpec("sgkr centrality=0", options={"centrality": 0.0}),
@@ -139,8 +140,13 @@ def default_specs(*, ablations: bool = True, dense: bool = True) -> list[Retriev
     """SGKR, its ablations (optional) and the baselines (dense ones optional)."""
     specs = [RetrieverSpec("sgkr")]
     specs += list(ABLATIONS) if ablations else []
-    specs += [s for s in BASELINES if dense or s.kind not in _NEEDS_MODEL]
-    return specs
+    specs += BASELINES
+    return [s for s in specs if dense or not _needs_model(s)]
+
+
+def _needs_model(spec: RetrieverSpec) -> bool:
+    """Whether ``spec`` embeds text: a dense baseline, or SGKR matching tags by embedding."""
+    return spec.kind in _NEEDS_MODEL or spec.tag_extractor == "embedding"
 
 
 @dataclass(frozen=True)
@@ -232,7 +238,7 @@ def evaluate(dataset: Dataset, specs: Sequence[RetrieverSpec], *,
         raise InvalidArgumentError("without an sgkr retriever, give the budget")
     if budget is not None and (not isinstance(budget, int) or budget < 1):
         raise InvalidArgumentError(f"budget must be a positive integer, got {budget!r}")
-    if any(s.kind in _NEEDS_MODEL for s in specs) and embedding_model is None:
+    if any(_needs_model(s) for s in specs) and embedding_model is None:
         from .baselines import default_embedding_model
 
         embedding_model = default_embedding_model()

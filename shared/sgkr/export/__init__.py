@@ -16,7 +16,7 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..atomic import write_atomic
@@ -24,7 +24,7 @@ from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
 from .dot import to_dot
-from .graphml import to_graphml
+from .graphml import graphml_pieces, to_graphml
 from .html import to_html
 from .layout import Layout, layout
 from .mermaid import to_mermaid
@@ -34,6 +34,7 @@ __all__ = [
     "FORMATS",
     "render",
     "render_view",
+    "render_pieces",
     "write",
     "format_for",
     "subgraph",
@@ -114,6 +115,14 @@ def render_view(view: View, format: str = "html") -> str:
     return _writer(format)(view)
 
 
+def render_pieces(view: View, format: str = "html") -> Iterator[str]:
+    """:func:`render_view`'s text in pieces, to write as they come: GraphML a node or an
+    edge at a time (a whole graph is never held as one document), the others whole."""
+    if format == "graphml":
+        return graphml_pieces(view)
+    return iter([render_view(view, format)])
+
+
 def _writer(format: str) -> Callable[[View], str]:
     writer = _WRITERS.get(format) if isinstance(format, str) else None
     if writer is None:
@@ -153,6 +162,7 @@ def write(path: str | os.PathLike[str], graph: KnowledgeGraph,
     """
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"path must be a file name, got {type(path)}")
-    text = render(graph, result, format or format_for(path) or "html",
-                  around=around, depth=depth, focus=focus)
-    return write_atomic(path, text)
+    chosen = format or format_for(path) or "html"
+    _writer(chosen)
+    view = subgraph(graph, result, around=around, depth=depth, focus=focus)
+    return write_atomic(path, render_pieces(view, chosen))

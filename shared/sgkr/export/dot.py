@@ -22,9 +22,12 @@ from .view import View, ViewEdge, ViewNode
 
 __all__ = ["to_dot"]
 
-_SHAPES = {"function": "box", "method": "box", "module": "box3d", "tag": "ellipse"}
+_SHAPES = {"function": "box", "method": "box", "module": "box3d", "tag": "ellipse",
+           "task": "note"}
 _FILL = {"function": "#eef3fb", "method": "#eef3fb", "module": "#f3f0fa", "tag": "#fff6e0",
+         "task": "#eaf6ea",
          "retrieved": "#d8e7ff", "path": "#e9f0fb", "input": "#ffe3b0", "output": "#d9f2d9",
+         "asked": "#c9ecc9",
          "faded": "#f7f7f7"}
 
 

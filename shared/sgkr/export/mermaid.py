@@ -35,18 +35,21 @@ from .view import View, ViewNode
 __all__ = ["to_mermaid"]
 
 _SHAPES = {"function": ('["', '"]'), "method": ('[/"', '"/]'), "module": ('[["', '"]]'),
-           "tag": ('(["', '"])')}
+           "tag": ('(["', '"])'), "task": ('>"', '"]')}
 _CLASSES = {
     "function": "fill:#eef3fb,stroke:#4a6fa5,color:#1d2b3a",
     "method": "fill:#eef3fb,stroke:#4a6fa5,color:#1d2b3a",
     "module": "fill:#f3f0fa,stroke:#7a64a8,color:#2b2140",
     "tag": "fill:#fff6e0,stroke:#c99a2e,color:#4a3710",
+    "task": "fill:#eaf6ea,stroke:#4f8a4f,color:#1e3a1e",
     "retrieved": "fill:#d8e7ff,stroke:#1f4fa0,stroke-width:3px,color:#0b1f44",
     "path": "fill:#e9f0fb,stroke:#1f4fa0,stroke-width:2px,stroke-dasharray:4 3",
     "input": "fill:#ffe3b0,stroke:#b36b00,stroke-width:3px,color:#4a2c00",
     "output": "fill:#d9f2d9,stroke:#2d7a2d,stroke-width:3px,color:#0f3310",
+    "asked": "fill:#c9ecc9,stroke:#2d7a2d,stroke-width:2px,color:#0f3310",
     "faded": "fill:#f7f7f7,stroke:#d5d5d5,color:#b0b0b0",
 }
+_TASK_CLASSES = frozenset({"task", "asked"})
 
 
 def to_mermaid(view: View) -> str:
@@ -84,7 +87,10 @@ def to_mermaid(view: View) -> str:
         lines.append(f"    {ids[e.source]} {arrow} {ids[e.target]}")
         if view.highlighted and e.role is None:
             faded.append(str(i))
-    lines.extend(f"    classDef {name} {style}" for name, style in _CLASSES.items())
+    # The classes of solved tasks only where the picture has some.
+    tasks = any(n.kind == "task" for n in view.nodes)
+    lines.extend(f"    classDef {name} {style}" for name, style in _CLASSES.items()
+                 if tasks or name not in _TASK_CLASSES)
     if faded:
         lines.append(f"    linkStyle {','.join(faded)} stroke:#dddddd")
     return "\n".join(lines) + "\n"

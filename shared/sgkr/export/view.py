@@ -31,16 +31,18 @@ from ..records import FunctionNode, RetrievalResult, SourceSpan
 __all__ = ["View", "ViewNode", "ViewEdge", "NodeRole", "EdgeRole", "subgraph"]
 
 #: ``input``/``output``/``tag``: a matched tag (``tag`` when its role is neither);
-#: ``retrieved``: a returned function; ``path``: on a found path but cut by the budget.
-NodeRole = Literal["input", "output", "tag", "retrieved", "path"]
+#: ``retrieved``: a returned function; ``path``: on a found path but cut by the budget;
+#: ``asked``: an earlier question whose solution used a returned function.
+NodeRole = Literal["input", "output", "tag", "retrieved", "path", "asked"]
 #: ``path``: an edge of a found path; ``retrieved``: a call between two retrieved functions.
 EdgeRole = Literal["path", "retrieved"]
-NodeKind = Literal["function", "method", "module", "tag"]
+NodeKind = Literal["function", "method", "module", "tag", "task"]
 
 
 @dataclass(frozen=True)
 class ViewNode:
-    """A node to draw: a function (``kind`` function, method or module) or a tag."""
+    """A node to draw: a function (``kind`` function, method or module), a tag, or a solved
+    task (an earlier question the graph was built with: ``label`` its question, cut)."""
 
     id: str
     kind: NodeKind
@@ -61,7 +63,8 @@ class ViewNode:
 
 @dataclass(frozen=True)
 class ViewEdge:
-    """An edge to draw; ``type`` is ``calls``, ``consumes`` or ``produces``."""
+    """An edge to draw; ``type`` is ``calls``, ``references``, ``consumes``, ``produces`` or
+    ``uses`` (a solved task to a function its solution uses)."""
 
     source: str
     target: str
@@ -150,13 +153,33 @@ def subgraph(graph: KnowledgeGraph, result: RetrievalResult | None = None, *,
         centres += sorted(node_roles)
     keep = _neighbourhood(graph, centres, depth) if names or focus \
         else {r.id for r in graph.records()}
-    nodes = tuple(_view_node(graph, n, node_roles.get(n), result) for n in sorted(keep))
-    edges = tuple(
+    nodes = [_view_node(graph, n, node_roles.get(n), result) for n in sorted(keep)]
+    edges = [
         ViewEdge(e.source, e.target, e.type, e.resolution, edge_roles.get((e.source, e.target)))
         for e in graph.edges() if e.source in keep and e.target in keep
-    )
-    return View(nodes, edges, result.question if result is not None else None,
+    ]
+    if not names and not focus:  # the whole graph: its solved tasks too
+        tasks, uses = _tasks(graph, keep, result)
+        nodes, edges = sorted([*nodes, *tasks], key=lambda n: n.id), [*edges, *uses]
+    return View(tuple(nodes), tuple(edges), result.question if result is not None else None,
                 result is not None)
+
+
+def _tasks(graph: KnowledgeGraph, keep: set[str], result: RetrievalResult | None
+           ) -> tuple[list[ViewNode], list[ViewEdge]]:
+    """The solved tasks that use a function of the picture, and their ``uses`` edges; with a
+    result, those its documents name (``used_by``) have the role ``asked``."""
+    named = {t for d in result.documents for t, _ in d.used_by or ()} if result else set()
+    nodes: list[ViewNode] = []
+    edges: list[ViewEdge] = []
+    for task in graph.tasks:
+        used = [f for f in task.uses if f in keep]
+        if used:
+            label = task.question if len(task.question) <= 60 else task.question[:57] + "..."
+            nodes.append(ViewNode(task.id, "task", label, "asked" if task.id in named else None,
+                                  knowledge=task.question))
+            edges += [ViewEdge(task.id, f, "uses") for f in used]
+    return nodes, edges
 
 
 def _resolve(graph: KnowledgeGraph, name: str) -> list[str]:

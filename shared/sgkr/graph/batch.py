@@ -22,15 +22,16 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
 import networkx as nx
 
 from ..errors import NodeNotFoundError
 from ..records import EdgeRow, FunctionNode, TagNode
+from ..tags.labels import merge_tag
 
-__all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "copied",
-           "changed"]
+__all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "reweighed",
+           "copied", "changed"]
 
 # Of two edges between the same nodes the higher ranked stays: a call over a reference,
 # then exact over inferred over a bare-name guess.
@@ -91,10 +92,8 @@ def add_tags(g: nx.DiGraph, nodes: Iterable[TagNode]) -> None:
         if found is None:
             _put(g, node.id, "tag", node)
             continue
-        old = found["record"]  # a tag: checked above, or added by this batch
-        aliases = tuple(dict.fromkeys((*old.aliases, *node.aliases)))
-        aliases = tuple(a for a in aliases if a != old.label)
-        _put(g, node.id, "tag", TagNode(old.id, old.label, aliases, old.weight))
+        # A tag: checked above, or added by this batch.
+        _put(g, node.id, "tag", merge_tag(found["record"], node))
     changed(g)
 
 
@@ -104,6 +103,18 @@ def replace_records(g: nx.DiGraph, records: Iterable[FunctionNode | TagNode]) ->
     for record in records:
         attrs[record.id] = {**attrs[record.id], "record": record}
     changed(g)
+
+
+def reweighed(g: nx.DiGraph, weights: Mapping[str, float]) -> Iterator[TagNode]:
+    """The tags of ``weights`` (ids) whose weight changes, with their new weight."""
+    attrs = g._node
+    for node_id, weight in weights.items():
+        found = attrs.get(node_id)
+        old = found["record"] if found is not None else None
+        if not isinstance(old, TagNode):  # read directly: updates weigh every tag
+            raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
+        if old.weight != weight:
+            yield TagNode(node_id, old.label, old.aliases, weight)
 
 
 def add_edge_rows(g: nx.DiGraph, rows: Iterable[EdgeRow]) -> None:

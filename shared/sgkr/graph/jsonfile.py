@@ -30,8 +30,11 @@ function that takes it as input (``tag → function``: the tag is an input of th
 function), a ``produces`` edge from the function to the tag it outputs, a
 ``calls`` or ``references`` edge from the caller to the callee.
 
-Versions 1 and 2 (every field written out, one edge an object: the record form of
-:mod:`sgkr.graph.jsonrecords`) are still read; saving writes version 3.
+A graph built from solved tasks (earlier questions with their solutions) keeps them
+after the edges, one a line (:mod:`sgkr.graph.tasks`); such a file is version 4,
+which an older SGKR refuses rather than drop them. Versions 1 and 2 (every field
+written out, one edge an object: the record form of :mod:`sgkr.graph.jsonrecords`)
+are still read; saving writes version 3, or 4 with solved tasks.
 
 Loading refuses a truncated, malformed, wrong-schema or inconsistent file with
 a :class:`~sgkr.errors.GraphFormatError` naming the file, the item and the problem;
@@ -52,6 +55,7 @@ sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -61,7 +65,7 @@ from typing import Any
 from ..atomic import remove_orphans, write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
 from ..ingest.files import FileRefused, opened, parse_json
-from ..records import EdgeRow, FunctionNode, SourceSpan, TagNode
+from ..records import EdgeRow, FunctionNode, SolvedTask, SourceSpan, TagNode
 from .jsonrecords import (
     EDGE_TYPES,
     RESOLUTIONS,
@@ -71,25 +75,33 @@ from .jsonrecords import (
     location,
     read_node,
     read_records,
+    read_task,
     span_of,
+    task_object,
     text,
     texts,
     weight,
 )
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_node",
-           "read_bytes", "parse_graph_json", "write_document", "write_graph", "remove_orphans"]
+           "read_bytes", "parse_graph_json", "write_document", "write_graph", "remove_orphans",
+           "read_tasks", "TASKS_VERSION"]
 
 SCHEMA_VERSION = 3
+#: The version of a file that keeps solved tasks (the newest this SGKR reads).
+TASKS_VERSION = 4
 MAX_GRAPH_BYTES = 2_000_000_000
 
 
 def to_document(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
-                rows: Iterable[EdgeRow]) -> dict[str, Any]:
-    """The graph.json document of these nodes and edges, in the order given (edges
-    sorted by source keep one line for each source)."""
-    return {"schema_version": SCHEMA_VERSION, "meta": dict(sorted(meta.items())),
-            "nodes": [_node_object(r) for r in records], "edges": list(_edge_objects(rows))}
+                rows: Iterable[EdgeRow], tasks: Iterable[SolvedTask] = ()) -> dict[str, Any]:
+    """The graph.json document of these nodes, edges and solved tasks, in the order given
+    (edges sorted by source keep one line for each source)."""
+    doc = {"schema_version": SCHEMA_VERSION, "meta": dict(sorted(meta.items())),
+           "nodes": [_node_object(r) for r in records], "edges": list(_edge_objects(rows))}
+    if objects := [task_object(t) for t in tasks]:
+        doc["schema_version"], doc["tasks"] = TASKS_VERSION, objects
+    return doc
 
 
 def _implied(node_id: str) -> tuple[str, str]:
@@ -166,10 +178,10 @@ def read_document(data: Any, *, where: str = "graph"
     version = data.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise GraphFormatError(f"{where}: missing or non-integer schema_version")
-    if version > SCHEMA_VERSION:
+    if version > TASKS_VERSION:
         raise GraphFormatError(
             f"{where}: schema_version {version} is newer than this SGKR understands "
-            f"({SCHEMA_VERSION}); upgrade sgkr"
+            f"({TASKS_VERSION}); upgrade sgkr"
         )
     if version < 1:
         raise GraphFormatError(f"{where}: unknown schema_version {version}")
@@ -183,6 +195,22 @@ def read_document(data: Any, *, where: str = "graph"
         return meta, *read_records(nodes, edges, where)
     records = [_node(raw, (where, "nodes", index)) for index, raw in enumerate(nodes)]
     return meta, records, _edges(edges, EdgeChecker(records, where), where)
+
+
+def read_tasks(data: Any, *, where: str = "graph") -> list[SolvedTask]:
+    """The solved tasks of a parsed graph.json document (version 4, or the record form that
+    stores keep); each checked alone (:func:`sgkr.graph.tasks.check_tasks` checks them
+    against the nodes).
+
+    Raises
+    ------
+    GraphFormatError
+        Naming the first problem.
+    """
+    raw = data.get("tasks", []) if isinstance(data, dict) else []
+    if type(raw) is not list:
+        raise GraphFormatError(f"{where}: 'tasks' must be a list")
+    return [read_task(item, (where, "tasks", index)) for index, item in enumerate(raw)]
 
 
 def read_bytes(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> bytes:
@@ -233,32 +261,52 @@ def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write graph.json atomically, never through a symlink (:func:`sgkr.atomic.write_atomic`)."""
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
-    head = {k: v for k, v in doc.items() if k not in ("nodes", "edges")}
-    write_atomic(path, _pieces(head, doc["nodes"], doc["edges"]))
+    head = {k: v for k, v in doc.items() if k not in ("nodes", "edges", "tasks")}
+    write_atomic(path, _pieces(head, doc["nodes"], doc["edges"], doc.get("tasks", ())))
 
 
 def write_graph(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
-                rows: Iterable[EdgeRow], path: str | os.PathLike[str]) -> None:
+                rows: Iterable[EdgeRow], path: str | os.PathLike[str],
+                tasks: Iterable[SolvedTask] = ()) -> str:
     """Write the graph.json of these nodes and edges as :func:`write_document` writes
     :func:`to_document`'s, the same bytes, a few hundred lines at a time: the whole
     document is never held in memory, as objects or as text.
 
+    Returns the SHA-256 digest of the bytes written (hashed as they are written: a
+    file read back may be another writer's already).
+
     Examples
     --------
-    >>> import tempfile, os, json
+    >>> import tempfile, os, json, hashlib
     >>> path = os.path.join(tempfile.mkdtemp(), "graph.json")
-    >>> write_graph({}, [TagNode("tag:fee", "fee")], [], path)
+    >>> digest = write_graph({}, [TagNode("tag:fee", "fee")], [], path)
     >>> json.load(open(path))["nodes"]
     [{'id': 'tag:fee', 'type': 'tag'}]
+    >>> digest == hashlib.sha256(open(path, "rb").read()).hexdigest()
+    True
     """
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
-    head = {"schema_version": SCHEMA_VERSION, "meta": dict(sorted(meta.items()))}
-    write_atomic(path, _pieces(head, map(_node_object, records), _edge_objects(rows)))
+    objects = [task_object(t) for t in tasks]
+    head = {"schema_version": TASKS_VERSION if objects else SCHEMA_VERSION,
+            "meta": dict(sorted(meta.items()))}
+    digest = hashlib.sha256()
+    write_atomic(path, _hashed(_pieces(head, map(_node_object, records), _edge_objects(rows),
+                                       objects), digest))
+    return digest.hexdigest()
+
+
+def _hashed(pieces: Iterable[str], digest: Any) -> Iterator[bytes]:
+    """``pieces`` as the UTF-8 bytes written, each added to ``digest`` on its way."""
+    for piece in pieces:
+        data = piece.encode("utf-8")
+        digest.update(data)
+        yield data
 
 
 def _pieces(head: Mapping[str, Any], nodes: Iterable[dict[str, Any]],
-            edges: Iterable[dict[str, Any]]) -> Iterator[str]:
+            edges: Iterable[dict[str, Any]], tasks: Iterable[dict[str, Any]] = (),
+            ) -> Iterator[str]:
     """graph.json's text: compact JSON, one node or edge line a line (diffable), through
     the C encoder, in pieces of at most :data:`_LINES` lines.
 
@@ -266,7 +314,11 @@ def _pieces(head: Mapping[str, Any], nodes: Iterable[dict[str, Any]],
     several times slower on a large graph.
     """
     yield _ENCODE(dict(head))[:-1] + ("," if head else "")
-    for opening, items in (('\n"nodes":[\n', nodes), ('\n],\n"edges":[\n', edges)):
+    sections = [('\n"nodes":[\n', nodes), ('\n],\n"edges":[\n', edges)]
+    tasks = list(tasks)
+    if tasks:  # a graph without solved tasks is written as before, to the byte
+        sections.append(('\n],\n"tasks":[\n', tasks))
+    for opening, items in sections:
         yield opening
         batch: list[str] = []
         first = True

@@ -29,11 +29,21 @@ from operator import attrgetter
 from typing import Any, Protocol
 
 from ..errors import GraphFormatError
-from ..records import EdgeRow, EdgeType, FunctionKind, FunctionNode, Resolution, SourceSpan, TagNode
+from ..records import (
+    EdgeRow,
+    EdgeType,
+    FunctionKind,
+    FunctionNode,
+    Resolution,
+    SolvedTask,
+    SourceSpan,
+    TagNode,
+)
 
 __all__ = ["RECORD_VERSION", "records_of", "record_document", "node_object", "edge_object",
            "read_node", "read_records", "Where", "location", "text", "texts", "weight",
-           "kind_of", "span_of", "EdgeChecker", "EDGE_TYPES", "RESOLUTIONS"]
+           "kind_of", "span_of", "EdgeChecker", "EDGE_TYPES", "RESOLUTIONS", "task_object",
+           "read_task"]
 
 #: The schema version of a document in the record form (graph.json's version 2).
 RECORD_VERSION = 2
@@ -56,12 +66,19 @@ class _Graph(Protocol):
 
     def edge_rows(self) -> Iterable[EdgeRow]: ...
 
+    @property
+    def tasks(self) -> tuple[SolvedTask, ...]: ...
+
 
 def records_of(graph: _Graph) -> dict[str, Any]:
     """The document of ``graph`` in the record form, nodes and edges sorted: what graph
-    stores keep (every field written out, as graph.json's version 2)."""
+    stores keep (every field written out, as graph.json's version 2), and its solved
+    tasks when it has some (:mod:`sgkr.graph.tasks`)."""
     records = sorted(graph.records(), key=attrgetter("id"))
-    return record_document(graph.meta, records, graph.edge_rows())
+    document = record_document(graph.meta, records, graph.edge_rows())
+    if graph.tasks:
+        document["tasks"] = [task_object(t) for t in graph.tasks]
+    return document
 
 
 def record_document(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
@@ -265,3 +282,58 @@ class EdgeChecker:
                 f"{location(at)}: a {kind} edge goes {expected[0]} -> {expected[1]}, not "
                 f"{found[0]} -> {found[1]}")
         self.rows.append((source, target, kind, RESOLUTIONS.get(resolution)))
+
+
+_LISTS = ("uses", "inputs", "outputs")
+
+
+def task_object(task: SolvedTask) -> dict[str, Any]:
+    """The JSON object of a solved task (empty fields left out).
+
+    Examples
+    --------
+    >>> t = SolvedTask("task:1", "Average fee?", ("fn:fee",), (), ("tag:fee",), "s.py")
+    >>> task_object(t)
+    {'id': 'task:1', 'question': 'Average fee?', 'uses': ['fn:fee'], 'outputs': ['tag:fee'], \
+'source': 's.py'}
+    >>> read_task(task_object(t), ("graph", "tasks", 0)) == t
+    True
+    """
+    item: dict[str, Any] = {"id": task.id, "question": task.question}
+    for key in _LISTS:
+        if value := getattr(task, key):
+            item[key] = list(value)
+    if task.source:
+        item["source"] = task.source
+    if task.answer is not None:
+        item["answer"] = task.answer
+    return item
+
+
+def read_task(raw: Any, at: Where) -> SolvedTask:
+    """The solved task of a graph.json object, checked field by field.
+
+    Raises
+    ------
+    GraphFormatError
+        Naming the item and the field.
+    """
+    if type(raw) is not dict:
+        raise GraphFormatError(f"{location(at)}: must be an object")
+    unknown = set(raw) - {"id", "question", "source", "answer", *_LISTS}
+    if unknown:
+        raise GraphFormatError(f"{location(at)}: unknown key(s) {sorted(unknown)}")
+    ident = text(raw, "id", at, empty=False)
+    if not ident.startswith("task:"):
+        raise GraphFormatError(f"{location(at)}: a task id starts with 'task:'")
+    lists = []
+    for key in _LISTS:
+        value = raw.get(key, [])
+        if type(value) is not list or not all(type(v) is str and v for v in value):
+            raise GraphFormatError(f"{location(at)}: '{key}' must be a list of node ids")
+        lists.append(tuple(value))
+    answer = raw.get("answer")
+    if answer is not None and type(answer) is not str:
+        raise GraphFormatError(f"{location(at)}: 'answer' must be a string")
+    return SolvedTask(ident, text(raw, "question", at), lists[0], lists[1], lists[2],
+                      text(raw, "source", at, default=""), answer)

@@ -21,38 +21,25 @@ Examples
 
 from __future__ import annotations
 
+import gc
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
-from ..errors import InvalidArgumentError, NodeNotFoundError
+from ..errors import NodeNotFoundError
 from ..gcpause import paused_gc
-from ..records import BuildReport, Edge, EdgeRow, FunctionNode, TagNode
-from ..text import fold
-from . import batch, jsonfile, queries
+from ..records import BuildReport, Edge, EdgeRow, FunctionNode, SolvedTask, TagNode
+from ..tags.labels import tag_id
+from . import batch, derived, jsonfile, queries, tasks
 from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
 
 _by_id = attrgetter("id")
-
-
-def tag_id(label: str) -> str:
-    """The node id of a tag: ``tag:`` and its folded words.
-
-    Examples
-    --------
-    >>> tag_id("Fee IDs")
-    'tag:fee id'
-    """
-    folded = fold(label)
-    if not folded:
-        raise InvalidArgumentError(f"tag label {label!r} has no words")
-    return "tag:" + " ".join(folded)
 
 
 class KnowledgeGraph:
@@ -72,6 +59,7 @@ class KnowledgeGraph:
         self._g: nx.DiGraph = graph if graph is not None else nx.DiGraph()
         self.meta: dict[str, Any] = dict(meta or {})
         self.report: BuildReport | None = None
+        self.tasks: tuple[SolvedTask, ...] = ()
         self._revision = 0
 
     @property
@@ -90,6 +78,11 @@ class KnowledgeGraph:
         """Add many function nodes as :meth:`add_function` would, in one batch (builds use it)."""
         self._revision += 1
         batch.add_functions(self._g, nodes)
+
+    def set_tasks(self, found: Iterable[SolvedTask], *, where: str = "graph") -> None:
+        """Keep the solved tasks ``found`` (checked: :func:`sgkr.graph.tasks.check_tasks`)."""
+        self.tasks, self._revision = tasks.check_tasks(found, self._g._node, where), \
+            self._revision + 1
 
     def add_tag(self, node: TagNode) -> None:
         """Add a tag node, or merge its aliases into the tag of the same id."""
@@ -130,18 +123,7 @@ class KnowledgeGraph:
         0.25
         """
         self._revision += 1
-        batch.replace_records(self._g, self._reweighed(weights))
-
-    def _reweighed(self, weights: Mapping[str, float]) -> Iterator[TagNode]:
-        """The tags of ``weights`` whose weight changes, with their new weight."""
-        attrs = self._g._node
-        for node_id, weight in weights.items():
-            found = attrs.get(node_id)
-            old = found["record"] if found is not None else None
-            if not isinstance(old, TagNode):  # read directly: updates weigh every tag
-                raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
-            if old.weight != weight:
-                yield TagNode(node_id, old.label, old.aliases, weight)
+        batch.replace_records(self._g, batch.reweighed(self._g, weights))
 
     def add_edge(self, edge: Edge) -> None:
         """Add an edge between existing nodes; a call wins over a reference, then ``exact``
@@ -172,9 +154,10 @@ class KnowledgeGraph:
         batch.add_edge_rows(self._g, rows)
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
-        """Remove nodes and their edges; ids not in the graph are ignored (rebuilds use it)."""
+        """Remove nodes, their edges and the tasks' uses of them; ids not there are ignored."""
         self._revision += 1
-        self._g.remove_nodes_from(list(node_ids))
+        self._g.remove_nodes_from(gone := set(node_ids))
+        self.tasks = tasks.without(self.tasks, gone)
 
     def remove_edges(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Remove edges given as ``(source, target)``; missing ones are ignored."""
@@ -196,7 +179,7 @@ class KnowledgeGraph:
         (1, 0)
         """
         copy = KnowledgeGraph(batch.copied(self._g), meta=self.meta)
-        copy.report = self.report
+        copy.report, copy.tasks = self.report, self.tasks
         return copy
 
     @classmethod
@@ -307,16 +290,6 @@ class KnowledgeGraph:
         """
         return queries.edges_of(self._g, nodes, direction)
 
-    def tags_of(self, nodes: Iterable[str]) -> set[str]:
-        """Ids of the tags that the functions ``nodes`` consume or produce."""
-        found: set[str] = set()
-        for source, target, kind, _ in self.edges_of(nodes, "both"):
-            if kind == "consumes":
-                found.add(source)
-            elif kind == "produces":
-                found.add(target)
-        return found
-
     def adjacency(self) -> tuple[Neighbours, Neighbours]:
         """Each node's successors and predecessors with their edges' attributes: read-only
         views (:class:`~sgkr.graph.views.Neighbours`) of the graph as it is.
@@ -409,33 +382,43 @@ class KnowledgeGraph:
 
     def most_called(self, n: int = 10) -> list[tuple[str, int]]:
         """The ``n`` function ids with the most callers, with their caller counts."""
-        counts = [(f.id, len(self.callers(f.id))) for f in self.functions()]
-        counts.sort(key=lambda item: (-item[1], item[0]))
-        return [c for c in counts[:n] if c[1] > 0]
+        return queries.most_called(self._g, n)
 
     # -- persistence -------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The graph.json document (see :mod:`sgkr.graph.jsonfile`), nodes and edges sorted."""
         records = sorted(self.records(), key=_by_id)
-        return jsonfile.to_document(self.meta, records, self.edge_rows())
+        return jsonfile.to_document(self.meta, records, self.edge_rows(), self.tasks)
 
     @classmethod
     def from_dict(cls, data: Any, *, where: str = "graph") -> KnowledgeGraph:
         """Validate a graph.json document (or one in the record form,
         :func:`sgkr.graph.jsonrecords.records_of`) and build the graph from it."""
         meta, records, rows = jsonfile.read_document(data, where=where)
-        return cls.from_rows(records, rows, meta=meta)
+        graph = cls.from_rows(records, rows, meta=meta)
+        graph.set_tasks(jsonfile.read_tasks(data, where=where), where=where)
+        return graph
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write graph.json atomically (a crash never leaves a half-written file)."""
-        jsonfile.write_graph(self.meta, sorted(self.records(), key=_by_id), self.edge_rows(),
-                             path)
+        """Write graph.json atomically (a crash never leaves a half-written file) and, as one
+        pair with it, the lexical index and summary (:mod:`sgkr.graph.derived`).
+
+        Raises InvalidArgumentError if ``path`` is not a path, OSError naming it if it
+        cannot be written.
+        """
+        derived.save_with(self, path, lambda file: jsonfile.write_graph(
+            self.meta, sorted(self.records(), key=_by_id), self.edge_rows(), file, self.tasks))
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *,
-             max_bytes: int = jsonfile.MAX_GRAPH_BYTES) -> KnowledgeGraph:
+    def load(cls, path: str | os.PathLike[str], *, max_bytes: int = jsonfile.MAX_GRAPH_BYTES,
+             index: bool = True, warn: Callable[[str], None] | None = None) -> KnowledgeGraph:
         """Read and validate graph.json; refuse what is malformed, naming the problem.
+
+        With ``index``, the lexical index and summary :meth:`save` wrote come too when
+        they are the graph's, so a retriever makes nothing on its first question; one
+        missing or stale is made again when needed, one malformed is reported to
+        ``warn`` (default: :func:`warnings.warn`): never a reason to refuse the graph.
 
         Raises
         ------
@@ -445,13 +428,27 @@ class KnowledgeGraph:
         InvalidArgumentError
             If ``path`` is not a path.
         """
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
-        file = Path(path)
-        raw = jsonfile.read_bytes(file, max_bytes=max_bytes)
-        with paused_gc(long_lived=True):
-            return cls.from_dict(jsonfile.parse_graph_json(raw, str(file)), where=str(file))
+        return _loaded(cls, path, max_bytes, index, warn)
 
     def __repr__(self) -> str:
         s = self.stats()
         return f"KnowledgeGraph(functions={s['functions']}, tags={s['tags']}, edges={s['edges']})"
+
+
+def _loaded(cls: type[KnowledgeGraph], path: str | os.PathLike[str], max_bytes: int,
+            index: bool, warn: Callable[[str], None] | None) -> KnowledgeGraph:
+    """:meth:`KnowledgeGraph.load`: the graph file and the files derived from it, read."""
+    graph = derived.load_with(path, lambda file: jsonfile.read_bytes(file, max_bytes=max_bytes),
+                              lambda raw, file: _parsed(cls, raw, file), derived=index,
+                              warn=warn)
+    # The collector's first full pass over the millions of objects a load makes (which
+    # also stops tracking the dicts of plain values), made here: left to the first
+    # question, it cost that question 0.6 s on a graph of 57,000 functions.
+    gc.collect()
+    return graph
+
+
+def _parsed(cls: type[KnowledgeGraph], raw: bytes, file: Path) -> KnowledgeGraph:
+    """The graph of a graph file's bytes."""
+    with paused_gc(long_lived=True):
+        return cls.from_dict(jsonfile.parse_graph_json(raw, str(file)), where=str(file))

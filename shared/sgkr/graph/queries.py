@@ -27,7 +27,7 @@ import networkx as nx
 from ..errors import InvalidArgumentError
 from ..records import EdgeRow, FunctionNode, TagNode
 
-__all__ = ["named", "find_many", "edges_of", "tagged_functions", "stats"]
+__all__ = ["named", "find_many", "edges_of", "tagged_functions", "most_called", "stats"]
 
 
 def named(record: FunctionNode, name: str) -> bool:
@@ -108,6 +108,15 @@ def tagged_functions(g: nx.DiGraph) -> set[str]:
             found.update(succ[node_id])
             found.update(pred[node_id])
     return found
+
+
+def most_called(g: nx.DiGraph, n: int) -> list[tuple[str, int]]:
+    """The ``n`` function ids with the most callers (by calls), with their caller counts."""
+    succ, pred = g._succ, g._pred
+    counts = [(node_id, sum(1 for s in pred[node_id] if succ[s][node_id]["type"] == "calls"))
+              for node_id, attrs in g._node.items() if attrs["type"] == "function"]
+    counts.sort(key=lambda item: (-item[1], item[0]))
+    return [c for c in counts[:n] if c[1] > 0]
 
 
 def stats(g: nx.DiGraph) -> dict[str, Any]:

@@ -110,7 +110,11 @@ _BUSY_TIMEOUT = 30.0
 _CHUNK = 900
 # The one table of a cache database, as SQLite keeps its definition.
 _TABLE = "CREATE TABLE entries (key TEXT PRIMARY KEY, data BLOB NOT NULL)"
-_SCHEMA = {("table", "entries", _TABLE), ("index", "sqlite_autoindex_entries_1", None)}
+# What a build keeps beside the entries (:meth:`ExtractCache.put_signed`), made when first
+# written: a database of an earlier version, without it, is used as it is.
+_RECORDS = "CREATE TABLE records (key TEXT PRIMARY KEY, data BLOB NOT NULL)"
+_SCHEMA = {("table", "entries", _TABLE), ("index", "sqlite_autoindex_entries_1", None),
+           ("table", "records", _RECORDS), ("index", "sqlite_autoindex_records_1", None)}
 # The database and the files SQLite writes beside it.
 _SUFFIXES = ("", "-journal", "-wal", "-shm")
 
@@ -200,6 +204,29 @@ class ExtractCache:
                 found[key] = module
         return found
 
+    def get_signed(self, key: str) -> bytes | None:
+        """The payload stored under ``key`` by :meth:`put_signed`, or None when absent or
+        not signed by this user's SGKR (a miss, like an entry that fails its check)."""
+        raw = self._select([key], "records").get(key)
+        if raw is None or not self.usable():
+            return None
+        digest, payload = raw[:_DIGEST], raw[_DIGEST:]
+        expected = hmac.digest(self._secret, payload, "sha256").hex().encode("ascii")
+        return payload if self._secret and hmac.compare_digest(expected, digest) else None
+
+    def put_signed(self, key: str, payload: bytes) -> None:
+        """Store ``payload`` under ``key``, signed like an entry (see :meth:`get_signed`).
+
+        Raises
+        ------
+        sqlite3.Error, OSError
+            As :meth:`put_many`.
+        """
+        if not self.usable():
+            return
+        raw = hashlib.sha256(payload).hexdigest().encode("ascii") + payload
+        self._write([(key, _signed(self._secret, raw))], _RECORDS)
+
     def put(self, key: str, module: ModuleExtract) -> None:
         """Store ``module`` under ``key`` (see :meth:`put_many`)."""
         self.put_many([(key, module)])
@@ -230,15 +257,18 @@ class ExtractCache:
         rows = list(rows)
         if not rows or not self.usable():
             return  # nothing to write: no lock taken on a shared cache
-        rows = [(key, _signed(self._secret, raw)) for key, raw in rows]
+        self._write([(key, _signed(self._secret, raw)) for key, raw in rows], _TABLE)
+        self.writes += len(rows)
+
+    def _write(self, rows: list[tuple[str, bytes]], schema: str) -> None:
+        """Insert signed ``rows`` into the table of ``schema``, in one transaction."""
         try:
-            self._insert(rows)
+            self._insert(rows, schema)
         except sqlite3.DatabaseError as exc:
             if type(exc) is not sqlite3.DatabaseError:  # locked, read-only, I/O: not damage
                 raise
             self._remove_damaged_file()  # not a database, or a damaged one: start afresh
-            self._insert(rows)
-        self.writes += len(rows)
+            self._insert(rows, schema)
 
     def close(self) -> None:
         """Close the connection, if one is open (the cache can still be used afterwards)."""
@@ -304,7 +334,7 @@ class ExtractCache:
             return None
         return self._open()
 
-    def _select(self, keys: list[str]) -> dict[str, bytes]:
+    def _select(self, keys: list[str], table: str = "entries") -> dict[str, bytes]:
         rows: dict[str, bytes] = {}
         try:
             db = self._existing()
@@ -314,18 +344,19 @@ class ExtractCache:
                 chunk = keys[start : start + _CHUNK]
                 marks = ",".join("?" * len(chunk))
                 for key, data in db.execute(
-                        f"SELECT key, data FROM entries WHERE key IN ({marks})", chunk):
+                        f"SELECT key, data FROM {table} WHERE key IN ({marks})", chunk):
                     rows[key] = data
         except sqlite3.Error:
             return {}  # no table yet, or not a database: every key is a miss
         return rows
 
-    def _insert(self, rows: Iterable[tuple[str, bytes]]) -> None:
+    def _insert(self, rows: Iterable[tuple[str, bytes]], schema: str) -> None:
         db = self._open()
-        db.execute(_TABLE.replace("TABLE", "TABLE IF NOT EXISTS", 1))
+        db.execute(schema.replace("TABLE", "TABLE IF NOT EXISTS", 1))
+        table = schema.split()[2]
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.executemany("INSERT OR REPLACE INTO entries (key, data) VALUES (?, ?)", rows)
+            db.executemany(f"INSERT OR REPLACE INTO {table} (key, data) VALUES (?, ?)", rows)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:

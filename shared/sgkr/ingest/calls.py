@@ -61,14 +61,17 @@ def call_facts(source: Source, captures: dict[str, list[Node]]) -> list[Item]:
     # Each call by where its function ends: its argument list finds it so (calls chained
     # as ``f(x).g()`` start together, but their functions end apart).
     calls_at: dict[int, CallSite] = {}
+    # Each argument list by where the function before it ends: a node's parent is found
+    # from the root down, through every earlier sibling (quadratic over a long module).
+    lists_at = {_before(source, node.start_byte): node for node in captures.get("use.args", ())}
     for node in captures.get("call.plain", ()):
         start, end = node.start_byte, node.end_byte
         call = calls_at[end] = CallSite("plain", source.text_of(node), None, line_of(node),
-                                        arity_of(source, node.parent))
+                                        _arity(source, node, lists_at))
         add((start, end, Fact.CALL, call))
     for node in captures.get("call.attr", ()):
         call = calls_at[node.end_byte] = replace(attribute_call(source, node),
-                                                 arity=arity_of(source, node.parent))
+                                                 arity=_arity(source, node, lists_at))
         add((node.start_byte, node.end_byte, Fact.CALL, call))
     _other_calls(source, captures, items)
     # A class's bases are an argument list after its name: no call.
@@ -108,6 +111,14 @@ def _other_calls(source: Source, captures: dict[str, list[Node]], items: list[It
                  CallSite("subscript", held.name, None, line_of(node), index=held.index)))
 
 
+def _arity(source: Source, function: Node, lists_at: dict[int, Node]) -> Arity | None:
+    """What the call of ``function`` passes, read from its argument list when captured."""
+    arguments = lists_at.get(function.end_byte)
+    if arguments is not None:
+        return _arguments_arity(source, arguments)
+    return arity_of(source, function.parent)  # ``f(x for x in xs)``: no argument list
+
+
 def arity_of(source: Source, call: Node | None) -> Arity | None:
     """What the ``call`` node passes (None: no argument list is found).
 
@@ -124,6 +135,11 @@ def arity_of(source: Source, call: Node | None) -> Arity | None:
         return None
     if arguments.type != "argument_list":  # ``f(x for x in xs)``
         return _ONE
+    return _arguments_arity(source, arguments)
+
+
+def _arguments_arity(source: Source, arguments: Node) -> Arity:
+    """What an argument list passes."""
     positional = 0
     keywords: list[str] = []
     unpacked = False

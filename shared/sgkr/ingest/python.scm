@@ -55,7 +55,7 @@
 ; Names changed in ways no binding records (read in Python): given an integer literal
 ; or an expression giving no value of the sources, changed in place, deleted, or
 ; rebound from an inner scope.
-(assignment left: (identifier)) @change
+(assignment left: (identifier) right: (_)) @change
 (named_expression name: (identifier)) @change
 (for_statement left: (identifier) @change.name)
 (augmented_assignment left: (_) @change.name)

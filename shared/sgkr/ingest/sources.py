@@ -25,10 +25,16 @@ from ..errors import InvalidArgumentError, SourceError
 from ..records import Problem
 from .decode import SOURCE_ENCODINGS, decode_source, decoded, is_text, shown_path
 from .files import FileRefused, read_file, roots_of
-from .notebook import NOTEBOOK_READ_FACTOR, without_outputs
+from .notebook import (
+    MAX_NOTEBOOK_CONTAINERS,
+    NOTEBOOK_READ_FACTOR,
+    containers,
+    without_outputs,
+)
 from .walk import SOURCE_SUFFIXES, list_sources
 
 __all__ = [
+    "nothing_read",
     "SourceFile",
     "SourceInput",
     "read_sources",
@@ -348,10 +354,37 @@ def read_source(path: Path, rel: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYT
 
 def _without_outputs(text: str, rel: str,
                      max_file_bytes: int) -> tuple[str | None, Problem | None]:
-    """A notebook's text without its outputs, refused when still over the size limit."""
+    """A notebook's text without its outputs, refused when still over the size limit, or
+    when its JSON holds too many objects and arrays to parse in bounded memory."""
+    if (count := containers(text)) > MAX_NOTEBOOK_CONTAINERS:
+        return None, Problem(rel, f"notebook too large to read: {count:,} JSON objects and "
+                                  f"arrays (at most {MAX_NOTEBOOK_CONTAINERS:,})")
     slim = without_outputs(text)
     size = len(slim.encode("utf-8", "surrogatepass"))
     if size > max_file_bytes:
         return None, Problem(rel, f"notebook too large without its outputs "
                                   f"({size} bytes > {max_file_bytes})")
     return slim, None
+
+
+#: Skipped files named in the error of a build that read none.
+_NAMED = 5
+
+
+def nothing_read(where: str, problems: Sequence[Problem]) -> SourceError:
+    """The error of a build that found no source to read in ``where``, naming the files it
+    skipped and why (the first few, on one line).
+
+    Examples
+    --------
+    >>> print(nothing_read("src", [Problem("a.py", "not UTF-8 text")]))
+    found no Python source to read in src: 1 file skipped (a.py: not UTF-8 text)
+    """
+    skipped = [p for p in problems if p.kind == "skipped"]
+    if not skipped:
+        return SourceError(f"found no Python source to read in {where}")
+    named = "; ".join(" ".join(str(p).split()) for p in skipped[:_NAMED])
+    more = f"; and {len(skipped) - _NAMED} more" if len(skipped) > _NAMED else ""
+    count = f"{len(skipped)} file{'s' if len(skipped) > 1 else ''}"
+    return SourceError(f"found no Python source to read in {where}: {count} skipped "
+                       f"({named}{more})")

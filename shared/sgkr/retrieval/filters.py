@@ -52,7 +52,8 @@ from ..stores import GraphReader
 from ..text import shown
 
 __all__ = ["FILTER_FIELDS", "Values", "Rule", "compile_filter", "filter_values",
-           "path_filter", "names_field", "MAX_FILTER_DEPTH"]
+           "path_filter", "names_field", "is_test", "MAX_FILTER_DEPTH", "MAX_FILTER_NODES",
+           "MAX_FILTER_VALUES"]
 
 #: The fields a filter may name.
 FILTER_FIELDS = ("file", "kind", "name", "matched_tags", "start_line", "end_line", "test")
@@ -65,13 +66,20 @@ _NUMBERS = frozenset({"start_line", "end_line"})
 _BOOLEANS = frozenset({"test"})
 #: Most levels of objects and lists in a filter (``$and``, ``$or``, ``$not`` nest them).
 MAX_FILTER_DEPTH = 32
+#: Most conditions in a filter (its keys and the items of its ``$and`` and ``$or``): each
+#: is checked for each function a question reaches.
+MAX_FILTER_NODES = 256
+#: Most operands of one ``$in``, ``$nin`` or ``$all`` (checked as a set: their number
+#: costs nothing per function).
+MAX_FILTER_VALUES = 100_000
 
 _TESTS: dict[str, Callable[[Collection[Any], Any], bool]] = {
     "$eq": lambda held, value: value in held,
     "$ne": lambda held, value: value not in held,
-    "$in": lambda held, values: any(v in held for v in values),
-    "$nin": lambda held, values: not any(v in held for v in values),
-    "$all": lambda held, values: all(v in held for v in values),
+    # Set operations: a function's few values against the operands, however many.
+    "$in": lambda held, values: not values.isdisjoint(held),
+    "$nin": lambda held, values: values.isdisjoint(held),
+    "$all": lambda held, values: values.issubset(held),
     "$gt": lambda held, value: any(h > value for h in held),
     "$gte": lambda held, value: any(h >= value for h in held),
     "$lt": lambda held, value: any(h < value for h in held),
@@ -102,7 +110,9 @@ def compile_filter(spec: object) -> Rule:
     InvalidArgumentError
         If the filter names an unknown field or operator, or a value is not a
         string (a list of strings for ``$in``, ``$nin``, ``$all``), or it nests
-        deeper than :data:`MAX_FILTER_DEPTH`; the message names it.
+        deeper than :data:`MAX_FILTER_DEPTH`, holds more than :data:`MAX_FILTER_NODES`
+        conditions or more than :data:`MAX_FILTER_VALUES` operands in one list; the
+        message names it.
 
     Examples
     --------
@@ -114,7 +124,7 @@ def compile_filter(spec: object) -> Rule:
     ...
     sgkr.errors.InvalidArgumentError: filter: nested more than 32 levels deep
     """
-    _check_depth(spec)
+    _check_size(spec)
     return _compile(spec, "filter")
 
 
@@ -138,20 +148,31 @@ def names_field(spec: object, field: str) -> bool:
     return False
 
 
-def _check_depth(spec: object) -> None:
-    """Refuse a filter nested deeper than :data:`MAX_FILTER_DEPTH`, looked at without recursion."""
-    stack: list[tuple[object, int]] = [(spec, 1)]
+def _check_size(spec: object) -> None:
+    """Refuse a filter nested deeper than :data:`MAX_FILTER_DEPTH`, of more than
+    :data:`MAX_FILTER_NODES` conditions or of an operand list longer than
+    :data:`MAX_FILTER_VALUES`, looked at without recursion."""
+    stack: list[tuple[object, int, object]] = [(spec, 1, None)]
+    nodes = 0
     while stack:
-        value, depth = stack.pop()
+        value, depth, key = stack.pop()
         if isinstance(value, Mapping):
-            children: Iterable[object] = value.values()
+            children: list[tuple[object, object]] = [(v, k) for k, v in value.items()]
         elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
-            children = value
+            if key in _LISTS:  # operands, checked as one set (_test)
+                if len(value) > MAX_FILTER_VALUES:
+                    raise InvalidArgumentError(f"filter: {key} takes at most "
+                                               f"{MAX_FILTER_VALUES:,} values, got {len(value):,}")
+                continue
+            children = [(v, key) for v in value]
         else:
             continue
         if depth > MAX_FILTER_DEPTH:
             raise InvalidArgumentError(f"filter: nested more than {MAX_FILTER_DEPTH} levels deep")
-        stack.extend((child, depth + 1) for child in children)
+        nodes += len(children)
+        if nodes > MAX_FILTER_NODES:
+            raise InvalidArgumentError(f"filter: more than {MAX_FILTER_NODES} conditions")
+        stack.extend((child, depth + 1, k) for child, k in children)
 
 
 def filter_values(function: FunctionNode,
@@ -165,20 +186,35 @@ def filter_values(function: FunctionNode,
     >>> filter_values(f, ["amount"])["file"], filter_values(f)["matched_tags"]
     (('a.py',), ())
     """
-    files = tuple(dict.fromkeys(s.file for s in function.sources))
-    return {"file": files,
+    return {"file": tuple(dict.fromkeys(s.file for s in function.sources)),
             "kind": (function.kind,), "name": (function.name,),
             "matched_tags": tuple(matched_tags),
             "start_line": tuple(s.start_line for s in function.sources),
             "end_line": tuple(s.end_line for s in function.sources),
-            "test": (bool(files) and all(is_test_file(f) for f in files),)}
+            "test": (is_test(function),)}
 
 
-def path_filter(reader: GraphReader, spec: Mapping[str, Any],
-                paths: Sequence[tuple[str, ...]] = ()) -> Callable[[list[str]], set[str]]:
-    """The ids of a batch of function nodes that pass the filter ``spec``, each seen with
-    the labels of the matched end tags of the ``paths`` through it (as a document's
-    ``matched_tags``).
+def is_test(function: FunctionNode) -> bool:
+    """Whether a function is test code: every file it is found in is a test file
+    (:func:`~sgkr.ingest.sources.is_test_file`).
+
+    Examples
+    --------
+    >>> from sgkr.records import FunctionNode, SourceSpan
+    >>> is_test(FunctionNode("fn:t", "t", ("tests.t",), "", "", (SourceSpan("tests/t.py", 1, 2),),
+    ...                      "function"))
+    True
+    """
+    return bool(function.sources) and all(is_test_file(s.file) for s in function.sources)
+
+
+def path_filter(reader: GraphReader, spec: Mapping[str, Any] | None,
+                paths: Sequence[tuple[str, ...]] = (), *,
+                tests: bool = True) -> Callable[[list[str]], set[str]]:
+    """The ids of a batch of function nodes that pass the filter ``spec`` (``None``: any),
+    each seen with the labels of the matched end tags of the ``paths`` through it (as a
+    document's ``matched_tags``); with ``tests=False``, test code (:func:`is_test`) does not
+    pass either.
 
     Raises
     ------
@@ -193,17 +229,18 @@ def path_filter(reader: GraphReader, spec: Mapping[str, Any],
     >>> path_filter(store, {"name": "f"})(["fn:m.f"]), path_filter(store, {"name": "g"})(["fn:m.f"])
     ({'fn:m.f'}, set())
     """
-    rule = compile_filter(spec)
-    ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths else {}
+    rule = None if spec is None else compile_filter(spec)
+    ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths and rule else {}
     tags_of: dict[str, dict[str, None]] = defaultdict(dict)
-    for p in paths:  # as make_documents finds a document's matched tags
+    for p in paths if rule else ():  # as make_documents finds a document's matched tags
         labels = dict.fromkeys(ends[n].label for n in (p[0], p[-1]) if n in ends)
         for n in p:
             tags_of[n].update(labels)
 
     def passing(nodes: list[str]) -> set[str]:
         records = reader.functions(nodes)
-        return {n for n, f in records.items() if rule(filter_values(f, tags_of.get(n, ())))}
+        return {n for n, f in records.items() if (tests or not is_test(f))
+                and (rule is None or rule(filter_values(f, tags_of.get(n, ()))))}
 
     return passing
 

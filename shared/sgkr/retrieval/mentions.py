@@ -97,9 +97,12 @@ def mentions(question: str, graph: KnowledgeGraph | GraphReader) -> dict[str, fl
     records = reader.functions(dotted) if dotted else {}
     score: dict[str, float] = {}
     seen: set[tuple[str, ...]] = set()
+    # No tail longer than the longest qualified name can name one: the tails tried are
+    # bounded by the graph, not by the question (a chain of 50,000 parts is one question).
+    longest = max((q.count(".") + 1 for r in records.values() for q in r.qualnames), default=1)
     for chain in chains:
         ids = found.get(chain[-1], ())
-        for size in range(len(chain), 1, -1):  # the longest tail of the chain that names some
+        for size in range(min(len(chain), longest), 1, -1):  # the longest tail naming some
             tail = chain[-size:]
             ends = [i for i in ids if i in records and _ends(records[i], tail)]
             if ends:

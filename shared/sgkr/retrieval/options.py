@@ -35,7 +35,7 @@ import json
 import math
 import re
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -45,7 +45,7 @@ from ..errors import InvalidArgumentError
 from ..text import shown
 from .filters import FILTER_FIELDS, compile_filter
 
-__all__ = ["RetrieverOptions", "Option", "OPTIONS", "option", "options_markdown",
+__all__ = ["RetrieverOptions", "Option", "OPTIONS", "option", "options_markdown", "refuse_unknown",
            "DEFAULT_K", "Partial", "Fill", "Inferred", "Kind"]
 
 DEFAULT_K = 8
@@ -56,6 +56,8 @@ MAX_WEIGHT = 100.0
 MAX_EVIDENCE = 1e6
 MAX_CENTRALITY = 100.0
 MAX_BREVITY = 10.0
+#: Most earlier questions that may vote (a solution of any more says little).
+MAX_NEIGHBOURS = 1_000
 Partial = Literal["connect", "nearest", "none"]
 Fill = Literal["ppr", "none"]
 Inferred = Literal["seeds", "paths"]
@@ -95,9 +97,6 @@ class Option:
         :class:`~sgkr.errors.InvalidArgumentError`.
     metavar
         The CLI's name for the value (``DEPTH``).
-    agents
-        Whether the tools of coding agents (MCP) offer it; the weights of the graph
-        stage's fusion are for evaluations and ablations, not for an agent to turn.
     """
 
     name: str
@@ -111,7 +110,6 @@ class Option:
     nullable: bool = False
     check: Callable[[Any], None] | None = None
     metavar: str | None = None
-    agents: bool = True
 
     def validate(self, value: object) -> None:
         """Raise :class:`~sgkr.errors.InvalidArgumentError` naming the option unless ``value`` fits.
@@ -188,13 +186,13 @@ class Option:
 
 def option(default: Any, help: str, doc: str, *, minimum: float | None = None,
            maximum: float | None = None, check: Callable[[Any], None] | None = None,
-           metavar: str | None = None, agents: bool = True) -> Any:
+           metavar: str | None = None) -> Any:
     """Declare a field of :class:`RetrieverOptions` (see this module's docstring).
 
     Its type is the field's annotation; the rest of :class:`Option` is given here.
     """
     spec = {"help": help, "doc": " ".join(doc.split()), "minimum": minimum,
-            "maximum": maximum, "check": check, "metavar": metavar, "agents": agents}
+            "maximum": maximum, "check": check, "metavar": metavar}
     return field(default=default, metadata={_META: MappingProxyType(spec)})
 
 
@@ -259,31 +257,27 @@ class RetrieverOptions:
         question's best BM25 score ``s``. Its hits weigh that much (the best 1) and the walk
         the rest: a question of a few words (best scores near 10) is answered mostly by the
         walk from its tags and hits, a bug report that names the code (scores in the
-        hundreds) mostly by its words.""", minimum=0.0, maximum=MAX_EVIDENCE,
-        agents=False)
+        hundreds) mostly by its words.""", minimum=0.0, maximum=MAX_EVIDENCE)
     mentions: float = option(
         0.5, "weight of the functions the question names",
         """Weight, in the graph stage's fusion, of the functions the question names as code
         (``Dataset.chunks``, ``prepare_url(``, an identifier in backticks), matched exactly
         against the graph's function names and each name's share split among the functions
         that have it (:mod:`sgkr.retrieval.mentions`); the first stage's best hit weighs 1.
-        0: off.""", minimum=0.0, maximum=MAX_WEIGHT,
-        agents=False)
+        0: off.""", minimum=0.0, maximum=MAX_WEIGHT)
     walk: float = option(
         1.0, "weight of the walk's score in the graph stage",
         """Weight, in the graph stage's fusion, of the personalized PageRank walk from the
         question's seeds (matched tags, path functions, the best lexical hits and the named
         functions), times the centrality prior and priced by length (``centrality``,
         ``brevity``), its best scaled to 1; the first stage's best hit weighs 1.""",
-        minimum=0.0, maximum=MAX_WEIGHT,
-        agents=False)
+        minimum=0.0, maximum=MAX_WEIGHT)
     reuse: float = option(
         1.5, "weight of the helpers everything reuses",
         """Weight, in the graph stage's fusion, of how widely a function is reused: the share
         of the functions that call anything that call it. The helpers every script of a
         corpus calls (a loader, a filter) weigh near 1 and join every answer; in a code base
-        where calls spread thin they weigh little. 0: off.""", minimum=0.0, maximum=MAX_WEIGHT,
-        agents=False)
+        where calls spread thin they weigh little. 0: off.""", minimum=0.0, maximum=MAX_WEIGHT)
     centrality: float = option(
         1.0, "weight of being called often, in the fill",
         """Weight of the call graph's centrality as a prior of the fill: a function's
@@ -296,6 +290,21 @@ class RetrieverOptions:
         divided by its length to this power (1: its score per character; 0: length
         does not count), so the context a filled slot costs is priced in.""",
         minimum=0, maximum=MAX_BREVITY)
+    neighbours: int = option(
+        20, "earlier questions that vote",
+        """On a graph built from solved tasks (earlier questions with their solutions): how
+        many of the earlier questions most like the new one (BM25 over their text) vote for
+        what their solutions use, each with its similarity squared; each distinct function
+        then scores its share of the votes, raised by its lexical match and by the
+        dependency paths between the question's tags through it
+        (:mod:`sgkr.retrieval.solved`). 0: off (the graph is answered as one without
+        solved tasks). No effect on other graphs.""", minimum=0, maximum=MAX_NEIGHBOURS)
+    boost: float = option(
+        0.25, "raise of the votes by words and paths",
+        """On a graph built from solved tasks: a function's share of the earlier questions'
+        votes is raised by at most this much by its lexical match with the question, and by
+        as much again by the dependency paths between the question's tags through it (each
+        the best 1). 0: the votes alone.""", minimum=0.0, maximum=MAX_WEIGHT)
     specificity: float = option(
         0.0, "least specificity (IDF, 0-1) of a tag used",
         """Matched tags whose inverse document frequency over the functions, scaled to
@@ -309,21 +318,21 @@ class RetrieverOptions:
         (inferred tags join too much to trust a path between them); ``paths``, paths
         first as for curated tags.""")
     filter: Mapping[str, Any] | None = option(
-        None, "metadata filter: {\"kind\": \"function\"}, {\"file\": {\"$in\": [\"a.py\"]}}; "
-              "fields " + ", ".join(FILTER_FIELDS),
+        None, "filter {\"file\": {\"$in\": [\"a.py\"]}}; fields "
+              + ", ".join(FILTER_FIELDS),
         """Only functions whose metadata passes this filter are returned, with the
         budget ``k`` spent on them (see :mod:`sgkr.retrieval.filters`: ``file``,
-        ``kind``, ``name``, ``matched_tags``, ``start_line``, ``end_line``; ``$eq``,
+        ``kind``, ``name``, ``matched_tags``, ``start_line``, ``end_line``, ``test``; ``$eq``,
         ``$in``, ``$gt``, ``$text_match``, ``$or``, ...); the others still lead to
         their callees. ``None``: no filter.""", check=_check_filter, metavar="JSON")
     tests: bool = option(
-        False, "return test code too",
+        False, "return tests too",
         """Return the functions of test files too (a folder ``tests``, ``test`` or
         ``testing``; ``test_*.py``, ``*_test.py``, ``conftest.py``: pytest's and unittest's
         conventions). Off, tests are left out of answers (the walk still passes through
         them), so a repository built with its tests answers with the code under test. A
         filter that names the field ``test`` decides alone (``{"test": true}``: tests
-        only).""", agents=False)
+        only).""")
 
     def __post_init__(self) -> None:
         for spec in OPTIONS.values():
@@ -346,13 +355,30 @@ class RetrieverOptions:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrieverOptions:
         """Options from a dict; unknown keys are an error naming them."""
-        unknown = sorted(set(data) - set(OPTIONS))
-        if unknown:
-            close = [m for name in unknown
-                     for m in difflib.get_close_matches(str(name), OPTIONS, n=1)]
-            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
-            raise InvalidArgumentError(f"unknown retriever option(s): {unknown}{hint}")
+        refuse_unknown(data, OPTIONS)
         return cls(**data)
+
+
+def refuse_unknown(given: Iterable[str], known: Iterable[str], *,
+                   what: str = "retriever option", expected: str = "") -> None:
+    """Raise :class:`~sgkr.errors.InvalidArgumentError` naming every name of ``given`` not
+    in ``known``, with the nearest known name of each (the did-you-mean of
+    docs/options.md); ``expected`` ends the message.
+
+    Examples
+    --------
+    >>> refuse_unknown(["k", "max_dept"], OPTIONS, what="field")
+    Traceback (most recent call last):
+    ...
+    sgkr.errors.InvalidArgumentError: unknown field(s): ['max_dept'] (did you mean 'max_depth'?)
+    """
+    names = list(known)
+    unknown = sorted(str(name) for name in set(given) - set(names))
+    if not unknown:
+        return
+    close = [m for name in unknown for m in difflib.get_close_matches(name, names, n=1)]
+    hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+    raise InvalidArgumentError(f"unknown {what}(s): {unknown}{hint}{expected}")
 
 
 def _specs() -> dict[str, Option]:

@@ -18,13 +18,9 @@ sgkr.errors.InvalidArgumentError: question is 150,000 characters long; at most 1
 from __future__ import annotations
 
 from ..errors import InvalidArgumentError
+from ..tags.examples import MAX_QUESTION_CHARS
 
 __all__ = ["MAX_QUESTION_CHARS", "check_question"]
-
-#: The longest question read, in characters: ten times the longest bug report of
-#: the SWE-bench questions we evaluate on (9,276 characters).
-MAX_QUESTION_CHARS = 100_000
-
 
 def check_question(question: object) -> str:
     """``question`` when it is a string of at most :data:`MAX_QUESTION_CHARS` characters.

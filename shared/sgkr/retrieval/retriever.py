@@ -3,7 +3,7 @@
 Examples
 --------
 >>> from sgkr import build_graph
->>> from sgkr.analysis.knowledge import Sidecar, FunctionKnowledge
+>>> from sgkr.tags import Sidecar, FunctionKnowledge
 >>> code = ("def fee(rule, amount):\\n    return rule['fixed'] + rule['rate'] * amount\\n"
 ...         "def avg_fee(rules, amount):\\n    return sum(fee(r, amount) for r in rules)\\n")
 >>> side = Sidecar({"fee": FunctionKnowledge(inputs=("amount",)),
@@ -15,23 +15,32 @@ Examples
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Literal, cast, get_args
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
-from ..records import RetrievalResult, TagMatch
-from ..stores import GraphReader, GraphStore, MemoryStore, RankingReader, open_store
-from .context import make_documents
+from ..records import RetrievalResult, RetrievedFunction, TagMatch
+from ..stores import (
+    GraphReader,
+    GraphStore,
+    MemoryStore,
+    RankingReader,
+    TasksReader,
+    open_store,
+)
+from .context import USED_BY, make_documents
 from .fill import fill_ranking
 from .filters import names_field, path_filter
 from .graphstage import POOL, confidence, graph_scores, lexical_hits
+from .mentions import mentions
 from .options import DEFAULT_K, OPTIONS, RetrieverOptions
+from .overview import GraphMap, graph_map
 from .pathrank import Keep, nearest_paths, rank_paths
 from .question import check_question
 from .seeds import as_seed_retriever, seed_functions
+from .solved import TaskCache, has_tasks, solved_slots
 from .specific import specific_matches
 from .tables import Tables
 from .tagmatch import WeightedMatcher, names_tag
@@ -45,8 +54,6 @@ Fallback = Callable[[str, int], Sequence[str]]
 Extractor = Literal["weighted", "keyword", "embedding"]
 #: How sure the graph stage takes a seed retriever to be (see Retriever._first_stage).
 _SEEDED = 0.5
-#: The filter that leaves test code out (option ``tests``).
-_NO_TESTS = {"test": False}
 
 class Retriever:
     """Structure-grounded retriever over a knowledge–code graph or a graph store.
@@ -127,6 +134,7 @@ class Retriever:
         self._seeds = None if seed_retriever is None else as_seed_retriever(seed_retriever)
         self._tables = (Tables(self.store) if isinstance(self.store, MemoryStore)
                         else None)
+        self._tasks = TaskCache()
         self.tag_extractor = tag_extractor  # as given (adapters compare it)
         self._extractor: TagExtractor | Extractor = tag_extractor or "weighted"
         if tag_extractor == "embedding":
@@ -158,10 +166,25 @@ class Retriever:
         clone = Retriever.__new__(Retriever)
         clone.store, clone.tag_extractor, clone.fallback, clone._tables = (
             self.store, self.tag_extractor, self.fallback, self._tables)
+        clone._tasks = self._tasks
         clone.seed_retriever, clone._seeds = self.seed_retriever, self._seeds
         clone._extractor = self._extractor
         clone.options = replace(self.options, **options)
         return clone
+
+    def overview(self, tokens: int, question: str | None = None) -> GraphMap:
+        """A map of the graph in at most ``tokens`` tokens, for a model's context: the most
+        central functions with their headers, knowledge, callers and callees; with
+        ``question``, the functions this retriever finds for it and their neighbours first
+        (:func:`sgkr.retrieval.overview.graph_map`).
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``tokens`` is out of range, or the retriever reads a store on a server.
+        """
+        focus = [d.id for d in self.retrieve(question).documents] if question else []
+        return graph_map(self.graph, tokens, question=question, focus=focus)
 
     def match(self, question: str) -> list[TagMatch]:
         """The tags of ``question``, from the tag extractor."""
@@ -224,24 +247,36 @@ class Retriever:
         inputs, outputs = split_roles(question, named)
         paths = self._paths(reader, named, inputs, outputs)
         keep = self._filter(reader, paths)
-        ranked = rank_paths(reader, paths, limit, callees=o.callees, scripts=o.scripts, keep=keep,
-                            sure={m.tag_id: m.score for m in matches})
-        sure = 1.0
-        if len(ranked) < limit and (o.fill == "ppr" or first):
-            ranked, sure = self._fill(reader, question, matches, ranked, limit, keep)
-        matched = bool(paths) or sure > 0
+        if o.neighbours and has_tasks(reader):
+            documents, matched = self._solved(reader, question, matches, paths, limit, keep)
+        else:
+            documents, matched = self._ranked(reader, question, matches, paths, limit, keep)
         label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
             question=question,
-            documents=make_documents(reader, ranked, paths,
-                                     include_knowledge=o.include_knowledge) if matched else (),
+            documents=documents,
             tags=tuple(matches),
             paths=tuple(paths),
             inputs=tuple(label[t] for t in inputs),
             outputs=tuple(label[t] for t in outputs),
-            fallback_used=not paths and bool(ranked) and matched,
+            fallback_used=not paths and bool(documents),
             matched=matched,
         )
+
+    def _ranked(self, reader: RankingReader, question: str, matches: Sequence[TagMatch],
+                paths: Sequence[tuple[str, ...]], limit: int,
+                keep: Keep | None) -> tuple[tuple[RetrievedFunction, ...], bool]:
+        """The documents of the paths and the graph stage's fill, and whether the question
+        matched anything (nothing is retrieved when it did not)."""
+        o = self.options
+        ranked = rank_paths(reader, paths, limit, callees=o.callees, scripts=o.scripts, keep=keep,
+                            sure={m.tag_id: m.score for m in matches})
+        matched = True
+        if len(ranked) < limit and (o.fill == "ppr" or o.lexical or self._seeds is not None):
+            ranked, matched = self._fill(reader, question, matches, ranked, limit, keep)
+        if not (paths or matched):
+            return (), False
+        return make_documents(reader, ranked, paths, include_knowledge=o.include_knowledge), True
 
     def _paths(self, reader: RankingReader, named: Sequence[TagMatch], inputs: Sequence[str],
                outputs: Sequence[str]) -> list[tuple[str, ...]]:
@@ -273,10 +308,14 @@ class Retriever:
             self.store.prepare(reverse_calls=o.reverse_calls, connect=o.partial == "connect",
                                paths=paths)
             self._tables.prepare(lexical=o.lexical and self._seeds is None)
+            if o.neighbours and has_tasks(self.store):
+                self._tasks.index(self.store)
             self.store.callers_and_sizes(())  # the sizes table (from the lexical index)
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""
+        import asyncio  # here: a process that never awaits does not import it
+
         return await asyncio.to_thread(self.retrieve, question, k)
 
     # -- internals -----------------------------------------------------------------
@@ -293,27 +332,29 @@ class Retriever:
     def _filter(self, reader: GraphReader, paths: Sequence[tuple[str, ...]]) -> Keep | None:
         """The ids of a batch of function nodes that pass the filter option, if any."""
         spec = self.options.filter
-        if not self.options.tests and (spec is None or not names_field(spec, "test")):
-            spec = _NO_TESTS if spec is None else {"$and": [spec, _NO_TESTS]}
-        return None if spec is None else path_filter(reader, spec, paths)
+        tests = self.options.tests or (spec is not None and names_field(spec, "test"))
+        return None if spec is None and tests else path_filter(reader, spec, paths, tests=tests)
 
     def _fill(self, reader: RankingReader, question: str, matches: Sequence[TagMatch],
               ranked: list[tuple[str, float]], limit: int,
-              keep: Keep | None) -> tuple[list[tuple[str, float]], float]:
-        """``ranked`` and, after it, the graph stage's functions (:mod:`.graphstage`); and how
-        sure the retriever is of the question (:func:`~.graphstage.confidence`: 0 when it
-        matched nothing, and then nothing is filled)."""
+              keep: Keep | None) -> tuple[list[tuple[str, float]], bool]:
+        """``ranked`` and, after it, the graph stage's functions (:mod:`.graphstage`), their
+        best at the question's confidence (:func:`~.graphstage.confidence`); and whether
+        the question matched anything (a tag, a word of the index, a function it names, a
+        seed): when it did not, nothing is filled."""
         o = self.options
         if o.fill == "none" and ranked:
-            return ranked, 1.0
+            return ranked, True
         hits = self._first_stage(reader, question)
-        sure = confidence(reader, matches, hits[1] if hits[0] else 0.0)
-        if sure <= 0:
-            return ranked, 0.0
-        scored = graph_scores(reader, question, o, hits=hits, matches=matches, ranked=ranked)
+        named = mentions(question, reader)
+        if not (matches or hits[0] or named):
+            return ranked, False
+        scored = graph_scores(reader, question, o, hits=hits, matches=matches, ranked=ranked,
+                              named=named)
+        best = confidence(reader, matches, hits[1] if hits[0] else 0.0, named)
         return fill_ranking(reader, scored, ranked, limit, scripts=o.scripts, keep=keep,
                             most_called=reader.most_called if o.fill == "ppr" else None,
-                            best=sure), sure
+                            best=best), True
 
     def _first_stage(self, reader: RankingReader,
                      question: str) -> tuple[dict[str, float], float]:
@@ -327,6 +368,44 @@ class Retriever:
             return {}, 0.0
         found, sure = lexical_hits(reader, question, evidence=self.options.evidence)
         return dict(found), sure
+
+    def _solved(self, reader: RankingReader, question: str, matches: Sequence[TagMatch],
+                paths: Sequence[tuple[str, ...]], limit: int,
+                keep: Keep | None) -> tuple[tuple[RetrievedFunction, ...], bool]:
+        """The answer of a graph of solved tasks (:mod:`.solved`): the earlier questions'
+        votes fused with the paths, one slot per distinct function, with provenance; and
+        whether the question matched anything (nothing is retrieved when it did not).
+
+        Its evidence is gathered whatever ``limit`` and the filter, so that an answer is the
+        first ``limit`` passing slots of one ranking, with the same scores.
+        """
+        o = self.options
+        assert isinstance(reader, TasksReader)  # has_tasks(reader) said so
+        index = self._tasks.index(reader)
+        ranked = rank_paths(reader, paths, POOL, callees=o.callees, scripts=POOL,
+                            sure={m.tag_id: m.score for m in matches})
+        hits, sure = self._first_stage(reader, question)
+        if not (paths or matches or hits or mentions(question, reader)):
+            return (), False
+        structure = list(ranked)
+        if o.fill == "ppr" or hits:
+            scored = graph_scores(reader, question, o, hits=(hits, sure), matches=matches,
+                                  ranked=ranked)
+            structure = fill_ranking(reader, scored, ranked, POOL, scripts=POOL)
+        named = {m.tag_id for m in matches if names_tag(m)}
+        weights = {t: info.weight for t, info in reader.tags(named).items()}
+        slots = solved_slots(reader, index, question, ranked, hits, structure,
+                             scripts=o.scripts, neighbours=o.neighbours, tags=weights,
+                             boost=o.boost)
+        if keep is not None:
+            passing = keep([s.node for s in slots])
+            slots = [s for s in slots if s.node in passing]
+        slots = slots[:limit]
+        docs = make_documents(reader, [(s.node, s.score) for s in slots], paths,
+                              include_knowledge=o.include_knowledge)
+        asked = {t: index.task(t).question for s in slots for t in s.voters[:USED_BY]}
+        return tuple(replace(d, used_by=tuple((t, asked[t]) for t in s.voters[:USED_BY]),
+                             variants=s.variants) for d, s in zip(docs, slots, strict=True)), True
 
     def _fallback(self, reader: GraphReader, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:

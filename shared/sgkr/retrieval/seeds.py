@@ -31,13 +31,14 @@ Examples
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import InvalidArgumentError, SGKRError
 from ..graph.model import KnowledgeGraph
-from ..ingest.extract import extract_module
 from ..stores import GraphReader, as_reader
 from .mentions import NamedReader
 
@@ -100,14 +101,25 @@ def as_seed_retriever(retriever: Any) -> SeedRetriever:
         If ``retriever`` is none of these.
     """
     if hasattr(retriever, "invoke") and callable(retriever.invoke):
-        return lambda q: [_from_document(d) for d in retriever.invoke(q)][:MAX_SEEDS]
+        return lambda q: _first_results(retriever.invoke(q), _from_document)
     if hasattr(retriever, "retrieve") and callable(retriever.retrieve):
-        return lambda q: [_from_node(n) for n in retriever.retrieve(q)][:MAX_SEEDS]
+        return lambda q: _first_results(retriever.retrieve(q), _from_node)
     if callable(retriever):
-        return lambda q: [_from_item(i) for i in retriever(q)][:MAX_SEEDS]
+        return lambda q: _first_results(retriever(q), _from_item)
     raise InvalidArgumentError(
         f"seed_retriever must be a LangChain or LlamaIndex retriever or a callable, got "
         f"{type(retriever).__name__}")
+
+
+def _first_results(results: Any, read: Callable[[Any], SeedHit]) -> list[SeedHit]:
+    """The first :data:`MAX_SEEDS` of ``results``, read as hits; no more are drawn (an
+    endless generator is fine)."""
+    try:
+        first = list(itertools.islice(results, MAX_SEEDS))
+    except TypeError as exc:
+        raise InvalidArgumentError(f"seed_retriever: its results must be a list, got "
+                                   f"{type(results).__name__}") from exc
+    return [read(item) for item in first]
 
 
 def seed_functions(hits: Sequence[SeedHit],
@@ -171,6 +183,8 @@ def _defined(text: str) -> list[str]:
     if "def " not in text:
         return []
     try:
+        from ..ingest.extract import extract_module  # here: tree-sitter only for a seed's text
+
         found = extract_module("seed.py", text).definitions
     except (SGKRError, ValueError, RecursionError):
         return []
@@ -179,7 +193,8 @@ def _defined(text: str) -> list[str]:
 
 def _from_item(item: Any) -> SeedHit:
     if isinstance(item, SeedHit):
-        return item
+        return _hit(item.text, {"file": item.file, "start_line": item.start_line,
+                                "end_line": item.end_line}, item.node_id, item.score)
     if isinstance(item, str):
         return SeedHit(node_id=item)
     raise InvalidArgumentError(
@@ -189,7 +204,7 @@ def _from_item(item: Any) -> SeedHit:
 def _from_document(document: Any) -> SeedHit:
     """A LangChain ``Document``: ``page_content``, ``metadata`` and perhaps ``id``."""
     metadata = getattr(document, "metadata", None) or {}
-    return _hit(str(getattr(document, "page_content", "")), metadata,
+    return _hit(getattr(document, "page_content", ""), metadata,
                 getattr(document, "id", None), None)
 
 
@@ -197,22 +212,35 @@ def _from_node(scored: Any) -> SeedHit:
     """A LlamaIndex ``NodeWithScore``: its node's content, metadata and id, and its score."""
     node = getattr(scored, "node", scored)
     get_content = getattr(node, "get_content", None)
-    text = get_content() if callable(get_content) else str(getattr(node, "text", ""))
-    return _hit(str(text), getattr(node, "metadata", None) or {},
+    text = get_content() if callable(get_content) else getattr(node, "text", "")
+    return _hit(text, getattr(node, "metadata", None) or {},
                 getattr(node, "node_id", None), getattr(scored, "score", None))
 
 
-def _hit(text: str, metadata: Mapping[str, Any], node_id: Any, score: Any) -> SeedHit:
+def _hit(text: Any, metadata: Any, node_id: Any, score: Any) -> SeedHit:
+    """A hit of what a result holds; what is not of its type (a text that is no string,
+    metadata no mapping, a score no finite number) counts as not given."""
+    metadata = metadata if isinstance(metadata, Mapping) else {}
     ids = [node_id, *(metadata.get(k) for k in _ID_KEYS)]
     given = score if score is not None else metadata.get("score")
     return SeedHit(
-        text=text,
-        score=float(given) if isinstance(given, (int, float)) and not isinstance(
-            given, bool) else None,
+        text=text if isinstance(text, str) else "",
+        score=_score(given),
         node_id=next((i for i in ids if isinstance(i, str) and i), None),
         file=_first(metadata, _FILE_KEYS, str),
         start_line=_first(metadata, _START_KEYS, int),
         end_line=_first(metadata, _END_KEYS, int))
+
+
+def _score(given: Any) -> float | None:
+    """``given`` as a finite float, or None (not a number, or too large: ``10**400``)."""
+    if not isinstance(given, (int, float)) or isinstance(given, bool):
+        return None
+    try:
+        value = float(given)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def _first(metadata: Mapping[str, Any], keys: Collection[str], kind: type) -> Any:

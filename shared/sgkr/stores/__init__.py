@@ -31,13 +31,14 @@ from .base import (
     RankingReader,
     Side,
     TagInfo,
+    TasksReader,
     VersionedReader,
 )
 from .memory import MemoryStore
 
 __all__ = ["GraphStore", "GraphReader", "NamesReader", "RankingReader", "TagInfo", "NodeKind",
            "Side", "MemoryStore", "as_store", "as_reader", "listed_phrases", "open_store",
-           "is_store_url", "PhrasesReader", "VersionedReader", "version_of"]
+           "is_store_url", "PhrasesReader", "VersionedReader", "version_of", "TasksReader"]
 
 #: What a URL starts with (RFC 3986): a file path never does.
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")

@@ -28,14 +28,14 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from ..algorithms.summary import PhraseWords
-from ..records import EdgeType, FunctionNode, Resolution, Role
+from ..records import EdgeType, FunctionNode, Resolution, SolvedTask
+from ..tags.vocabulary import PhraseWords, TagInfo
 
 __all__ = ["GraphStore", "GraphReader", "NamesReader", "RankingReader", "TagInfo", "NodeKind",
-           "Side", "Path", "FunctionName", "EdgeKind", "PhrasesReader", "VersionedReader"]
+           "Side", "Path", "FunctionName", "EdgeKind", "PhrasesReader", "VersionedReader",
+           "TasksReader"]
 
 #: What a node is: ``tag``, or the kind of a function node.
 NodeKind = Literal["tag", "function", "method", "module"]
@@ -46,17 +46,6 @@ Path = tuple[str, ...]
 FunctionName = tuple[str, str, tuple[str, ...]]
 #: An edge's type and, for calls and references, how it was resolved.
 EdgeKind = tuple[EdgeType, Resolution | None]
-
-
-@dataclass(frozen=True)
-class TagInfo:
-    """A tag node as retrieval sees it: its id, its label, its role in the graph, and its
-    weight (how specific it is, from 0 to 1: :attr:`sgkr.records.TagNode.weight`)."""
-
-    id: str
-    label: str
-    role: Role
-    weight: float = 1.0
 
 
 @runtime_checkable
@@ -187,6 +176,16 @@ class PhrasesReader(GraphReader, Protocol):
 
     def phrase_words(self) -> PhraseWords:
         """Each word of those phrases, with the phrases holding it."""
+        ...
+
+
+@runtime_checkable
+class TasksReader(GraphReader, Protocol):
+    """A reader of a graph built from solved tasks: the earlier questions and what their
+    solutions use (both built-in stores; none for a graph built from code alone)."""
+
+    def tasks(self) -> tuple[SolvedTask, ...]:
+        """The graph's solved tasks (:attr:`sgkr.graph.KnowledgeGraph.tasks`)."""
         ...
 
 

@@ -2,7 +2,7 @@
 
 ``falkor://[[user]:password@]host:port/name[?timeout=seconds]`` names a graph on a
 FalkorDB server (``falkors://`` over TLS; ``falkordb://`` is the same as
-``falkor://``; its Python client: ``pip install 'sgkr[falkordb]'``).
+``falkor://``; its Python client: sgkr's ``falkordb`` extra).
 :func:`parse_url` reads such a URL; a :class:`Server` is one connection pool
 to the server it names, through which every call has a timeout and every
 failure is a :class:`~sgkr.errors.StoreError`: one line naming the URL, never
@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..errors import InvalidArgumentError, StoreError
+from ..extras import missing_extra
 from ..masking import mask_secrets, mask_url
 
 __all__ = ["SCHEMES", "DEFAULT_TIMEOUT", "StoreAddress", "parse_url", "Server"]
@@ -142,10 +143,9 @@ class Server:
             import falkordb
             from redis.backoff import NoBackoff
             from redis.retry import Retry
-        except ImportError:
+        except ImportError as exc:
             raise InvalidArgumentError(
-                f"{address.url}: the FalkorDB client is not installed "
-                "(pip install 'sgkr[falkordb]')") from None
+                f"{address.url}: {missing_extra('a FalkorDB store', 'falkordb', exc)}") from None
         self.address = address
         self.timeout_ms = max(1, int(address.timeout * 1000))
         # No retries: a call that fails fails at once, within its timeout.

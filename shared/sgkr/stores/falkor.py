@@ -3,7 +3,7 @@
 ``falkor://[[user]:password@]host:port/name[?timeout=seconds]`` names a graph on a
 FalkorDB server (``falkors://`` over TLS; ``falkordb://`` is the same as
 ``falkor://``; see :mod:`sgkr.stores.connection`; its Python client:
-``pip install 'sgkr[falkordb]'``). :func:`~sgkr.stores.push.push_graph`
+sgkr's ``falkordb`` extra). :func:`~sgkr.stores.push.push_graph`
 (``sgkr push``) writes a graph there; :class:`FalkorDBStore` reads it for a
 :class:`~sgkr.retrieval.retriever.Retriever`, a question costing a few batched
 openCypher queries: one for the tags of its phrases, one per round of the path
@@ -38,7 +38,7 @@ from ..algorithms.paths import Fetch, connect_pairs, path_pairs, search_pairs
 from ..algorithms.summary import PhraseWords
 from ..algorithms.tokens import code_tokens
 from ..errors import StoreError
-from ..records import EdgeType, FunctionNode
+from ..records import EdgeType, FunctionNode, SolvedTask
 from .base import EdgeKind, FunctionName, NodeKind, Path, Side, TagInfo
 from .connection import DEFAULT_TIMEOUT, SCHEMES, Server, StoreAddress, parse_url
 from .layout import FORMAT, RELATIONS, current_key, key_of, pack
@@ -108,6 +108,7 @@ class FalkorDBStore:
         self._server = Server(self.address)
         self._meta: dict[str, _Meta] = {}
         self._phrases: dict[str, dict[str, list[TagInfo]]] = {}  # version -> vocabulary
+        self._tasks: dict[str, tuple[SolvedTask, ...]] = {}  # version -> solved tasks
 
     @property
     def url(self) -> str:
@@ -138,9 +139,11 @@ class FalkorDBStore:
             if len(self._meta) > 8:  # versions come and go; keep a few
                 self._meta.clear()
             self._meta[version] = meta
-        if len(self._phrases) > 8:
+        if len(self._phrases) > 8 or len(self._tasks) > 8:
             self._phrases.clear()
-        return FalkorDBReader(self._server, version, *meta, phrases=self._phrases)
+            self._tasks.clear()
+        return FalkorDBReader(self._server, version, *meta, phrases=self._phrases,
+                              tasks=self._tasks)
 
     def _read_meta(self, version: str) -> _Meta:
         if version not in self._server.graphs():
@@ -169,10 +172,12 @@ class FalkorDBReader:
 
     def __init__(self, server: Server, version: str, longest: int, curated: bool,
                  calling: int = 0, *,
-                 phrases: dict[str, dict[str, list[TagInfo]]] | None = None) -> None:
+                 phrases: dict[str, dict[str, list[TagInfo]]] | None = None,
+                 tasks: dict[str, tuple[SolvedTask, ...]] | None = None) -> None:
         self._server, self.version, self._longest = server, version, longest
         self._curated, self._calling = curated, calling
         self._vocabularies = {} if phrases is None else phrases
+        self._solved = {} if tasks is None else tasks
         self._check = Rows(server, version)
 
     def curated_tags(self) -> bool:
@@ -258,6 +263,15 @@ class FalkorDBReader:
     def phrase_words(self) -> PhraseWords:
         """Each word of the folded phrases, with the phrases holding it."""
         return PhraseWords.of(self.phrases())
+
+    def tasks(self) -> tuple[SolvedTask, ...]:
+        """The graph's solved tasks, in their order (read once a version)."""
+        found = self._solved.get(self.version)
+        if found is None:
+            rows = self._rows("MATCH (t:Task) RETURN t.n, t.id, t.record ORDER BY t.n")
+            found = tuple(self._check.task(task, record) for _, task, record in rows)
+            self._solved[self.version] = found
+        return found
 
     def tags(self, ids: Collection[str]) -> dict[str, TagInfo]:
         """The tag nodes among ``ids``."""

@@ -19,7 +19,7 @@ from ..algorithms.paths import SearchIndex, connect_paths, find_paths
 from ..algorithms.summary import GraphSummary, PhraseWords, summary_of
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
-from ..records import EdgeType, FunctionNode, TagNode
+from ..records import EdgeType, FunctionNode, SolvedTask, TagNode
 from .base import EdgeKind, FunctionName, NodeKind, Path, Side, TagInfo
 
 __all__ = ["MemoryStore"]
@@ -198,6 +198,10 @@ class MemoryStore:
         """:func:`sgkr.algorithms.paths.connect_paths` with this store's shared index."""
         return connect_paths(self.graph, nodes, max_depth=max_depth, max_paths=max_paths,
                              index=self.index)
+
+    def tasks(self) -> tuple[SolvedTask, ...]:
+        """The graph's solved tasks."""
+        return self.graph.tasks
 
     def function_names(self) -> list[FunctionName]:
         """The id, bare name and qualified names of every function node, sorted by id."""

@@ -168,7 +168,7 @@ def graph_parts(graph: KnowledgeGraph) -> tuple[list[Part], str]:
             "curated": bool(graph.meta.get("curated_tags", True)),
             "calling": memory.calling_count()}
     parts = [_functions(graph, document), _tags(memory, document), *_edges(document),
-             _phrases(phrases), _tokens(graph),
+             _phrases(phrases), _tokens(graph), *_tasks(document),
              Part("meta", [meta], "UNWIND $rows AS r CREATE (:SGKRMeta {format: r.format, "
                   "digest: r.digest, longest: r.longest, curated: r.curated, "
                   "calling: r.calling})",
@@ -232,6 +232,27 @@ def _edges(document: dict[str, Any]) -> list[Part]:
             (Check(f"{kind} edges", f"MATCH ()-[e:{relation}]->() RETURN count(e)",
                    len(rows)),)))
     return parts
+
+
+def _tasks(document: dict[str, Any]) -> list[Part]:
+    """The solved tasks (a graph built from earlier questions; none else): a node each,
+    its record, and a USES relationship to each function its solution uses."""
+    items = document.get("tasks", [])
+    if not items:
+        return []
+    rows: list[dict[str, Any]] = [
+        {"key": key_of(t["id"]), "id": pack(t["id"]), "record": _record(t), "n": n,
+         "uses": [key_of(node) for node in t.get("uses", [])]} for n, t in enumerate(items)]
+    return [Part("solved tasks", rows,
+                 "UNWIND $rows AS r CREATE (t:Task {key: r.key, id: r.id, record: r.record, "
+                 "n: r.n}) "
+                 "WITH t, r UNWIND r.uses AS u MATCH (n:Node {key: u}) CREATE (t)-[:USES]->(n)",
+                 (Check("task nodes", "MATCH (t:Task) RETURN count(t)", len(rows)),
+                  Check("characters of task records",
+                        "MATCH (t:Task) RETURN sum(size(t.id) + size(t.record))",
+                        sum(len(r["id"]) + len(r["record"]) for r in rows)),
+                  Check("functions the tasks use", "MATCH (:Task)-[e:USES]->() RETURN count(e)",
+                        sum(len(r["uses"]) for r in rows))))]
 
 
 def _phrases(phrases: dict[str, Any]) -> Part:

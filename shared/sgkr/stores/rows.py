@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import GraphFormatError, StoreError
-from ..graph.jsonrecords import read_node
+from ..graph.jsonrecords import read_node, read_task
 from ..ingest.files import parse_json
-from ..records import FunctionNode, Role, TagNode
+from ..records import FunctionNode, Role, SolvedTask, TagNode
 from .base import NodeKind, TagInfo
 from .connection import Server
 from .layout import unpack
@@ -101,6 +101,19 @@ class Rows:
         if not isinstance(record, FunctionNode):
             raise self.error(f"node {record.id!r:.80} is a tag where a function was expected")
         return record
+
+    def task(self, task: Any, value: Any) -> SolvedTask:
+        """A solved task's record: its graph.json object, checked."""
+        name = self.text(task, "a task id")
+        raw = self.json(value, f"the record of task {name!r:.80}")
+        try:
+            found = read_task(raw, (f"graph store {self.server.address.url}: version "
+                                    f"{self.version}", "tasks", repr(name)[:80]))
+        except GraphFormatError as error:
+            raise StoreError(f"{error} (push the graph again)") from None
+        if found.id != name:
+            raise self.error(f"task {name!r:.80} holds the record of {found.id!r:.80}")
+        return found
 
     def tag(self, node: Any, value: Any, role: Any) -> TagInfo:
         """A tag node as retrieval sees it."""

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from sgkr.analysis.knowledge import describe, infer_tags, load_examples, load_sidecar, parse_sidecar
+from sgkr.analysis.knowledge import describe
 from sgkr.errors import KnowledgeFormatError
 from sgkr.records import Definition, Parameter, SourceSpan
+from sgkr.tags import load_examples, load_sidecar, parse_sidecar
+from sgkr.tags.infer import infer_tags
 
 
 def test_sidecar_shapes() -> None:
@@ -74,7 +76,7 @@ def test_examples_file_and_inline_code(tmp_path: Path) -> None:
 @pytest.mark.parametrize("line,message", [
     ("{oops", r"examples.jsonl:1: invalid JSON"),
     ({"question": "", "code": ""}, "'question' must be a non-empty string"),
-    ({"question": "q", "code": "", "file": "x.py"}, "exactly one of 'code' and 'file'"),
+    ({"question": "q", "code": "", "file": "x.py"}, "give one of 'code' and 'file', not both"),
     ({"question": "q", "file": "missing.py"}, "solution file 'missing.py'"),
     ({"question": "q", "code": "", "inputs": [3]}, "each tag is a label"),
     ({"question": "q", "code": "", "extra": 1}, "unknown key"),
@@ -110,8 +112,9 @@ def test_describe_and_infer() -> None:
 
 
 def test_annotate_derives_what_knowledge_of_and_infer_tags_compute() -> None:
-    from sgkr.analysis.knowledge import annotate, knowledge_of
+    from sgkr.analysis.knowledge import knowledge_of
     from sgkr.ingest.extract import extract_module
+    from sgkr.tags.infer import annotate
 
     source = ("# In cents.\ndef average_fee(rows, merchant):\n    '''fee = sum / n'''\n"
               "    return sum(r['eur_amount'] for r in rows)\n"

@@ -1,0 +1,239 @@
+"""Answers from a graph of solved tasks: the earlier questions' evidence, fused with the paths.
+
+On a graph built from earlier questions with their solutions, a new question is
+answered by one ranking of *slots*, a slot being one distinct function:
+
+- copies of a helper that several solutions define under one name (merged or not:
+  their code may differ a little) are one slot, shown by the copy with the most
+  callers, the others noted as its variants;
+- the earlier questions' evidence scores a slot ``share * (1 + w * lexical) * (1 + w *
+  path)`` (the best 1): ``share`` is the weighted share of the nearest earlier questions
+  whose solution uses it (:meth:`~sgkr.algorithms.neighbours.TaskIndex.votes`), raised
+  by how well its document matches the question (the first stage's BM25, the best 1)
+  and by the dependency paths between the question's tags that go through it, each by
+  at most ``w`` (the ``boost`` option, 0.25): they order the functions the votes leave
+  close, and never lift one few similar solutions use above one they all use;
+- the graph's own answer scores it as a graph without earlier questions would: the
+  paper's dependency paths between the question's tags (over the tags the earlier
+  questions grounded), then the graph stage (the best 1);
+- the two are mixed by how much of the question the most similar earlier question
+  covers (:meth:`~sgkr.algorithms.neighbours.TaskIndex.cover`, from 0 to 1; the votes
+  weigh its square root, :data:`COVER_EXPONENT`): a question much like an earlier one
+  is answered by what that one's solution used, a new kind of question mostly by the
+  paths between its tags;
+- drivers take few slots: module bodies as many as ``scripts`` (default none), and
+  ``main`` and ``run`` one between them, unless the question names them.
+
+Each slot keeps the earlier questions that used it (provenance) and its variants.
+
+Examples
+--------
+>>> from sgkr import build_graph
+>>> from sgkr.tags import Example
+>>> from sgkr.stores import MemoryStore
+>>> load = "def load():\\n    return []\\n"
+>>> ex = [Example("1", "What is the average fee?", "a.py",
+...               load + "def average_fee(r):\\n    return 1\\nprint(average_fee(load()))\\n",
+...               (), ()),
+...       Example("2", "Which merchant is the largest?", "b.py",
+...               load + "def largest(r):\\n    return 2\\nprint(largest(load()))\\n", (), ())]
+>>> store = MemoryStore(build_graph([], examples=ex))
+>>> found = solved_slots(store, TaskIndex(store.tasks()), "the average fee of a merchant",
+...                      [], {}, [], scripts=0)
+>>> [(s.node, s.voters) for s in found]
+[('fn:load', ('task:1', 'task:2')), ('fn:a.average_fee', ('task:1',)), \
+('fn:b.largest', ('task:2',))]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..algorithms.neighbours import POWER, TaskIndex
+from ..records import FunctionNode, SolvedTask
+from ..stores import RankingReader, TasksReader
+from ..text import fold
+
+__all__ = ["Slot", "solved_slots", "slot_key", "DRIVERS", "NEIGHBOURS", "COVER_EXPONENT",
+           "has_tasks", "TaskCache"]
+
+#: Earlier questions whose solutions vote for a new question's functions.
+NEIGHBOURS = 20
+#: The votes weigh the cover of the question to this power, the graph's own answer the rest
+#: (chosen on the first fold of payments-bare and FinQA among 1, 1/2 and 1/4).
+COVER_EXPONENT = 0.5
+#: Names of the functions that run a script: one slot between them, unless asked.
+DRIVERS = frozenset({"main", "run"})
+
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One distinct function of an answer: the copy shown, its score, who used it, variants."""
+
+    node: str
+    score: float
+    voters: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
+
+
+def has_tasks(reader: object) -> bool:
+    """Whether ``reader`` reads a graph built from solved tasks."""
+    return isinstance(reader, TasksReader) and bool(reader.tasks())
+
+
+class TaskCache:
+    """The :class:`~sgkr.algorithms.neighbours.TaskIndex` of the tasks a retriever reads,
+    made once for each version of them (a retriever's clones share it)."""
+
+    def __init__(self) -> None:
+        self._made: tuple[tuple[SolvedTask, ...], TaskIndex] | None = None
+
+    def index(self, reader: TasksReader) -> TaskIndex:
+        """The index of ``reader``'s tasks (made now if they are new)."""
+        tasks = reader.tasks()
+        made = self._made
+        if made is None or made[0] is not tasks:
+            made = self._made = (tasks, TaskIndex(tasks))
+        return made[1]
+
+
+def slot_key(f: FunctionNode, solutions: Collection[str]) -> str:
+    """The slot of function ``f``: its bare name (and kind) when a solution defines it, so
+    that the copies of one helper share a slot; else the node itself.
+
+    Examples
+    --------
+    >>> from sgkr.records import SourceSpan
+    >>> f = FunctionNode("fn:a.load", "load", ("a.load",), "", "", (SourceSpan("a.py", 1, 2),),
+    ...                  "function")
+    >>> slot_key(f, {"a.py"}), slot_key(f, {"b.py"})
+    ('function load', 'fn:a.load')
+    """
+    if f.kind != "module" and any(s.file in solutions for s in f.sources):
+        return f"{f.kind} {f.name}"
+    return f.id
+
+
+def solved_slots(reader: RankingReader, index: TaskIndex, question: str,
+                 paths_ranked: Sequence[tuple[str, float]], lexical: Mapping[str, float],
+                 structure: Sequence[tuple[str, float]], *, scripts: int,
+                 neighbours: int = NEIGHBOURS, tags: Mapping[str, float] | None = None,
+                 boost: float = 0.25) -> list[Slot]:
+    """Every slot of the answer to ``question``, best first (see the module documentation).
+
+    Parameters
+    ----------
+    reader
+        The graph.
+    index
+        Its solved tasks' index.
+    question
+        The new question.
+    paths_ranked
+        The path functions and their scores in (0, 1].
+    lexical
+        The first stage's BM25 scores.
+    structure
+        The answer of the graph without its earlier questions: the path functions, then the
+        graph stage's, each with its score.
+    scripts
+        Most module bodies.
+    neighbours
+        Earlier questions that vote.
+    tags
+        The tags the question names, with their weights (an earlier question that
+        grounds them too is the more similar).
+    boost
+        Most that the lexical match, and the paths, raise a slot's share of the votes.
+    """
+    votes = index.votes(question, neighbours, tags)
+    order = [*votes.share, *(n for n, _ in paths_ranked), *(n for n, _ in structure)]
+    records = reader.functions(set(order))
+    solutions = {t.source for t in index.tasks}
+    key = {n: slot_key(f, solutions) for n, f in records.items()}
+    members: dict[str, list[str]] = {}
+    for node in dict.fromkeys(order):
+        if node in key:
+            members.setdefault(key[node], []).append(node)
+    voted = _voted(members, _group_share(index, votes.neighbours, key, tags or {}), lexical,
+                   dict(paths_ranked), boost)
+    built = _best_of(members, key, structure)
+    sure = index.cover(question) ** COVER_EXPONENT
+    score = {g: sure * voted.get(g, 0.0) + (1.0 - sure) * built.get(g, 0.0)
+             for g in {*voted, *built}}
+    callers, _ = reader.callers_and_sizes([n for n in records if records[n].kind != "module"])
+    slots: list[Slot] = []
+    drivers = _Drivers(question, scripts)
+    top = max(score.values(), default=1.0) or 1.0
+    for group in sorted(score, key=lambda g: (-score[g], g)):
+        nodes = members[group]
+        shown = min(nodes, key=lambda n: (-callers.get(n, 0), -len(votes.voters.get(n, ())), n))
+        if drivers.admit(records[shown]):
+            voters = tuple(dict.fromkeys(t for n in nodes for t in votes.voters.get(n, ())))
+            slots.append(Slot(shown, max(round(score[group] / top, 6), 1e-6), voters,
+                              tuple(n for n in nodes if n != shown)))
+    return slots
+
+
+def _voted(members: Mapping[str, Sequence[str]], share: Mapping[str, float],
+           lexical: Mapping[str, float], path: Mapping[str, float],
+           boost: float) -> dict[str, float]:
+    """Each voted slot's share raised by its lexical match and its paths (the best 1)."""
+    top_lex = max(lexical.values(), default=0.0) or 1.0
+    score: dict[str, float] = {}
+    for group, share_of in share.items():
+        nodes = members.get(group, ())
+        lex = max((lexical.get(n, 0.0) for n in nodes), default=0.0) / top_lex
+        through = max((path.get(n, 0.0) for n in nodes), default=0.0)
+        score[group] = share_of * (1.0 + boost * lex) * (1.0 + boost * through)
+    top = max(score.values(), default=0.0) or 1.0
+    return {g: s / top for g, s in score.items()}
+
+
+def _best_of(members: Mapping[str, Sequence[str]], key: Mapping[str, str],
+             structure: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """Each slot's best score in the graph's own answer (the best 1)."""
+    best: dict[str, float] = {}
+    for node, value in structure:
+        group = key.get(node)
+        if group is not None and group in members:
+            best[group] = max(best.get(group, 0.0), value)
+    top = max(best.values(), default=0.0) or 1.0
+    return {g: s / top for g, s in best.items()}
+
+
+def _group_share(index: TaskIndex, found: Sequence[tuple[str, float]],
+                 key: Mapping[str, str], tags: Mapping[str, float]) -> dict[str, float]:
+    """Each slot's share of the neighbours' votes: a solution votes once for a slot, however
+    many of its copies it uses."""
+    weights = [(task, (score * (1.0 + index.overlap(task, tags))) ** POWER)
+               for task, score in found]
+    total = sum(w for _, w in weights)
+    share: dict[str, float] = {}
+    for task, weight in weights:
+        for group in {key[n] for n in index.task(task).uses if n in key}:
+            share[group] = share.get(group, 0.0) + weight / total
+    return share
+
+
+class _Drivers:
+    """How many driver slots are left: module bodies up to ``scripts``, one ``main``/``run``."""
+
+    def __init__(self, question: str, scripts: int) -> None:
+        self.words = set(fold(question))
+        self.scripts = scripts
+        self.named = 1
+
+    def admit(self, f: FunctionNode) -> bool:
+        if f.kind == "module":
+            if self.scripts <= 0:
+                return False
+            self.scripts -= 1
+        elif f.name in DRIVERS and f.name not in self.words:
+            if self.named <= 0:
+                return False
+            self.named -= 1
+        return True
+
