@@ -227,16 +227,8 @@ sources; got graph_path and sources
         return cls(core, callback_manager=callback_manager, verbose=verbose)
 
     def overview(self, tokens: int, question: str | None = None) -> str:
-        """A map of the graph in at most ``tokens`` tokens, for a model's context (a system
-        prompt, before any question): the most central functions by file and class with
-        their parameters, knowledge, callers and callees; with ``question``, the functions
-        it needs and their neighbours first (:meth:`sgkr.Retriever.overview`).
-
-        Raises
-        ------
-        InvalidArgumentError
-            If ``tokens`` is out of range, or the graph is read from a store.
-        """
+        """The text of :meth:`sgkr.Retriever.overview`: a map of the graph in at most
+        ``tokens`` tokens for a model's context, focused on ``question`` when given."""
         return self._sgkr.overview(tokens, question).text
 
     # -- persistence -----------------------------------------------------------------

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from sgkr import build_graph
-from sgkr.bench import make_questions, percentile, run_bench, run_process
+from sgkr.bench import (
+    make_questions,
+    name_questions,
+    percentile,
+    run_bench,
+    run_latency,
+    run_process,
+)
 from sgkr.cli import main
 from sgkr.errors import InvalidArgumentError, SGKRError, SourceError
 from sgkr.ingest.cache import ExtractCache, default_cache_dir
@@ -19,7 +26,8 @@ pytestmark = pytest.mark.bench
 REQUIRED = ("files", "lines", "functions", "call_edges", "parse_only_s", "build_s",
             "build_over_parse", "build_cpu_over_parse", "build_peak_over_parse",
             "build_peak_mb", "parse_only_peak_mb", "incremental_s", "cached_rebuild_s", "load_s",
-            "query_p50_ms",
+            "unchanged_rebuild_s", "unchanged_rebuild_over_parse", "cached_rebuild_over_build",
+            "cached_rebuild_cpu_over_build", "query_p50_ms",
             "query_p99_ms", "peak_rss_mb")
 
 
@@ -51,6 +59,10 @@ def test_run_bench_reports_every_figure_and_leaves_sources_untouched(tmp_path: P
     assert report.build_peak_mb > report.parse_only_peak_mb > 0
     assert report.build_over_parse > 1 and report.build_peak_over_parse > 1
     assert report.cached_rebuild_s >= 0 and report.cached_rebuild_over_build >= 0
+    assert report.cached_rebuild_cpu_over_build > 0 and report.cached_rebuild_over_parse > 0
+    assert report.unchanged_rebuild_s > 0 and report.unchanged_rebuild_over_parse > 0
+    assert report.unchanged_rebuild_cpu_over_parse > 0
+    assert "nothing changed" in report.summary()
     assert "update, 1 file changed" in report.summary()
     assert "new build from the cache" in report.summary()
 
@@ -135,3 +147,34 @@ def test_cli_bench_markdown_is_a_table_of_one_row(tmp_path: Path,
     header, rule, row = capsys.readouterr().out.strip().splitlines()
     assert header.count("|") == rule.count("|") == row.count("|")
     assert row.startswith(f"| {src} | ")
+
+
+def test_bench_of_a_graph_file_times_its_load_and_questions_and_writes_answers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted(_code(tmp_path / "s").glob("*.py"))
+    graph = build_graph([(p.name, p.read_text()) for p in files], infer_tags=True)
+    graph.save(tmp_path / "graph.json")
+    report = run_latency(tmp_path / "graph.json", queries=4, questions="tags",
+                         answers=tmp_path / "answers.jsonl")
+    assert report.functions == 6 and report.queries == 4 and report.load_s > 0
+    assert report.first_query_ms > 0 and 0 < report.query_p50_ms <= report.query_p99_ms
+    lines = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    assert [line["question"] for line in lines] == make_questions(graph, 4)
+    assert all(isinstance(d[0], str) and d[1] > 0 for line in lines for d in line["documents"])
+    names = run_latency(tmp_path / "graph.json", queries=3, questions="names")
+    assert names.questions == "names" and names.queries == names.answered == 3
+    assert main(["bench", "--graph", str(tmp_path / "graph.json"), "--queries", "2",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["queries"] == 2
+    assert main(["bench"]) == 2 and "either PATH" in capsys.readouterr().err
+    with pytest.raises(InvalidArgumentError, match="questions"):
+        run_latency(tmp_path / "graph.json", questions="random")
+
+
+def test_name_questions_are_docstrings_and_names_drawn_by_the_seed() -> None:
+    graph = build_graph([("fees.py", "".join(
+        f"def parse_rate_{n}(text):\n    '''Parse rate number {n}.'''\n    return text\n"
+        for n in range(6)))])
+    asked = name_questions(graph, 4, seed=3)
+    assert asked == name_questions(graph, 4, seed=3) != name_questions(graph, 4, seed=4)
+    assert asked[0].startswith("Parse rate number") and asked[1].startswith("Where do we parse")

@@ -13,8 +13,14 @@ copied to a temporary folder first, and only the copy is touched):
 - ``incremental_s``: the update after one file changed, by a
   :class:`~sgkr.build.incremental.GraphBuilder` kept in this process (what a
   long-running process or a watcher pays);
-- ``cached_rebuild_s``: a new ``sgkr build`` process after one file changed, with the
-  cache of an earlier one (what a second ``sgkr build`` pays);
+- ``unchanged_rebuild_s``: a new ``sgkr build`` process with the cache of an earlier
+  one, nothing changed since (it finds its files up to date and writes nothing), and
+  ``unchanged_rebuild_over_parse``, ``unchanged_rebuild_cpu_over_parse``: its ratios to a
+  parse-only process run just before it;
+- ``cached_rebuild_s``: a new ``sgkr build`` process with the cache of an earlier one,
+  after one file changed (what a second ``sgkr build`` pays), its ratios to the cold
+  build (``cached_rebuild_over_build``, ``cached_rebuild_cpu_over_build``: of the medians)
+  and to the parse-only process run just before it (``cached_rebuild_over_parse``);
 - ``save_s``, ``load_s``, ``graph_bytes``, ``index_bytes``: graph.json and its lexical
   index written and read back (:meth:`KnowledgeGraph.save <sgkr.graph.KnowledgeGraph.save>`,
   :meth:`KnowledgeGraph.load <sgkr.graph.KnowledgeGraph.load>`);
@@ -26,6 +32,13 @@ copied to a temporary folder first, and only the copy is touched):
 - ``peak_rss_mb``: the largest resident memory of the bench's own process (the
   build kept for the update, loading, querying).
 
+On a graph already built (``sgkr bench --graph graph.json``, :func:`run_latency`), only
+what a user of the graph file pays is measured, in this process: ``load_s``, the
+first question of a new retriever, and the latency of ``tags`` questions (above) or
+``names`` questions (:func:`name_questions`: a function's docstring's first line, or
+its name in words); ``answers`` writes every answer's documents and scores, one JSON
+line a question, so that two versions of SGKR can be compared byte for byte.
+
 With ``store`` (``sgkr bench --store falkor://host:port/name``), the graph is
 also pushed to that graph store (``push_s``) and the same questions are asked
 through it (``store_query_p50_ms``, ``store_query_p99_ms``); each answer is
@@ -33,11 +46,13 @@ compared with the answer from the graph in memory, and ``store_mismatches``
 counts those that differ in any document, score, tag or path.
 
 The parse-only process and the cold build are run ``repeat`` times each, in turn
-(parse, build, parse, build, ...); each ratio is taken pair by pair and the median
-reported, as are the medians of the times (every run is in ``parse_only_runs_s`` and
-``build_runs_s``). Not the fastest: where the machine's speed drifts, a short run
-catches a fast moment more often than a long one, so the fastest runs would flatter
-the parse against the build; pairing keeps a ratio meaningful while it drifts.
+(parse, build, parse, build, ...), then ``repeat`` times a parse-only process, a
+rebuild with nothing changed and one after a file changed; each ratio to the parse is
+taken pair by pair and the median reported, as are the medians of the times (every
+run of the first two is in ``parse_only_runs_s`` and ``build_runs_s``). Not the
+fastest: where the machine's speed drifts, a short run catches a fast moment more
+often than a long one, so the fastest runs would flatter the parse against the build;
+pairing keeps a ratio meaningful while it drifts.
 
 Examples
 --------
@@ -53,6 +68,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -67,6 +83,7 @@ from pathlib import Path
 from typing import Any
 
 from .algorithms.lexicalfile import index_path
+from .atomic import write_atomic
 from .build.batch import default_jobs
 from .build.incremental import GraphBuilder
 from .build.options import BuildOptions
@@ -77,9 +94,11 @@ from .masking import mask_url
 from .records import RetrievalResult
 from .retrieval.retriever import Retriever
 from .stores import is_store_url
+from .text import words
 
 __all__ = ["BenchReport", "ProcessRun", "run_process", "run_bench", "make_questions",
-           "percentile", "PARSE_ONLY_SCRIPT", "DEFAULT_QUERIES", "DEFAULT_REPEAT"]
+           "percentile", "PARSE_ONLY_SCRIPT", "DEFAULT_QUERIES", "DEFAULT_REPEAT",
+           "LatencyReport", "run_latency", "name_questions", "QUESTIONS"]
 
 DEFAULT_QUERIES = 200
 #: Runs of the parse-only time and of the cold build; the median of each is reported.
@@ -204,8 +223,13 @@ class BenchReport:
     incremental_s: float
     incremental_over_build: float
     incremental_parsed: int
+    unchanged_rebuild_s: float
+    unchanged_rebuild_over_parse: float
+    unchanged_rebuild_cpu_over_parse: float
     cached_rebuild_s: float
     cached_rebuild_over_build: float
+    cached_rebuild_cpu_over_build: float
+    cached_rebuild_over_parse: float
     save_s: float
     load_s: float
     graph_bytes: int
@@ -234,11 +258,11 @@ class BenchReport:
         Examples
         --------
         >>> print(BenchReport("src", 1, 2, 3, 4, 5, 6, 2, 1, (1.0,), (1.5,), 1.0, 1.5, 1.5,
-        ...                   0.9, 1.8, 2.0, 20.0, 60.0, 3.0,
-        ...                   0.05, 0.033, 1, 0.5, 0.33, 0.1, 0.2, 1000, 500, 4.0, 3, 3,
-        ...                   1.0, 2.0, 3.0, 100.0).markdown(header=False))
+        ...                   0.9, 1.8, 2.0, 20.0, 60.0, 3.0, 0.05, 0.033, 1,
+        ...                   0.6, 0.6, 0.7, 0.5, 0.33, 0.4, 0.5, 0.1, 0.2, 1000, 500, 4.0, 3,
+        ...                   3, 1.0, 2.0, 3.0, 100.0).markdown(header=False))
         | src | 1 | 2 | 4 | 1.00 s | 1.50 s | 1.50 | 2.00 | 20 MB | 60 MB | 3.00 | 0.0 MB \
-| 0.050 s | 3.3 % | 0.20 s | 4.0 ms | 2.00 ms |
+| 0.050 s | 3.3 % | 0.60 | 0.33 | 0.40 | 0.20 s | 4.0 ms | 2.00 ms |
         """
         row = (f"| {self.path} | {self.files} | {self.lines} | {self.functions} "
                f"| {self.parse_only_s:.2f} s | {self.build_s:.2f} s | {self.build_over_parse:.2f} "
@@ -246,6 +270,8 @@ class BenchReport:
                f"| {self.build_peak_mb:.0f} MB | {self.build_peak_over_parse:.2f} "
                f"| {self.graph_bytes / 1e6:.1f} MB "
                f"| {self.incremental_s:.3f} s | {100 * self.incremental_over_build:.1f} % "
+               f"| {self.unchanged_rebuild_over_parse:.2f} | {self.cached_rebuild_over_build:.2f} "
+               f"| {self.cached_rebuild_cpu_over_build:.2f} "
                f"| {self.load_s:.2f} s | {self.first_query_ms:.1f} ms "
                f"| {self.query_p99_ms:.2f} ms |")
         if not header:
@@ -253,8 +279,10 @@ class BenchReport:
         return "\n".join([
             "| code | files | lines | functions | parse only | cold build | build / parse "
             "| build / parse, CPU | parse peak | build peak | peak / peak | graph.json "
-            "| update, 1 file | update / build | load | first query | query p99 |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|", row])
+            "| update, 1 file | update / build | rebuild, unchanged / parse "
+            "| rebuild, 1 file / build | same, CPU | load | first query | query p99 |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            row])
 
     def summary(self) -> str:
         """A few human-readable lines."""
@@ -271,8 +299,13 @@ class BenchReport:
             f"update, 1 file changed: {self.incremental_s:8.3f} s  "
             f"({100 * self.incremental_over_build:.1f} % of the build, "
             f"{self.incremental_parsed} file(s) parsed)",
-            f"new build from the cache: {self.cached_rebuild_s:6.3f} s  "
-            f"({100 * self.cached_rebuild_over_build:.1f} % of the build)",
+            f"new build from the cache, nothing changed: {self.unchanged_rebuild_s:6.3f} s  "
+            f"(wall {self.unchanged_rebuild_over_parse:.2f}, CPU "
+            f"{self.unchanged_rebuild_cpu_over_parse:.2f} of a parse, paired)",
+            f"new build from the cache, 1 file changed: {self.cached_rebuild_s:6.3f} s  "
+            f"(wall {self.cached_rebuild_over_build:.2f}, CPU "
+            f"{self.cached_rebuild_cpu_over_build:.2f} of the build; "
+            f"{self.cached_rebuild_over_parse:.2f} of a parse)",
             f"graph.json: {self.graph_bytes / 1e6:.1f} MB and its index "
             f"{self.index_bytes / 1e6:.1f} MB: save {self.save_s:.3f} s, "
             f"load {self.load_s:.3f} s",
@@ -422,11 +455,10 @@ def _build_figures(work: Path, files: Sequence[SourceFile], base: Path, options:
     builder = GraphBuilder([tree], options)
     stats = builder.build().stats()  # of the cold build: the update below changes the graph
     probe = tree / _probe_file(files)
-    say("new build from the cache after one file changed")
-    _append(probe, _PROBE.format(n=1))
-    cached_s = run_process(cached, log_file=work / "build.log").wall_s
+    figures.update(_rebuilds(cached, [sys.executable, "-c", PARSE_ONLY_SCRIPT, str(listing)],
+                             probe, work, repeat, say, cold=figures))
     say("update after one file changed")
-    _append(probe, _PROBE.format(n=2))
+    _append(probe, _PROBE.format(n=repeat + 1))
     incremental_s, graph = _timed(builder.update)
     update = builder.last_update
     say("save and load graph.json and its index")
@@ -439,10 +471,8 @@ def _build_figures(work: Path, files: Sequence[SourceFile], base: Path, options:
         "call_edges": sum(stats["call_edges"].values()),
         "tags": stats["tags"],
         "incremental_s": _round(incremental_s),
-        "incremental_over_build": _round(incremental_s / build_s if build_s else 0.0),
+        "incremental_over_build": _share(incremental_s, build_s),
         "incremental_parsed": len(update.changed) + len(update.added) if update else 0,
-        "cached_rebuild_s": cached_s,
-        "cached_rebuild_over_build": _round(cached_s / build_s if build_s else 0.0),
         "save_s": _round(save_s),
         "load_s": _round(load_s),
         "index_bytes": index_path(target).stat().st_size,
@@ -470,26 +500,58 @@ def _cold_builds(build: list[str], parse: list[str], work: Path, repeat: int,
         parses.append(run_process(parse, log_file=work / "parse.log"))
         say(f"sgkr build process (run {run} of {repeat})")
         builds.append(run_process(build, log_file=work / "build.log"))
-
-    def median(runs: list[ProcessRun], field: str) -> float:
-        return _round(statistics.median(getattr(r, field) for r in runs))
-
-    def ratio(field: str) -> float:
-        return _round(statistics.median(
-            getattr(b, field) / getattr(p, field) if getattr(p, field) else 0.0
-            for p, b in zip(parses, builds, strict=True)))
-
     return {
         "parse_only_runs_s": tuple(r.wall_s for r in parses),
         "build_runs_s": tuple(r.wall_s for r in builds),
-        "parse_only_s": median(parses, "wall_s"), "build_s": median(builds, "wall_s"),
-        "build_over_parse": ratio("wall_s"),
-        "parse_only_cpu_s": median(parses, "cpu_s"), "build_cpu_s": median(builds, "cpu_s"),
-        "build_cpu_over_parse": ratio("cpu_s"),
-        "parse_only_peak_mb": median(parses, "peak_mb"),
-        "build_peak_mb": median(builds, "peak_mb"),
-        "build_peak_over_parse": ratio("peak_mb"),
+        "parse_only_s": _median(parses, "wall_s"), "build_s": _median(builds, "wall_s"),
+        "build_over_parse": _ratio(builds, parses, "wall_s"),
+        "parse_only_cpu_s": _median(parses, "cpu_s"), "build_cpu_s": _median(builds, "cpu_s"),
+        "build_cpu_over_parse": _ratio(builds, parses, "cpu_s"),
+        "parse_only_peak_mb": _median(parses, "peak_mb"),
+        "build_peak_mb": _median(builds, "peak_mb"),
+        "build_peak_over_parse": _ratio(builds, parses, "peak_mb"),
     }
+
+
+def _rebuilds(cached: list[str], parse: list[str], probe: Path, work: Path, repeat: int,
+              say: Log, *, cold: dict[str, Any]) -> dict[str, Any]:
+    """``repeat`` rounds of a parse-only process, a ``sgkr build`` from the cache with
+    nothing changed, and one after ``probe`` changed; the medians, the medians of the
+    ratios to the parse of the same round, and those of the medians to the ``cold``
+    build's."""
+    parses: list[ProcessRun] = []
+    unchanged: list[ProcessRun] = []
+    changed: list[ProcessRun] = []
+    for run in range(1, repeat + 1):
+        say(f"parse-only process, then new builds from the cache (run {run} of {repeat})")
+        parses.append(run_process(parse, log_file=work / "parse.log"))
+        unchanged.append(run_process(cached, log_file=work / "build.log"))
+        _append(probe, _PROBE.format(n=run))
+        changed.append(run_process(cached, log_file=work / "build.log"))
+    return {
+        "unchanged_rebuild_s": _median(unchanged, "wall_s"),
+        "unchanged_rebuild_over_parse": _ratio(unchanged, parses, "wall_s"),
+        "unchanged_rebuild_cpu_over_parse": _ratio(unchanged, parses, "cpu_s"),
+        "cached_rebuild_s": _median(changed, "wall_s"),
+        "cached_rebuild_over_build": _share(_median(changed, "wall_s"), cold["build_s"]),
+        "cached_rebuild_cpu_over_build": _share(_median(changed, "cpu_s"), cold["build_cpu_s"]),
+        "cached_rebuild_over_parse": _ratio(changed, parses, "wall_s"),
+    }
+
+
+def _median(runs: Sequence[ProcessRun], field: str) -> float:
+    return _round(statistics.median(getattr(r, field) for r in runs))
+
+
+def _ratio(runs: Sequence[ProcessRun], parses: Sequence[ProcessRun], field: str) -> float:
+    """The median of ``runs``' ``field`` over the parse's of the same round."""
+    return _round(statistics.median(
+        getattr(r, field) / getattr(p, field) if getattr(p, field) else 0.0
+        for r, p in zip(runs, parses, strict=True)))
+
+
+def _share(part: float, whole: float) -> float:
+    return _round(part / whole if whole else 0.0)
 
 
 def make_questions(graph: KnowledgeGraph, count: int, *, seed: int = 0) -> list[str]:
@@ -598,3 +660,119 @@ def _peak_rss_mb() -> float:
 
 def _round(value: float, digits: int = 4) -> float:
     return round(float(value), digits)
+
+
+#: How the questions are made: from tags, or from functions' docstrings and names.
+QUESTIONS = ("tags", "names")
+
+
+@dataclass(frozen=True)
+class LatencyReport:
+    """Figures of one ``sgkr bench --graph`` run; times in seconds unless named ``_ms``."""
+
+    graph: str
+    functions: int
+    tags: int
+    questions: str
+    load_s: float
+    first_query_ms: float
+    queries: int
+    answered: int
+    query_p50_ms: float
+    query_p99_ms: float
+    query_max_ms: float
+    peak_rss_mb: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object ``sgkr bench --graph ... --json`` prints."""
+        return asdict(self)
+
+    def summary(self) -> str:
+        """A few human-readable lines."""
+        return "\n".join([
+            f"{self.graph}: {self.functions} functions, {self.tags} tags",
+            f"load {self.load_s:.3f} s; a new retriever's first question "
+            f"{self.first_query_ms:.1f} ms",
+            f"{self.queries} {self.questions} questions ({self.answered} answered): p50 "
+            f"{self.query_p50_ms:.2f} ms, p99 {self.query_p99_ms:.2f} ms, max "
+            f"{self.query_max_ms:.2f} ms",
+            f"peak memory {self.peak_rss_mb:.0f} MB"])
+
+
+def run_latency(graph: str | os.PathLike[str], *, queries: int = 200, seed: int = 0,
+                questions: str = "tags",
+                answers: str | os.PathLike[str] | None = None) -> LatencyReport:
+    """Load the graph file ``graph``, then time its first and next questions.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``queries`` is negative or ``questions`` is not one of :data:`QUESTIONS`.
+    GraphFormatError
+        If the graph file cannot be read.
+    """
+    if not isinstance(queries, int) or isinstance(queries, bool) or queries < 0:
+        raise InvalidArgumentError(f"queries must be a non-negative integer, got {queries!r}")
+    if questions not in QUESTIONS:
+        raise InvalidArgumentError(f"questions must be one of {QUESTIONS}, got {questions!r}")
+    started = time.perf_counter()
+    loaded = KnowledgeGraph.load(graph)
+    load_s = time.perf_counter() - started
+    asked = (make_questions if questions == "tags" else name_questions)(loaded, queries,
+                                                                          seed=seed)
+    retriever = Retriever(loaded)
+    latencies: list[float] = []
+    found = []
+    for question in [*asked[:1], *asked]:  # the first one twice: the first question, then warm
+        started = time.perf_counter()
+        found.append(retriever.retrieve(question))
+        latencies.append(time.perf_counter() - started)
+    if answers is not None:
+        _write_answers(Path(answers), asked, found[1:])
+    stats = loaded.stats()
+    timed = latencies[1:]
+    return LatencyReport(
+        graph=str(graph), functions=stats["functions"], tags=stats["tags"],
+        questions=questions, load_s=round(load_s, 4),
+        first_query_ms=round(latencies[0] * 1000, 3) if latencies else 0.0,
+        queries=len(timed), answered=sum(bool(r.documents) for r in found[1:]),
+        query_p50_ms=round(percentile(timed, 50) * 1000, 3),
+        query_p99_ms=round(percentile(timed, 99) * 1000, 3),
+        query_max_ms=round(max(timed, default=0.0) * 1000, 3),
+        peak_rss_mb=_round(_peak_rss_mb(), 1))
+
+
+def name_questions(graph: KnowledgeGraph, count: int, *, seed: int = 0) -> list[str]:
+    """Questions about ``count`` functions drawn (seeded) from those with a docstring:
+    in turn, the first line of its docstring, and its name in words with its module's.
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> g = build_graph([("fees.py", "def average_fee(amount):\\n"
+    ...                  "    '''Average fee of an amount.'''\\n    return amount\\n"
+    ...                  "def parse_rate(text):\\n    '''Parse a rate.'''\\n    return text\\n")])
+    >>> sorted(name_questions(g, 2))
+    ['Parse a rate.', 'Where do we average fee in fees?']
+    """
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise InvalidArgumentError(f"count must be a non-negative integer, got {count!r}")
+    documented = [f for f in graph.functions() if f.kind != "module" and f.knowledge.strip()]
+    picked = random.Random(seed).sample(documented, min(count, len(documented)))
+    out = []
+    for n, node in enumerate(picked):
+        if n % 2 == 0:
+            out.append(node.knowledge.strip().split("\n", 1)[0][:200])
+        else:
+            module = min(node.qualnames, default=node.name).rpartition(".")[0]
+            where = f" in {' '.join(words(module))}" if module else ""
+            out.append(f"Where do we {' '.join(words(node.name))}{where}?")
+    return out
+
+
+def _write_answers(path: Path, questions: Sequence[str], found: Sequence[Any]) -> None:
+    lines = [json.dumps({"question": q, "documents": [[d.id, d.score] for d in r.documents]},
+                        ensure_ascii=False) for q, r in zip(questions, found, strict=True)]
+    write_atomic(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
+
+

@@ -75,7 +75,7 @@ EdgeRow = tuple[str, str, EdgeType, Resolution | None]
 Role = Literal["input", "output", "both"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceSpan:
     """Where a definition stands: a file relative to the build root, 1-based lines.
 
@@ -113,7 +113,7 @@ class SourceSpan:
         return form
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Problem:
     """Something in the input that was skipped or only partly read.
 
@@ -343,7 +343,7 @@ class Argument:
     value: Ref
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImportBinding:
     """A name bound by an import statement within ``scope`` (a qualname).
 
@@ -357,7 +357,7 @@ class ImportBinding:
     target: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClassInfo:
     """A class definition: its qualname and the dotted text of its bases."""
 
@@ -366,7 +366,7 @@ class ClassInfo:
     bases: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Definition:
     """A function, method or module body as extracted from one file.
 
@@ -427,7 +427,7 @@ class Definition:
         return tuple([p.name for p in self.parameters])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModuleExtract:
     """Everything extracted from one source file."""
 
@@ -440,7 +440,7 @@ class ModuleExtract:
     problems: tuple[Problem, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FunctionNode:
     """A knowledge unit: one function (possibly merged from copies) with its knowledge."""
 
@@ -463,7 +463,7 @@ class FunctionNode:
         return f"{self.knowledge}\n\n{self.shown_code}" if self.knowledge else self.code
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TagNode:
     """A semantic I/O tag: a data entity, attribute or target quantity.
 

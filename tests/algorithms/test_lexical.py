@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from sgkr import build_graph
+from sgkr.algorithms.counts import count_fields, patched
 from sgkr.algorithms.lexical import (
     LexicalIndex,
     add_up,
@@ -16,6 +20,7 @@ from sgkr.algorithms.lexical import (
     weighted_postings,
 )
 from sgkr.algorithms.tokens import code_tokens
+from sgkr.build.incremental import GraphBuilder
 from sgkr.errors import InvalidArgumentError
 
 CODE = ("def set_timeout(request, seconds):\n    request.timeout = seconds\n"
@@ -112,3 +117,46 @@ def test_module_bodies_are_not_indexed() -> None:
     assert LexicalIndex(graph).search("getcwd", 3) == []
     with pytest.raises(InvalidArgumentError, match="KnowledgeGraph"):
         LexicalIndex("graph.json")  # type: ignore[arg-type]
+
+
+def test_an_updated_graph_gets_its_index_patched_equal_to_a_new_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an update only the changed functions are counted again; the postings, words,
+    lengths and fingerprint equal those of an index made from scratch, to the last bit."""
+    for n in range(8):
+        (tmp_path / f"m{n}.py").write_text("".join(
+            f"def fetch_{n}_{k}(session, url):\n    return session.get(url, {k})\n"
+            for k in range(4)))
+    builder = GraphBuilder([tmp_path], infer_tags=False, jobs=1)
+    first = index_of(builder.build())
+    (tmp_path / "m3.py").write_text("def fetch_3_0(session, url):\n    return frozen(url)\n"
+                                    "def brand_new_helper(x):\n    return x\n")
+    (tmp_path / "m5.py").unlink()
+    graph = builder.update()
+    assert builder.last_update is not None and builder.last_update.patched
+    with monkeypatch.context() as m:  # made by patching the first one, not from scratch
+        m.setattr(LexicalIndex, "__init__", lambda *a: pytest.fail("made again"))
+        patched = index_of(graph)
+    fresh = LexicalIndex(graph)
+    assert patched is not first and patched.ids == fresh.ids and patched.words == fresh.words
+    for name in ("indptr", "indices", "data", "lengths"):
+        assert getattr(patched, name).tobytes() == getattr(fresh, name).tobytes()
+    assert patched.fingerprint == fresh.fingerprint == fingerprint(indexed(graph))
+    question = "frozen brand new helper"
+    assert patched.search(question, 2) == fresh.search(question, 2)
+
+
+def test_an_index_is_not_patched_from_a_file_or_for_a_mostly_new_graph() -> None:
+    graph = build_graph([("m.py", CODE)])
+    other = build_graph([("n.py", CODE.replace("request", "query"))])
+    assert LexicalIndex(graph).patched(other) is None
+    loaded = LexicalIndex.from_arrays([], [], np.zeros(1, dtype=np.int64),
+                                      np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32),
+                                      "")
+    assert loaded.patched(graph) is None
+
+
+def test_counts_refuse_documents_that_do_not_match() -> None:
+    counts = count_fields([["get fee", "fee"]])
+    with pytest.raises(InvalidArgumentError, match="do not match"):
+        patched(counts, np.array([0]), 1, [["x"]], np.array([1]))

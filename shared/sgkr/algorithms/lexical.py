@@ -32,30 +32,32 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import itertools
 import threading
 import weakref
-from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import InvalidArgumentError
+from ..graph.derived import when_copied
 from ..graph.model import KnowledgeGraph
 from ..ingest.sources import name_in_module
 from ..records import FunctionNode
-from .tokens import code_tokens, identifier_tokens, raw_words
+from .counts import K1, B, Counts, count_fields, patched, weigh
+from .tokens import code_tokens
 
 __all__ = ["LexicalIndex", "function_document", "fingerprint", "indexed", "index_of", "attach",
            "attached", "weighted_postings", "add_up", "best_hits", "NAME_WEIGHT", "K1",
            "B"]
 
-#: BM25's term-frequency saturation and length normalisation (bm25s's defaults).
-K1 = 1.5
-B = 0.75
 #: Weight of the name field against the document's 1.
 NAME_WEIGHT = 0.5
+_WEIGHTS = (1.0, NAME_WEIGHT)
+#: An index is patched for a changed graph only where at most 1 / _PATCHED of its
+#: functions changed; else it is made again.
+_PATCHED = 4
 
 Floats = npt.NDArray[np.float32]
 Ints = npt.NDArray[np.int32]
@@ -93,28 +95,41 @@ def fingerprint(nodes: Iterable[FunctionNode]) -> str:
     """A digest of what the index of ``nodes`` is made from (ids, files, names, text).
 
     An index persisted for a graph is used only if the graph's functions still
-    give the same fingerprint.
+    give the same fingerprint. It is the digest of each node's own digest, so an
+    index patched for a few changed functions digests only those again.
     """
-    nodes = list(nodes)
-    digest = hashlib.blake2b(",".join(str(len(part)) for part in _parts(nodes)).encode(),
+    return _combined([_digest(node) for node in nodes])
+
+
+def _digest(node: FunctionNode) -> bytes:
+    """The digest of what the index reads of ``node``."""
+    parts = (node.id, "\0".join(s.file for s in node.sources), "\0".join(node.qualnames),
+             node.knowledge, node.code)
+    digest = hashlib.blake2b(",".join(str(len(part)) for part in parts).encode(),
                              digest_size=16)
-    # The parts joined by "\x1f", hashed one after another: no copy of every text at once.
-    for n, part in enumerate(_parts(nodes)):
-        digest.update(part.encode("utf-8", "surrogatepass") if not n else
-                      b"\x1f" + part.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    for part in parts:
+        digest.update(b"\x1f")
+        digest.update(part.encode("utf-8", "surrogatepass"))
+    return digest.digest()
 
 
-def _parts(nodes: Iterable[FunctionNode]) -> Iterator[str]:
-    """What :func:`fingerprint` hashes of each node, in order."""
-    for node in nodes:
-        yield from (node.id, "\0".join(s.file for s in node.sources), "\0".join(node.qualnames),
-                    node.knowledge, node.code)
+def _combined(digests: Sequence[bytes]) -> str:
+    return hashlib.blake2b(b"".join(digests), digest_size=16).hexdigest()
 
 
 def indexed(graph: KnowledgeGraph) -> list[FunctionNode]:
     """The function nodes an index of ``graph`` holds (module bodies aside), sorted by id."""
     return sorted((f for f in graph.functions() if f.kind != "module"), key=lambda f: f.id)
+
+
+@dataclass(frozen=True)
+class _Made:
+    """What an index made in this process keeps to be patched (:meth:`LexicalIndex.patched`):
+    its counts, the records it indexed and the digest of each."""
+
+    counts: Counts
+    records: list[FunctionNode]
+    digests: list[bytes]
 
 
 class LexicalIndex:
@@ -144,12 +159,69 @@ class LexicalIndex:
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
         nodes = indexed(graph)
         # Each document is made as it is counted: the texts are never all held at once.
-        words, indptr, indices, data = weighted_postings(
-            [(function_document(f)[0] for f in nodes), (function_document(f)[1] for f in nodes)],
-            (1.0, NAME_WEIGHT))
-        lengths = np.asarray([max(len(f.text), 1) for f in nodes], dtype=np.int64)
-        self._set([f.id for f in nodes], words, indptr, indices, data, fingerprint(nodes),
-                  lengths)
+        counts = count_fields([(function_document(f)[0] for f in nodes),
+                               (function_document(f)[1] for f in nodes)])
+        self._made(nodes, counts, np.asarray([max(len(f.text), 1) for f in nodes],
+                                             dtype=np.int64), [_digest(f) for f in nodes])
+
+    def _made(self, nodes: list[FunctionNode], counts: Counts, lengths: Offsets,
+              digests: list[bytes]) -> None:
+        indptr, indices, data = weigh(counts, _WEIGHTS)
+        self._set([f.id for f in nodes], counts.words, indptr, indices, data,
+                  _combined(digests), lengths)
+        self._patchable: _Made | None = _Made(counts, nodes, digests)
+
+    def patched(self, graph: KnowledgeGraph) -> LexicalIndex | None:
+        """The index of ``graph``, made from this one by counting again only the functions
+        that differ (equal to :class:`LexicalIndex(graph) <LexicalIndex>`, to the last bit);
+        None where this one cannot be patched (it was read from a file) or where most of
+        the functions differ.
+
+        Examples
+        --------
+        >>> from sgkr import build_graph
+        >>> g = build_graph([("m.py", "def set_timeout(request):\\n    pass\\n"
+        ...                           "def get_cookie(jar):\\n    pass\\n"
+        ...                           "def send(request):\\n    pass\\n"
+        ...                           "def close(request):\\n    pass\\n")])
+        >>> h = build_graph([("m.py", "def set_timeout(request):\\n    pass\\n"
+        ...                           "def get_cookie(jar):\\n    pass\\n"
+        ...                           "def send(request):\\n    pass\\n"
+        ...                           "def open_session(request):\\n    pass\\n")])
+        >>> LexicalIndex(g).patched(h).search("session", 1)
+        [('fn:m.open_session', 1.0)]
+        """
+        made = getattr(self, "_patchable", None)
+        if made is None or not isinstance(graph, KnowledgeGraph):
+            return None
+        nodes = indexed(graph)
+        old = {f.id: (n, f) for n, f in enumerate(made.records)}
+        moved = np.full(len(made.records), -1, dtype=np.int64)
+        fresh: list[int] = []
+        for n, node in enumerate(nodes):
+            found = old.get(node.id)
+            if found is not None and (found[1] is node or found[1] == node):
+                moved[found[0]] = n
+            else:
+                fresh.append(n)
+        if len(fresh) * _PATCHED > len(nodes):
+            return None
+        at = np.asarray(fresh, dtype=np.int64)
+        documents = [function_document(nodes[n]) for n in fresh]
+        counts = patched(made.counts, moved, len(nodes),
+                         [[d[0] for d in documents], [d[1] for d in documents]], at)
+        kept = np.flatnonzero(moved >= 0)
+        lengths = np.ones(len(nodes), dtype=np.int64)
+        lengths[moved[kept]] = self.lengths[kept]
+        lengths[at] = [max(len(nodes[n].text), 1) for n in fresh]
+        digests = [b""] * len(nodes)
+        for old_n, new_n in zip(kept.tolist(), moved[kept].tolist(), strict=True):
+            digests[new_n] = made.digests[old_n]
+        for n in fresh:
+            digests[n] = _digest(nodes[n])
+        index = LexicalIndex.__new__(LexicalIndex)
+        index._made(nodes, counts, lengths, digests)
+        return index
 
     @classmethod
     def from_arrays(cls, ids: Sequence[str], words: Sequence[str], indptr: Offsets,
@@ -160,6 +232,7 @@ class LexicalIndex:
         index = cls.__new__(cls)
         index._set(list(ids), list(words), indptr, indices, data, digest,
                    np.ones(len(ids), dtype=np.int64) if lengths is None else lengths)
+        index._patchable = None
         return index
 
     def _set(self, ids: list[str], words: list[str], indptr: Offsets, indices: Ints,
@@ -223,6 +296,9 @@ class LexicalIndex:
 # The index of each graph, with the revision it was made at (a changed graph gets a new one).
 _ATTACHED: weakref.WeakKeyDictionary[KnowledgeGraph, tuple[int, LexicalIndex]] = \
     weakref.WeakKeyDictionary()
+# The index of the graph each graph was copied from, if it has none of its own yet: what
+# an index of the copy is patched from (an update copies its graph, then changes a few files').
+_CARRIED: weakref.WeakKeyDictionary[KnowledgeGraph, LexicalIndex] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
@@ -237,6 +313,7 @@ def attach(graph: KnowledgeGraph, index: LexicalIndex) -> None:
         raise InvalidArgumentError("attach takes a KnowledgeGraph and a LexicalIndex")
     with _LOCK:
         _ATTACHED[graph] = (graph.revision, index)
+        _CARRIED.pop(graph, None)
 
 
 def attached(graph: KnowledgeGraph) -> LexicalIndex | None:
@@ -248,13 +325,33 @@ def attached(graph: KnowledgeGraph) -> LexicalIndex | None:
 def index_of(graph: KnowledgeGraph) -> LexicalIndex:
     """The lexical index of ``graph``: the one attached to it, or one made now (and attached).
 
-    A graph changed since its index was made gets a new one.
+    A graph changed since its index was made gets a new one: the old one patched
+    where few functions changed (:meth:`LexicalIndex.patched`), as for the copy an
+    update makes of a graph whose index was made.
     """
     found = attached(graph)
     if found is None:
-        found = LexicalIndex(graph)
+        base = _base(graph)
+        found = (base.patched(graph) if base is not None else None) or LexicalIndex(graph)
         attach(graph, found)
     return found
+
+
+def _base(graph: KnowledgeGraph) -> LexicalIndex | None:
+    """The index ``graph`` had before it changed, or the one of the graph it was copied from."""
+    with _LOCK:
+        found = _ATTACHED.get(graph)
+        return found[1] if found is not None else _CARRIED.get(graph)
+
+
+def _carry(graph: KnowledgeGraph, copy: KnowledgeGraph) -> None:
+    base = _base(graph)
+    if base is not None:
+        with _LOCK:
+            _CARRIED[copy] = base
+
+
+when_copied(_carry)
 
 
 def add_up(words: Iterable[str],
@@ -307,7 +404,9 @@ def weighted_postings(fields: Sequence[Iterable[str]], weights: Sequence[float],
     per document in each, each field's scores times its weight, added up.
 
     Returns the words, sorted, and their postings: ``indptr``, ``indices``
-    (documents) and ``data`` (impacts), as :meth:`LexicalIndex.from_arrays` takes them.
+    (documents) and ``data`` (impacts), as :meth:`LexicalIndex.from_arrays` takes them
+    (:func:`~sgkr.algorithms.counts.count_fields`, then
+    :func:`~sgkr.algorithms.counts.weigh`).
 
     Examples
     --------
@@ -315,109 +414,5 @@ def weighted_postings(fields: Sequence[Iterable[str]], weights: Sequence[float],
     >>> words, indptr.tolist(), indices.tolist()
     (['fee', 'get'], [0, 2, 3], [0, 1, 0])
     """
-    numbers: dict[str, int] = {}
-    parts = []
-    documents = 1
-    for texts, weight in zip(fields, weights, strict=True):
-        found, count = _frequencies(texts, numbers)
-        parts.append(_bm25(found, count, len(numbers), weight))
-        documents = max(documents, count)
-    words = sorted(numbers)
-    rank = np.zeros(len(numbers), dtype=np.int64)
-    rank[[numbers[w] for w in words]] = np.arange(len(words))
-    keys = np.concatenate([rank[t] * documents + d for t, d, _ in parts]) if parts \
-        else np.zeros(0, dtype=np.int64)
-    values = np.concatenate([v for _, _, v in parts]) if parts else np.zeros(0)
-    del parts
-    # The (word, document) pairs in order, each one's impacts added in the order of the
-    # fields: a stable sort, then the sum of each run of equal keys.
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]  # one array sorted at a time: never both copies of both held
-    values = values[order]
-    del order
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) \
-        else np.zeros(0, dtype=np.int64)
-    summed = np.add.reduceat(values, starts) if len(keys) else values
-    del values
-    unique = keys[starts]
-    del keys
-    counts = np.bincount(unique // documents, minlength=len(words))
-    indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    return words, indptr, (unique % documents).astype(np.int32), summed.astype(np.float32)
-
-
-Triples = tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64]]
-#: Documents counted together: the arrays of one count stay small (a few MB).
-_CHUNK = 2048
-
-
-def _frequencies(texts: Iterable[str], numbers: dict[str, int]) -> tuple[Triples, int]:
-    """(token number, document, count) of every token of each text (numbers of new tokens
-    added to ``numbers``), counted ``_CHUNK`` texts at a time; and the number of texts.
-
-    Each distinct word of the corpus is split into tokens once; the counting is numpy's.
-    """
-    split: dict[str, tuple[int, ...]] = {}
-    chunks: list[Triples] = []
-    count = 0
-    stream = iter(texts)
-    while chunk := list(itertools.islice(stream, _CHUNK)):
-        chunks.append(_count(chunk, count, numbers, split))
-        count += len(chunk)
-    if not chunks:
-        return (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0)), 0
-    token, doc, tf = zip(*chunks, strict=True)
-    return (np.concatenate(token), np.concatenate(doc), np.concatenate(tf)), count
-
-
-def _count(texts: Sequence[str], first: int, numbers: dict[str, int],
-           split: dict[str, tuple[int, ...]]) -> Triples:
-    """:func:`_frequencies` of the texts numbered from ``first`` on (``split``: the token
-    numbers of each word met so far)."""
-    seen: dict[str, int] = {}
-    words: list[int] = []
-    repeats: list[int] = []
-    sizes = np.zeros(len(texts), dtype=np.int64)
-    for d, text in enumerate(texts):
-        counted = Counter(raw_words(text))
-        words.extend([seen.setdefault(w, len(seen)) for w in counted])
-        repeats.extend(counted.values())
-        sizes[d] = len(counted)
-    tokens = [_split(w, numbers, split) for w in seen]
-    width = np.asarray([len(t) for t in tokens], dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(width)[:-1])) if len(width) else width
-    flat = np.asarray([t for parts in tokens for t in parts], dtype=np.int64)
-    word = np.asarray(words, dtype=np.int64)
-    doc = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
-    spread = width[word] if len(word) else word
-    entry = np.repeat(np.arange(len(word)), spread)
-    offset = np.arange(len(entry)) - np.repeat(np.cumsum(spread) - spread, spread)
-    token = flat[starts[word][entry] + offset] if len(entry) else entry
-    width_of = max(len(texts), 1)
-    unique, inverse = np.unique(token * width_of + doc[entry], return_inverse=True)
-    tf = np.bincount(inverse, weights=np.asarray(repeats, dtype=np.float64)[entry],
-                     minlength=len(unique))
-    return ((unique // width_of).astype(np.int32), (unique % width_of + first).astype(np.int32),
-            np.asarray(tf, dtype=np.float64))
-
-
-def _split(word: str, numbers: dict[str, int], split: dict[str, tuple[int, ...]],
-           ) -> tuple[int, ...]:
-    """The token numbers of ``word`` (numbers of new tokens added to ``numbers``)."""
-    found = split.get(word)
-    if found is None:
-        found = split[word] = tuple(numbers.setdefault(t, len(numbers))
-                                    for t in identifier_tokens(word))
-    return found
-
-
-def _bm25(frequencies: Triples, documents: int, vocabulary: int, weight: float) -> Triples:
-    """BM25 (Lucene's: ``idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))``, as bm25s scores
-    it) of every (token, document, count) of one field, times ``weight``."""
-    token, doc, tf = frequencies
-    lengths = np.bincount(doc, weights=tf, minlength=documents)
-    df = np.bincount(token, minlength=vocabulary).astype(np.float64)
-    idf = np.log1p((documents - df + 0.5) / (df + 0.5))
-    mean = lengths.mean() if documents and lengths.any() else 1.0
-    norm = K1 * ((1 - B) + B * lengths / mean)
-    return token, doc, weight * idf[token] * tf / (tf + norm[doc])
+    counts = count_fields(fields)
+    return counts.words, *weigh(counts, weights)

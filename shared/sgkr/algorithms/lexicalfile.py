@@ -55,7 +55,7 @@ from ..errors import GraphFormatError, InvalidArgumentError
 from ..graph.derived import register
 from ..graph.jsonfile import MAX_GRAPH_BYTES
 from ..graph.model import KnowledgeGraph
-from ..ingest.files import parse_json, read_side_file
+from ..ingest.files import parse_large_json, read_side_file
 from ..records import FunctionNode, TagNode
 from .lexical import (
     K1,
@@ -106,7 +106,7 @@ def write_index(index: LexicalIndex, path: str | os.PathLike[str]) -> None:
 def _write(index: LexicalIndex, path: str | os.PathLike[str], more: dict[str, Any]) -> None:
     header = {"format": FORMAT, "k1": K1, "b": B, "name_weight": NAME_WEIGHT,
               "fingerprint": index.fingerprint, "ids": index.ids, "words": index.words, **more}
-    buffer = npz_bytes({"header": _text(json.dumps(header, ensure_ascii=False)),
+    buffer = npz_bytes({"header": _header(header),
                         "indptr": index.indptr, "indices": index.indices, "data": index.data,
                         "lengths": index.lengths})
     with buffer.getbuffer() as view:  # the archive written from where it was made, not copied
@@ -159,7 +159,7 @@ def _read(path: str | os.PathLike[str], max_bytes: int) -> Saved | None:
     raw = read_side_file(path, f"{where}: cannot read the lexical index", GraphFormatError,
                          limit=max_bytes)
     arrays = read_npz(raw, f"{where}: not a lexical index", _ARRAYS)
-    header = parse_json(bytes(arrays.pop("header")), where, GraphFormatError,
+    header = parse_large_json(bytes(arrays.pop("header")), where, GraphFormatError,
                         invalid="not a lexical index (its header is not JSON)")
     if not isinstance(header, dict) or header.get("format") != FORMAT or (
             header.get("k1"), header.get("b"), header.get("name_weight")) != (K1, B,
@@ -224,25 +224,30 @@ def load_graph(path: str | os.PathLike[str], *,
 
 def _check_ids(ids: list[str], graph: KnowledgeGraph, where: str) -> None:
     """Refuse ids that are not exactly the graph's indexed functions, sorted."""
-    count = sum(1 for r in graph.records()
-                if isinstance(r, FunctionNode) and r.kind != "module")
-    if len(ids) != count or any(a >= b for a, b in zip(ids, ids[1:], strict=False)) or not all(
-            isinstance(r := graph.get(i), FunctionNode) and r.kind != "module" for i in ids):
+    if ids != sorted(r.id for r in graph.records()
+                     if isinstance(r, FunctionNode) and r.kind != "module"):
         raise GraphFormatError(f"{where}: the index names other functions than the graph's")
 
 
 def _check_keys(summary: GraphSummary, graph: KnowledgeGraph, where: str) -> None:
     """Refuse a summary whose tags and functions are not exactly the graph's."""
-    tags = functions = 0
+    tags: set[str] = set()
+    functions: set[str] = set()
     for record in graph.records():
-        if isinstance(record, TagNode):
-            tags += 1
-        else:
-            functions += 1
-    if len(summary.roles) != tags or len(summary.callers) != functions \
-            or not all(isinstance(graph.get(t), TagNode) for t in summary.roles) \
-            or not all(isinstance(graph.get(f), FunctionNode) for f in summary.callers):
+        (tags if isinstance(record, TagNode) else functions).add(record.id)
+    if summary.roles.keys() != tags or summary.callers.keys() != functions:
         raise GraphFormatError(f"{where}: the summary names other nodes than the graph's")
+
+
+def _header(header: dict[str, Any]) -> npt.NDArray[np.uint8]:
+    """The header's JSON as bytes: orjson's, or, for text it refuses (a lone surrogate),
+    the standard encoder's."""
+    import orjson  # here: importing sgkr (sgkr --version) does not load it
+
+    try:
+        return np.frombuffer(orjson.dumps(header), dtype=np.uint8)
+    except TypeError:
+        return _text(json.dumps(header, ensure_ascii=False))
 
 
 def _text(text: str) -> npt.NDArray[np.uint8]:

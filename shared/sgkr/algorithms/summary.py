@@ -24,23 +24,26 @@ True
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from typing import Any
 
 from ..errors import GraphFormatError, InvalidArgumentError
 from ..graph.model import KnowledgeGraph
 from ..graph.views import Neighbours
-from ..records import Role
+from ..records import Role, TagNode
 from ..tags.vocabulary import PhraseWords
 from ..text import fold
 
 __all__ = ["GraphSummary", "PhraseWords", "tag_role", "summarize", "summary_of", "attach_summary",
            "summary_json", "read_summary"]
 
+_by_id = attrgetter("id")
 _ROLES: frozenset[str] = frozenset({"input", "output", "both"})
 
 
@@ -93,23 +96,32 @@ def summarize(graph: KnowledgeGraph) -> GraphSummary:
     succ, pred = graph.adjacency()
     phrases: dict[str, list[str]] = {}
     roles: dict[str, Role] = {}
-    for tag in graph.tags():  # by id: each list of ids is sorted
-        roles[tag.id] = _role(succ, pred, tag.id)
-        # Each phrase of a tag once (a label and an alias may fold alike).
-        for key in dict.fromkeys(" ".join(fold(p)) for p in (tag.label, *tag.aliases)):
-            if key:
-                phrases.setdefault(key, []).append(tag.id)
     callers: dict[str, int] = {}
     named: dict[str, list[str]] = {}
     calling = 0
-    for f in graph.functions():  # by id
-        callers[f.id] = sum(1 for d in pred[f.id].values() if d["type"] == "calls")
-        calling += any(d["type"] == "calls" for d in succ[f.id].values())
-        if f.kind != "module":
-            named.setdefault(f.name, []).append(f.id)
+    for record in sorted(graph.records(), key=_by_id):  # by id: each list of ids is sorted
+        node = record.id
+        if isinstance(record, TagNode):
+            roles[node] = _role(succ, pred, node)
+            # Each phrase of a tag once (a label and an alias may fold alike).
+            for key in dict.fromkeys(map(_phrase, (record.label, *record.aliases))):
+                if key:
+                    phrases.setdefault(key, []).append(node)
+            continue
+        callers[node] = sum(1 for d in pred[node].values() if d["type"] == "calls")
+        calling += any(d["type"] == "calls" for d in succ[node].values())
+        if record.kind != "module":
+            named.setdefault(record.name, []).append(node)
     return GraphSummary({p: tuple(ids) for p, ids in phrases.items()}, roles, callers,
                         {n: tuple(ids) for n, ids in named.items()}, calling,
                         PhraseWords.of(phrases))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _phrase(text: str) -> str:
+    """The folded phrase of a tag's label or alias (the same labels come back at each save
+    of a graph that is updated, and each fold costs a few regular expressions)."""
+    return " ".join(fold(text))
 
 
 def tag_role(graph: KnowledgeGraph, node_id: str) -> Role:

@@ -169,6 +169,11 @@ class CallResolver:
                         refs[d.qualname] = found
             reading.discard(module.module)
             self.depends[module.module] = reading
+            # What names, call sites and parameters hold is asked mostly about the module
+            # at hand: dropped after each, these answers do not pile up over a build (one
+            # asked again is made again, the same); those about classes and values stay.
+            for part in (self.names, self.calls, self.parameters):
+                part.forget()
         return calls
 
     def readers(self, changed: Iterable[ModuleExtract]) -> set[str]:

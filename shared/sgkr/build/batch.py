@@ -1,8 +1,9 @@
 """Extracting many files: through the content-hash cache, across worker processes.
 
 Files found in the cache are not parsed again; the others are parsed by
-``jobs`` worker processes (:class:`concurrent.futures.ProcessPoolExecutor`),
-or in this process for ``jobs=1`` and small builds. Parsing also derives each
+``jobs`` processes, this one and ``jobs - 1`` workers
+(:class:`concurrent.futures.ProcessPoolExecutor`), or in this process alone for
+``jobs=1`` and small builds. Parsing also derives each
 definition's knowledge and inferred tags (:func:`sgkr.tags.infer.annotate`), so
 that the graph is assembled from precomputed values. Workers hand their
 extractions back as cache entries (:func:`~sgkr.ingest.cache.entry_bytes`), which the
@@ -20,8 +21,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -160,27 +162,49 @@ def _processes(jobs: int | None, count: int) -> int:
 
 def _extract(files: Sequence[tuple[str, str]], keys: Sequence[str], todo: list[int],
              processes: int) -> Iterator[tuple[int, ModuleExtract, bytes | None]]:
-    """``(index, module, cache entry or None without keys)`` of each file of ``todo``."""
+    """``(index, module, cache entry or None without keys)`` of each file of ``todo``.
+
+    This process is one of the ``processes``: it takes a batch whenever none of the
+    workers' is done, the smallest first, and what it extracts is neither encoded for
+    another process nor decoded again.
+    """
     if processes == 1:
-        for index in todo:
-            module = annotate(extract_source(*files[index]))
-            yield index, module, entry_bytes(keys[index], module) if keys else None
+        yield from _here(files, keys, todo)
         return
-    pool = ProcessPoolExecutor(max_workers=processes)
+    workers = processes - 1
+    pool = ProcessPoolExecutor(max_workers=workers)
     shared = Shared()  # one object for equal names of all the files
+    batches = deque(_batches(files, todo, processes * _BATCHES_PER_JOB))
+    running: dict[Future[list[bytes]], list[int]] = {}
     try:
-        batches = _batches(files, todo, processes * _BATCHES_PER_JOB)
-        results = pool.map(_parse, [[(*files[i], keys[i] if keys else "") for i in batch]
-                                    for batch in batches])
-        for batch, entries in zip(batches, results, strict=True):
-            for index, entry in zip(batch, entries, strict=True):
-                yield index, entry_extract(entry, shared), entry if keys else None
+        while batches or running:
+            while batches and len(running) < 2 * workers:  # one at work, one waiting
+                batch = batches.popleft()
+                running[pool.submit(_parse, [(*files[i], keys[i] if keys else "")
+                                             for i in batch])] = batch
+            done = [future for future in running if future.done()]
+            for future in done:
+                batch = running.pop(future)
+                for index, entry in zip(batch, future.result(), strict=True):
+                    yield index, entry_extract(entry, shared), entry if keys else None
+            if batches and not done:
+                yield from _here(files, keys, batches.pop())
+            elif not done:
+                wait(running, return_when=FIRST_COMPLETED)
     except BrokenProcessPool as exc:
         raise SourceError(f"a process parsing the sources died (killed, or out of memory?): "
                           f"{exc}; nothing of this build was kept") from exc
     finally:
         # On an error or an interrupt, the batches not started are dropped.
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _here(files: Sequence[tuple[str, str]], keys: Sequence[str],
+          todo: Iterable[int]) -> Iterator[tuple[int, ModuleExtract, bytes | None]]:
+    """:func:`_extract` of ``todo`` in this process."""
+    for index in todo:
+        module = annotate(extract_source(*files[index]))
+        yield index, module, entry_bytes(keys[index], module) if keys else None
 
 
 def _batches(files: Sequence[tuple[str, str]], todo: list[int], count: int) -> list[list[int]]:

@@ -7,6 +7,7 @@ import json
 import sys
 
 from ..bench import DEFAULT_QUERIES, DEFAULT_REPEAT, run_bench
+from ..errors import InvalidArgumentError
 from .build import positive_int
 
 __all__ = ["register", "run"]
@@ -17,7 +18,16 @@ def register(p: argparse.ArgumentParser) -> None:
     p.description = ("Measure parse-only, cold build, incremental rebuild, "
                      "graph.json save/load, query latency and peak memory on "
                      "the Python sources under PATH (which is only read).")
-    p.add_argument("path", metavar="PATH", help="a Python file or folder")
+    p.add_argument("path", metavar="PATH", nargs="?", help="a Python file or folder")
+    p.add_argument("--graph", metavar="FILE",
+                   help="instead of PATH: load this graph file (sgkr build's output) and time "
+                        "its load, first question and --queries questions, nothing else")
+    p.add_argument("--questions", choices=("tags", "names"), default="tags",
+                   help="with --graph: questions naming input and output tags (default), or "
+                        "made of functions' docstrings and names")
+    p.add_argument("--answers", metavar="FILE",
+                   help="with --graph: write each question's documents and scores to FILE, "
+                        "one JSON line each (to compare two versions' answers)")
     p.add_argument("--queries", type=int, default=DEFAULT_QUERIES, metavar="N",
                    help="generated questions to time (default: %(default)s)")
     p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
@@ -50,6 +60,15 @@ def _log(line: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures."""
+    if (args.graph is None) == (args.path is None):
+        raise InvalidArgumentError("sgkr bench: give either PATH (sources) or --graph FILE")
+    if args.graph is not None:
+        from ..bench import run_latency
+
+        latency = run_latency(args.graph, queries=args.queries, seed=args.seed,
+                              questions=args.questions, answers=args.answers)
+        print(json.dumps(latency.to_dict(), sort_keys=True) if args.json else latency.summary())
+        return 0
     report = run_bench(args.path, queries=args.queries, jobs=args.jobs, exclude=args.exclude,
                        max_files=args.max_files, infer_tags=not args.no_infer_tags, seed=args.seed,
                        repeat=args.repeat, store=args.store, log=_log)

@@ -259,8 +259,9 @@ def evaluate_solved(dataset: Dataset, specs: Sequence[SolvedSpec], *,
                         tuple(n for n in gold if n not in lib.common), ranked))
         if progress is not None:
             progress(dataset.name, done, len(every))
-    return SolvedResult(dataset.name, tuple(ks), tuple(names), tuple(dict.fromkeys(folds)),
-                        tuple(records), time.perf_counter() - started)
+    present = tuple(f for f in dict.fromkeys(folds) if any(r.fold == f for r in records))
+    return SolvedResult(dataset.name, tuple(ks), tuple(names), present, tuple(records),
+                        time.perf_counter() - started)
 
 
 def format_solved(result: SolvedResult) -> str:

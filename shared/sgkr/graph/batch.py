@@ -4,9 +4,10 @@
 :class:`networkx.DiGraph`; these functions write networkx's own dicts
 (``_node``, ``_succ``, ``_pred``) directly, without networkx's checks per
 item: ``add_edges_from`` alone costs as much as the rest of a build. They
-keep networkx's invariants (one attribute dict per edge, shared by both
-directions) and never change a node's or an edge's attribute dict in place:
-they put a new one, so copies (:func:`copied`) may share the old.
+keep networkx's invariants (one attribute mapping per edge, shared by both
+directions) and never change a node's attribute dict in place: they put a new
+one, so copies (:func:`copied`) may share the old. An edge's attributes are
+read-only, shared by every edge of its type and resolution.
 
 Only :mod:`sgkr.graph` uses this module.
 
@@ -23,6 +24,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, NoReturn
 
 import networkx as nx
 
@@ -30,8 +32,8 @@ from ..errors import NodeNotFoundError
 from ..records import EdgeRow, FunctionNode, TagNode
 from ..tags.labels import merge_tag
 
-__all__ = ["add_functions", "add_tags", "add_edge_rows", "fill", "replace_records", "reweighed",
-           "copied", "changed"]
+__all__ = ["EdgeAttributes", "edge_attributes", "add_functions", "add_tags", "add_edge_rows",
+           "fill", "replace_records", "reweighed", "copied", "changed"]
 
 # Of two edges between the same nodes the higher ranked stays: a call over a reference,
 # then exact over inferred over a bare-name guess.
@@ -40,20 +42,63 @@ _RANK: dict[tuple[str, str | None], int] = {
     ("references", "exact"): 3, ("references", "inferred"): 2, ("references", "name"): 1}
 
 
-def _attrs(kind: str, resolution: str | None) -> dict[str, str]:
-    """An edge's attribute dict: its ``type`` and, for calls and references, ``resolution``."""
-    return {"type": kind} if resolution is None else {"type": kind, "resolution": resolution}
+class EdgeAttributes(dict[str, str]):
+    """The attributes of every edge of one type and resolution: one read-only dict shared
+    by tens of thousands of edges (a dict per edge would hold most of a graph's memory).
+
+    A pickled or copied one is the shared one again.
+
+    Examples
+    --------
+    >>> attrs = edge_attributes("calls", "exact")
+    >>> attrs, attrs is edge_attributes("calls", "exact")
+    ({'type': 'calls', 'resolution': 'exact'}, True)
+    >>> attrs["type"] = "references"
+    Traceback (most recent call last):
+        ...
+    TypeError: an edge's attributes cannot be changed
+    """
+
+    __slots__ = ()
+
+    def _refused(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("an edge's attributes cannot be changed")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refused
+    __ior__ = _refused
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str | None]]:
+        return edge_attributes, (self["type"], self.get("resolution"))
+
+    def __copy__(self) -> EdgeAttributes:
+        return self
+
+    def __deepcopy__(self, memo: object) -> EdgeAttributes:
+        return self
 
 
-def _checked(g: nx.DiGraph, rows: Iterable[EdgeRow]) -> list[tuple[str, str, dict[str, str]]]:
+def edge_attributes(kind: str, resolution: str | None) -> EdgeAttributes:
+    """An edge's attributes: its ``type`` and, for calls and references, ``resolution``
+    (one object for each pair)."""
+    found = _SHARED.get((kind, resolution))
+    if found is None:
+        found = _SHARED[(kind, resolution)] = EdgeAttributes(
+            {"type": kind} if resolution is None else {"type": kind, "resolution": resolution})
+    return found
+
+
+_SHARED: dict[tuple[str, str | None], EdgeAttributes] = {}
+
+
+def _checked(g: nx.DiGraph, rows: Iterable[EdgeRow]) -> list[tuple[str, str, EdgeAttributes]]:
     """``rows`` with their attribute dicts; a row with a missing node refuses them all."""
     succ = g._succ
-    batch: list[tuple[str, str, dict[str, str]]] = []
+    batch: list[tuple[str, str, EdgeAttributes]] = []
     for source, target, kind, resolution in rows:
         if source not in succ or target not in succ:
             end = source if source not in succ else target
             raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
-        batch.append((source, target, _attrs(kind, resolution)))
+        batch.append((source, target, edge_attributes(kind, resolution)))
     return batch
 
 

@@ -48,7 +48,7 @@ from typing import Any, Protocol, TypeVar
 from ..errors import GraphFormatError, InvalidArgumentError
 
 __all__ = ["DerivedFile", "register", "registered", "pair_lock", "save_with", "load_with",
-           "LOCK_WAIT", "PROVIDERS"]
+           "when_copied", "copied", "LOCK_WAIT", "PROVIDERS"]
 
 #: Seconds a save or load waits for the lock on the pair before going on without it.
 LOCK_WAIT = 60.0
@@ -100,6 +100,23 @@ def registered() -> tuple[DerivedFile[Any], ...]:
     for name in PROVIDERS:
         importlib.import_module(name)  # registers its file; at once if already imported
     return tuple(_REGISTERED)
+
+
+_COPIED: list[Callable[[Any, Any], None]] = []
+
+
+def when_copied(hook: Callable[[Any, Any], None]) -> None:
+    """Call ``hook(graph, copy)`` whenever a graph is copied
+    (:meth:`~sgkr.graph.KnowledgeGraph.copy`), once however often registered: a table made
+    of a graph can then be patched for its copy rather than made again."""
+    if hook not in _COPIED:
+        _COPIED.append(hook)
+
+
+def copied(graph: Any, copy: Any) -> None:
+    """Tell every :func:`when_copied` hook that ``copy`` was copied from ``graph``."""
+    for hook in _COPIED:
+        hook(graph, copy)
 
 
 @contextlib.contextmanager
@@ -154,30 +171,38 @@ def save_with(graph: G, path: str | os.PathLike[str], write: Callable[[Path], st
 
 
 def load_with(path: str | os.PathLike[str], read: Callable[[Path], bytes],
-              make: Callable[[bytes, Path], G], *, derived: bool = True,
-              warn: Callable[[str], None] | None = None) -> G:
-    """The graph ``make`` makes of the bytes ``read`` reads of ``path``, and, with ``derived``,
-    what each registered derived file beside it holds, read under the pair's lock.
+              parse: Callable[[bytes, Path], Any], make: Callable[[Any, Path], G], *,
+              derived: bool = True, warn: Callable[[str], None] | None = None) -> G:
+    """The graph ``make`` makes of what ``parse`` reads of the bytes ``read`` reads of
+    ``path``, and, with ``derived``, what each registered derived file beside it holds,
+    all read under the pair's lock.
 
-    A derived file that is malformed or not the graph's is reported to ``warn``
-    (default: :func:`warnings.warn`) and left out: the graph never fails to load
-    for it.
+    The graph file's bytes are let go once parsed, and the parse once the graph is
+    made, before a derived file is read: a load's peak memory is the largest of
+    these, not their sum. A derived file that is malformed or not the graph's is
+    reported to ``warn`` (default: :func:`warnings.warn`) and left out: the graph
+    never fails to load for it.
     """
     file = _path(path)
     found: list[tuple[DerivedFile[Any], Any]] = []
     problems: list[str] = []
     with pair_lock(file, exclusive=False):
         raw = read(file)
-        for each in registered() if derived else ():
+        wanted = [each for each in (registered() if derived else ())
+                  if os.path.lexists(each.path(file))]
+        digest = hashlib.sha256(raw).hexdigest() if wanted else ""
+        data = parse(raw, file)
+        del raw
+        graph = make(data, file)
+        del data
+        for each in wanted:
             try:
                 found.append((each, each.read(file)))
             except Exception as exc:  # noqa: BLE001 - never a reason to refuse the graph
                 problems.append(_problem(each, file, exc))
-    graph = make(raw, file)
-    found = [(each, data) for each, data in found if data is not None]
-    digest = hashlib.sha256(raw).hexdigest() if found else ""
-    del raw
     for each, data in found:
+        if data is None:
+            continue
         try:
             each.attach(graph, data, digest)
         except Exception as exc:  # noqa: BLE001 - never a reason to refuse the graph

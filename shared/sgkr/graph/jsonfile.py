@@ -64,7 +64,7 @@ from typing import Any
 
 from ..atomic import remove_orphans, write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
-from ..ingest.files import FileRefused, opened, parse_json
+from ..ingest.files import FileRefused, opened, parse_large_json
 from ..records import EdgeRow, FunctionNode, SolvedTask, SourceSpan, TagNode
 from .jsonrecords import (
     EDGE_TYPES,
@@ -84,7 +84,8 @@ from .jsonrecords import (
 )
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_node",
-           "read_bytes", "parse_graph_json", "write_document", "write_graph", "remove_orphans",
+           "read_bytes", "parse_graph_json", "write_document", "write_graph", "write_lines",
+           "node_line", "edge_line", "remove_orphans",
            "read_tasks", "TASKS_VERSION"]
 
 SCHEMA_VERSION = 3
@@ -176,6 +177,8 @@ def read_document(data: Any, *, where: str = "graph"
     if not isinstance(data, dict):
         raise GraphFormatError(f"{where}: top level must be a JSON object")
     version = data.get("schema_version")
+    if type(version) is float and version.is_integer() and version >= 2**63:
+        version = int(version)  # an integer over 64 bits, which the parser reads as a float
     if not isinstance(version, int) or isinstance(version, bool):
         raise GraphFormatError(f"{where}: missing or non-integer schema_version")
     if version > TASKS_VERSION:
@@ -250,7 +253,7 @@ def read_bytes(file: Path, *, max_bytes: int = MAX_GRAPH_BYTES) -> bytes:
 def parse_graph_json(raw: bytes, where: str) -> Any:
     """The JSON of a graph file's bytes; refused (truncated, corrupted, nested too deep)
     with a :class:`~sgkr.errors.GraphFormatError` naming ``where``."""
-    return parse_json(raw, where, GraphFormatError, invalid=_INVALID)
+    return parse_large_json(raw, where, GraphFormatError, invalid=_INVALID)
 
 
 _INVALID = "not valid JSON (truncated or corrupted?)"
@@ -262,7 +265,8 @@ def write_document(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
     head = {k: v for k, v in doc.items() if k not in ("nodes", "edges", "tasks")}
-    write_atomic(path, _pieces(head, doc["nodes"], doc["edges"], doc.get("tasks", ())))
+    write_atomic(path, _pieces(head, map(_ENCODE, doc["nodes"]), map(_ENCODE, doc["edges"]),
+                               map(_ENCODE, doc.get("tasks", ()))))
 
 
 def write_graph(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNode],
@@ -285,15 +289,32 @@ def write_graph(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNod
     >>> digest == hashlib.sha256(open(path, "rb").read()).hexdigest()
     True
     """
+    return write_lines(meta, map(node_line, records), map(_ENCODE, _edge_objects(rows)), path,
+                       tasks)
+
+
+def write_lines(meta: Mapping[str, Any], nodes: Iterable[str], edges: Iterable[str],
+                path: str | os.PathLike[str], tasks: Iterable[SolvedTask] = ()) -> str:
+    """:func:`write_graph` of the lines of the nodes (:func:`node_line`) and of the edges
+    leaving each source (:func:`edge_line`), in order; the digest of the bytes written."""
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(f"graph path must be a str or os.PathLike, got {path!r}")
     objects = [task_object(t) for t in tasks]
     head = {"schema_version": TASKS_VERSION if objects else SCHEMA_VERSION,
             "meta": dict(sorted(meta.items()))}
     digest = hashlib.sha256()
-    write_atomic(path, _hashed(_pieces(head, map(_node_object, records), _edge_objects(rows),
-                                       objects), digest))
+    write_atomic(path, _hashed(_pieces(head, nodes, edges, map(_ENCODE, objects)), digest))
     return digest.hexdigest()
+
+
+def node_line(record: FunctionNode | TagNode) -> str:
+    """The line of graph.json that holds ``record`` (less the comma between lines)."""
+    return _ENCODE(_node_object(record))
+
+
+def edge_line(rows: Iterable[EdgeRow]) -> str:
+    """The line of graph.json that holds ``rows``, the edges leaving one source, sorted."""
+    return _ENCODE(next(_edge_objects(rows)))
 
 
 def _hashed(pieces: Iterable[str], digest: Any) -> Iterator[bytes]:
@@ -304,11 +325,10 @@ def _hashed(pieces: Iterable[str], digest: Any) -> Iterator[bytes]:
         yield data
 
 
-def _pieces(head: Mapping[str, Any], nodes: Iterable[dict[str, Any]],
-            edges: Iterable[dict[str, Any]], tasks: Iterable[dict[str, Any]] = (),
-            ) -> Iterator[str]:
-    """graph.json's text: compact JSON, one node or edge line a line (diffable), through
-    the C encoder, in pieces of at most :data:`_LINES` lines.
+def _pieces(head: Mapping[str, Any], nodes: Iterable[str], edges: Iterable[str],
+            tasks: Iterable[str] = ()) -> Iterator[str]:
+    """graph.json's text: compact JSON, one node or edge line a line (diffable), each line
+    encoded by the C encoder, in pieces of at most :data:`_LINES` lines.
 
     ``indent`` would make :mod:`json` fall back to its pure-Python encoder,
     several times slower on a large graph.
@@ -318,12 +338,12 @@ def _pieces(head: Mapping[str, Any], nodes: Iterable[dict[str, Any]],
     tasks = list(tasks)
     if tasks:  # a graph without solved tasks is written as before, to the byte
         sections.append(('\n],\n"tasks":[\n', tasks))
-    for opening, items in sections:
+    for opening, lines in sections:
         yield opening
         batch: list[str] = []
         first = True
-        for item in items:
-            batch.append(_ENCODE(item))
+        for line in lines:
+            batch.append(line)
             if len(batch) == _LINES:
                 yield ("" if first else ",\n") + ",\n".join(batch)
                 batch, first = [], False
@@ -356,19 +376,22 @@ def _node(raw: Any, at: Where) -> FunctionNode | TagNode:
     if type(sources) is not list:
         raise GraphFormatError(f"{location(at)}: 'sources' must be a list")
     return FunctionNode(
-        id=node_id, name=text(raw, "name", at, empty=False, default=name),
-        qualnames=texts(raw, "qualnames", at, [qualname]), code=text(raw, "code", at),
-        knowledge=text(raw, "knowledge", at),
-        sources=tuple(_span(span, (*at, n)) for n, span in enumerate(sources)),
-        kind=fkind,
-    )
+        node_id, text(raw, "name", at, empty=False, default=name),
+        texts(raw, "qualnames", at, [qualname]), text(raw, "code", at),
+        text(raw, "knowledge", at), tuple([_span(span, at, n) for n, span in enumerate(sources)]),
+        fkind)
 
 
-def _span(raw: Any, at: Where) -> SourceSpan:
+def _span(raw: Any, at: Where, n: int) -> SourceSpan:
+    """The ``n``-th source of the node at ``at``."""
+    # Most are [file, start_line, end_line], checked here in one expression.
+    if type(raw) is list and len(raw) == 3 and type(raw[0]) is str and type(raw[1]) is int \
+            and type(raw[2]) is int and raw[1] >= 1 and raw[2] >= 1:
+        return SourceSpan(raw[0], raw[1], raw[2])
     if type(raw) is not list or len(raw) not in (3, 5):
-        raise GraphFormatError(f"{location(at)}: must be [file, start_line, end_line] or "
-                               "[file, start_line, end_line, cell, end_cell]")
-    return span_of(raw[0], raw[1], raw[2], tuple(raw[3:]), at)
+        raise GraphFormatError(f"{location((*at, n))}: must be [file, start_line, end_line] "
+                               "or [file, start_line, end_line, cell, end_cell]")
+    return span_of(raw[0], raw[1], raw[2], tuple(raw[3:]), (*at, n))
 
 
 def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
@@ -385,8 +408,7 @@ def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
                 raise GraphFormatError(
                     f"{location(at)}: unknown edge type {key!r}; expected {tuple(EDGE_TYPES)}")
             if kind not in ("calls", "references"):
-                for target in _ends(targets, key, at):
-                    check.add(source, target, kind, None, at)
+                check.add_many(source, _ends(targets, key, at), kind, None, at, key)
                 continue
             if type(targets) is not dict:
                 raise GraphFormatError(
@@ -396,13 +418,14 @@ def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
                     raise GraphFormatError(
                         f"{location(at)}: a {kind} edge needs resolution 'exact', 'inferred' "
                         f"or 'name', not {resolution!r}")
-                for target in _ends(ends, f"{key}.{resolution}", at):
-                    check.add(source, target, kind, resolution, at)
+                what = f"{key}.{resolution}"
+                check.add_many(source, _ends(ends, what, at), kind, resolution, at, what)
     return check.rows
 
 
-def _ends(value: Any, what: str, at: Where) -> list[str]:
-    """The target ids of an edge line's ``what``: a list of non-empty strings."""
-    if type(value) is not list or not all(type(end) is str and end for end in value):
+def _ends(value: Any, what: str, at: Where) -> list[Any]:
+    """The target ids of an edge line's ``what``: a list (each of them a node id:
+    :meth:`EdgeChecker.add_many <sgkr.graph.jsonrecords.EdgeChecker.add_many>` checks)."""
+    if type(value) is not list:
         raise GraphFormatError(f"{location(at)}: '{what}' must be a list of node ids")
     return value

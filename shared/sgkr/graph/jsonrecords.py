@@ -260,7 +260,11 @@ class EdgeChecker:
                 raise GraphFormatError(
                     f"{location((where, 'nodes', index))}: duplicate node id {record.id!r}")
             self.types[record.id] = "function" if isinstance(record, FunctionNode) else "tag"
-        self.pairs: set[tuple[str, str]] = set()
+        # The ids of each type, for checking a list of edges' ends at once.
+        self.ids: dict[str, set[str]] = {"function": set(), "tag": set()}
+        for node, kind in self.types.items():
+            self.ids[kind].add(node)
+        self.seen: dict[str, set[str]] = {}  # each source's targets so far
         self.rows: list[EdgeRow] = []
 
     def add(self, source: str, target: str, kind: EdgeType, resolution: Any,
@@ -273,15 +277,55 @@ class EdgeChecker:
         for end in (source, target):
             if end not in types:
                 raise GraphFormatError(f"{location(at)}: refers to missing node {end!r}")
-        if (source, target) in self.pairs:
+        seen = self.seen.setdefault(source, set())
+        if target in seen:
             raise GraphFormatError(f"{location(at)}: duplicate edge {source} -> {target}")
-        self.pairs.add((source, target))
+        seen.add(target)
         expected, found = _EDGE_ENDS[kind], (types[source], types[target])
         if found != expected:
             raise GraphFormatError(
                 f"{location(at)}: a {kind} edge goes {expected[0]} -> {expected[1]}, not "
                 f"{found[0]} -> {found[1]}")
         self.rows.append((source, target, kind, RESOLUTIONS.get(resolution)))
+
+    def add_many(self, source: str, targets: list[Any], kind: EdgeType, resolution: Any,
+                 at: Where, what: str) -> None:
+        """:meth:`add` of ``source → target`` for each of ``targets`` (the list ``what`` of
+        an edge line), checked together; where one is wrong, the same error as :meth:`add`
+        (a target that is not a node id: ``'what' must be a list of node ids``).
+
+        Examples
+        --------
+        >>> check = EdgeChecker([TagNode("tag:fee", "fee"), TagNode("tag:rate", "rate")], "g")
+        >>> check.add_many("tag:fee", ["tag:rate"], "consumes", None, ("g", "edges", 0), "x")
+        Traceback (most recent call last):
+        ...
+        sgkr.errors.GraphFormatError: g: edges[0]: a consumes edge goes tag -> function, \
+not tag -> tag
+        """
+        expected = _EDGE_ENDS[kind]
+        seen = self.seen.get(source)
+        try:
+            whole = (kind not in RESOLVED or (type(resolution) is str
+                                               and resolution in RESOLUTIONS)) \
+                and self.types.get(source) == expected[0] \
+                and self.ids[expected[1]].issuperset(targets) \
+                and len(fresh := set(targets)) == len(targets) \
+                and (seen is None or seen.isdisjoint(fresh))
+        except TypeError:  # an unhashable target
+            whole = False
+        if not whole:  # one at a time, for the error of the first that is wrong
+            if not all(type(target) is str and target for target in targets):
+                raise GraphFormatError(f"{location(at)}: '{what}' must be a list of node ids")
+            for target in targets:
+                self.add(source, target, kind, resolution, at)
+            return
+        if seen is None:
+            self.seen[source] = fresh
+        else:
+            seen.update(fresh)
+        resolved = RESOLUTIONS.get(resolution)
+        self.rows.extend([(source, target, kind, resolved) for target in targets])
 
 
 _LISTS = ("uses", "inputs", "outputs")

@@ -34,7 +34,7 @@ from ..errors import NodeNotFoundError
 from ..gcpause import paused_gc
 from ..records import BuildReport, Edge, EdgeRow, FunctionNode, SolvedTask, TagNode
 from ..tags.labels import tag_id
-from . import batch, derived, jsonfile, queries, tasks
+from . import batch, derived, jsonfile, jsonlines, queries, tasks
 from .views import Neighbours
 
 __all__ = ["KnowledgeGraph", "EdgeRow", "tag_id"]
@@ -180,6 +180,7 @@ class KnowledgeGraph:
         """
         copy = KnowledgeGraph(batch.copied(self._g), meta=self.meta)
         copy.report, copy.tasks = self.report, self.tasks
+        derived.copied(self, copy)
         return copy
 
     @classmethod
@@ -222,35 +223,38 @@ class KnowledgeGraph:
 
     def node_type(self, node_id: str) -> str:
         """``function`` or ``tag``."""
-        if node_id not in self._g:
+        attrs = self._g._node.get(node_id)
+        if attrs is None:
             raise NodeNotFoundError(f"no node {node_id!r} in the graph")
-        return str(self._g.nodes[node_id]["type"])
+        return str(attrs["type"])
 
     def function(self, node_id: str) -> FunctionNode:
         """The function node with this id."""
-        record = self._g.nodes[node_id]["record"] if node_id in self._g else None
+        record = self.get(node_id)
         if not isinstance(record, FunctionNode):
             raise NodeNotFoundError(f"no function node {node_id!r} in the graph")
         return record
 
     def tag(self, node_id: str) -> TagNode:
         """The tag node with this id."""
-        record = self._g.nodes[node_id]["record"] if node_id in self._g else None
+        record = self.get(node_id)
         if not isinstance(record, TagNode):
             raise NodeNotFoundError(f"no tag node {node_id!r} in the graph")
         return record
 
     def functions(self) -> Iterator[FunctionNode]:
         """Function nodes, sorted by id."""
-        for node_id in sorted(self._g):
-            record = self._g.nodes[node_id]["record"]
+        nodes = self._g._node
+        for node_id in sorted(nodes):
+            record = nodes[node_id]["record"]
             if isinstance(record, FunctionNode):
                 yield record
 
     def tags(self) -> Iterator[TagNode]:
         """Tag nodes, sorted by id."""
-        for node_id in sorted(self._g):
-            record = self._g.nodes[node_id]["record"]
+        nodes = self._g._node
+        for node_id in sorted(nodes):
+            record = nodes[node_id]["record"]
             if isinstance(record, TagNode):
                 yield record
 
@@ -340,7 +344,8 @@ class KnowledgeGraph:
         >>> g.finds("m.f", "fn:m.f"), g.finds("g", "fn:m.f")
         (True, False)
         """
-        if name in self._g and self._g.nodes[name]["type"] == "function":
+        attrs = self._g._node.get(name)
+        if attrs is not None and attrs["type"] == "function":
             return name == node_id
         return queries.named(self.function(node_id), name)
 
@@ -407,8 +412,8 @@ class KnowledgeGraph:
         Raises InvalidArgumentError if ``path`` is not a path, OSError naming it if it
         cannot be written.
         """
-        derived.save_with(self, path, lambda file: jsonfile.write_graph(
-            self.meta, sorted(self.records(), key=_by_id), self.edge_rows(), file, self.tasks))
+        with paused_gc(long_lived=True):  # a save makes no cycles; its tables outlive it
+            derived.save_with(self, path, lambda file: jsonlines.write(self, file))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, max_bytes: int = jsonfile.MAX_GRAPH_BYTES,
@@ -439,8 +444,8 @@ def _loaded(cls: type[KnowledgeGraph], path: str | os.PathLike[str], max_bytes: 
             index: bool, warn: Callable[[str], None] | None) -> KnowledgeGraph:
     """:meth:`KnowledgeGraph.load`: the graph file and the files derived from it, read."""
     graph = derived.load_with(path, lambda file: jsonfile.read_bytes(file, max_bytes=max_bytes),
-                              lambda raw, file: _parsed(cls, raw, file), derived=index,
-                              warn=warn)
+                              _parsed, lambda data, file: _made(cls, data, file),
+                              derived=index, warn=warn)
     # The collector's first full pass over the millions of objects a load makes (which
     # also stops tracking the dicts of plain values), made here: left to the first
     # question, it cost that question 0.6 s on a graph of 57,000 functions.
@@ -448,7 +453,13 @@ def _loaded(cls: type[KnowledgeGraph], path: str | os.PathLike[str], max_bytes: 
     return graph
 
 
-def _parsed(cls: type[KnowledgeGraph], raw: bytes, file: Path) -> KnowledgeGraph:
-    """The graph of a graph file's bytes."""
+def _parsed(raw: bytes, file: Path) -> Any:
+    """The JSON of a graph file's bytes."""
     with paused_gc(long_lived=True):
-        return cls.from_dict(jsonfile.parse_graph_json(raw, str(file)), where=str(file))
+        return jsonfile.parse_graph_json(raw, str(file))
+
+
+def _made(cls: type[KnowledgeGraph], data: Any, file: Path) -> KnowledgeGraph:
+    """The graph of a graph file's JSON."""
+    with paused_gc(long_lived=True):
+        return cls.from_dict(data, where=str(file))

@@ -127,7 +127,8 @@ def graph_map(graph: KnowledgeGraph, tokens: int, *, question: str | None = None
     tokens
         The budget, from :data:`MIN_TOKENS` to :data:`MAX_TOKENS`.
     question
-        Named in the map's first line when given.
+        The question ``focus`` answers, kept with the map (its first line says the map is
+        focused).
     focus
         Function ids to put first, best first (what a retriever found for ``question``);
         their callers and callees follow them.

@@ -47,6 +47,8 @@ class MemoryStore:
         self.graph = graph
         self.index = SearchIndex(graph)
         self._infos: dict[str, TagInfo] = {}
+        self._kinds: dict[str, NodeKind] = {}
+        self._around: dict[str, tuple[str, ...]] = {}
         self._central: list[str] | None = None
         self._sizes: dict[str, int] = {}
         self._mean_size: float | None = None
@@ -96,12 +98,15 @@ class MemoryStore:
 
     def kinds(self, ids: Collection[str]) -> dict[str, NodeKind]:
         """``tag`` or the function kind of each node among ``ids``."""
-        found: dict[str, NodeKind] = {}
+        known = self._kinds
+        # Each node's kind is read off its record once (a question asks of every node
+        # its walk reached: hundreds, most of them asked again by the next question).
         for i in ids:
-            record = self.graph.get(i)
-            if record is not None:
-                found[i] = "tag" if isinstance(record, TagNode) else record.kind
-        return found
+            if i not in known:
+                record = self.graph.get(i)
+                if record is not None:
+                    known[i] = "tag" if isinstance(record, TagNode) else record.kind
+        return {i: known[i] for i in ids if i in known}
 
     def functions(self, ids: Collection[str]) -> dict[str, FunctionNode]:
         """The function records among ``ids``."""
@@ -115,8 +120,13 @@ class MemoryStore:
 
     def around(self, ids: Collection[str]) -> dict[str, tuple[str, ...]]:
         """Sorted nodes one edge of any type away from each of ``ids``, either way."""
-        succ, pred = self.graph.adjacency()
-        return {n: tuple(sorted({*succ[n], *pred[n]})) for n in ids if n in succ}
+        known = self._around
+        missing = [n for n in ids if n not in known]
+        if missing:  # each node's once: the walks of most questions pass the same nodes
+            succ, pred = self.graph.adjacency()
+            known.update((n, tuple(sorted({*succ[n], *pred[n]}))) for n in missing
+                         if n in succ)
+        return {n: known[n] for n in ids if n in known}
 
     def callers_and_sizes(self, ids: Collection[str]) -> tuple[dict[str, int], dict[str, int]]:
         """Each function's number of callers, and its text's length (each measured once)."""
