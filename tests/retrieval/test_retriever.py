@@ -382,26 +382,3 @@ def test_tests_are_left_out_of_answers_unless_asked() -> None:
         assert {d.id for d in only.documents} == everything - {"fn:shop.cart.cart_total"}
     with pytest.raises(InvalidArgumentError, match="takes a boolean"):
         Retriever(graph, filter={"test": "yes"})
-
-
-def test_near_empty_helpers_get_no_bonus_for_being_short(monkeypatch: pytest.MonkeyPatch,
-                                                          ) -> None:
-    """Issue 40: the walk priced every function by its length, so one-line helpers
-    (``md5_utf8``, ``sha_utf8``, ``__ne__``) crowded the functions that do the work. A
-    function shorter than the graph's mean is now priced as the mean."""
-    from pathlib import Path
-
-    from sgkr import build_graph
-    from sgkr.stores import MemoryStore
-
-    graph = build_graph([Path(__file__).resolve().parents[2] / "examples" / "requests" / "src"])
-    question = "How does digest authentication answer a 401 challenge?"
-
-    def answer() -> list[str]:
-        return [d.name for d in Retriever(graph).retrieve(question).documents]
-
-    names = answer()
-    assert names[0] == "handle_401" and "build_digest_header" in names
-    monkeypatch.setattr(MemoryStore, "mean_size", lambda self: 1.0)  # length priced as before
-    before = answer()
-    assert "build_digest_header" not in before and before.index("handle_401") > 2

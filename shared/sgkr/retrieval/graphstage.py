@@ -3,8 +3,7 @@
 ``sure`` times the first stage's hits (the best 1) and ``1 - sure`` times
 ``walk`` times the walk's score (a personalized PageRank from the matched tags,
 the path functions, the best hits and the named functions, times the centrality
-prior, over the length to the ``brevity``, a length under the graph's mean counted as the
-mean; the best 1), where ``sure`` is how
+prior, over the length to the ``brevity``; the best 1), where ``sure`` is how
 sure the first stage is (:func:`lexical_hits`); plus ``mentions`` times the
 mention scores of the functions the question names (the best 1), plus ``reuse``
 times the share of the calling functions that call it (the helpers everything
@@ -117,11 +116,8 @@ def graph_scores(reader: RankingReader, question: str, options: RetrieverOptions
     kinds = reader.kinds({*walk, *central})
     reached = [n for n in {**walk, **dict.fromkeys(central)} if kinds.get(n, "tag") != "tag"]
     callers, size = reader.callers_and_sizes(reached)
-    # A function shorter than the graph's mean is priced as the mean: near-empty accessors
-    # (five get_cookie_*) get no bonus for being short over the functions that do the work.
-    typical = reader.mean_size() if walk and o.brevity else 1.0
     walked = {n: walk[n] * (1.0 + o.centrality * centrality_prior(callers[n]))
-              / max(size[n], typical) ** o.brevity for n in reached if n in walk}
+              / size[n] ** o.brevity for n in reached if n in walk}
     calling = reader.calling_count() if central else 0
     reused = {n: callers[n] / calling for n in central if n in callers} if calling else {}
     out = fused({}, ((sure, found), (o.mentions, named),

@@ -288,9 +288,7 @@ class RetrieverOptions:
         1.0, "how much the fill prefers short functions",
         """How much the fill prefers short functions: a function's walk score is
         divided by its length to this power (1: its score per character; 0: length
-        does not count), so the context a filled slot costs is priced in. A function
-        shorter than the graph's mean is priced as the mean: near-empty accessors get no
-        bonus over the functions that do the work.""",
+        does not count), so the context a filled slot costs is priced in.""",
         minimum=0, maximum=MAX_BREVITY)
     neighbours: int = option(
         20, "earlier questions that vote",

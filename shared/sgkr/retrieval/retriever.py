@@ -311,7 +311,6 @@ class Retriever:
             if o.neighbours and has_tasks(self.store):
                 self._tasks.index(self.store)
             self.store.callers_and_sizes(())  # the sizes table (from the lexical index)
-            self.store.mean_size()
 
     async def aretrieve(self, question: str, k: int | None = None) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, for async callers."""

@@ -137,11 +137,6 @@ class RankingReader(GraphReader, Protocol):
         """Each function's number of callers, and its text's length."""
         ...
 
-    def mean_size(self) -> float:
-        """The mean length of the texts of the graph's functions (module bodies aside),
-        at least 1."""
-        ...
-
     def around(self, ids: Collection[str]) -> dict[str, tuple[str, ...]]:
         """Sorted nodes one edge of any type away from each of ``ids``, either way."""
         ...

@@ -70,7 +70,7 @@ _RESOLUTIONS = {"calls": ("exact", "inferred", "name"), "references": ("exact", 
                 "consumes": ("", None), "produces": ("", None)}
 # Whether a node of each kind has the label Tag.
 _LABELLED = {"tag": True, "function": False, "method": False, "module": False}
-_Meta = tuple[int, bool, int, float]
+_Meta = tuple[int, bool, int]
 
 
 def _keys(texts: Collection[str]) -> list[str]:
@@ -150,8 +150,8 @@ class FalkorDBStore:
             raise StoreError(f"graph store {self.url}: {current_key(self.address.name)!r} "
                              f"names {version!r:.80}, which is not there (push the graph again)")
         rows = self._server.query(version, "MATCH (m:SGKRMeta) "
-                                  "RETURN m.format, m.longest, m.curated, m.calling, m.size")
-        found = rows[0][0] if len(rows) == 1 and len(rows[0]) == 5 else None
+                                  "RETURN m.format, m.longest, m.curated, m.calling")
+        found = rows[0][0] if len(rows) == 1 and len(rows[0]) == 4 else None
         if found != FORMAT:
             raise StoreError(f"graph store {self.url}: graph {version!r:.80} is of format "
                              f"{found!r:.20}, not {FORMAT} (push it again with this sgkr)")
@@ -160,8 +160,7 @@ class FalkorDBStore:
         if not isinstance(curated, bool):
             raise check.error(f"its meta 'curated' is {curated!r:.20}, not a boolean")
         return (check.count(rows[0][1], "its meta 'longest'"), curated,
-                check.count(rows[0][3], "its meta 'calling'"),
-                check.number(rows[0][4], "its meta 'size'"))
+                check.count(rows[0][3], "its meta 'calling'"))
 
 
 class FalkorDBReader:
@@ -172,11 +171,11 @@ class FalkorDBReader:
     """
 
     def __init__(self, server: Server, version: str, longest: int, curated: bool,
-                 calling: int = 0, size: float = 1.0, *,
+                 calling: int = 0, *,
                  phrases: dict[str, dict[str, list[TagInfo]]] | None = None,
                  tasks: dict[str, tuple[SolvedTask, ...]] | None = None) -> None:
         self._server, self.version, self._longest = server, version, longest
-        self._curated, self._calling, self._size = curated, calling, max(size, 1.0)
+        self._curated, self._calling = curated, calling
         self._vocabularies = {} if phrases is None else phrases
         self._solved = {} if tasks is None else tasks
         self._check = Rows(server, version)
@@ -188,10 +187,6 @@ class FalkorDBReader:
     def calling_count(self) -> int:
         """How many function nodes call some function (the reuse prior's denominator)."""
         return self._calling
-
-    def mean_size(self) -> float:
-        """The mean length of the functions' texts (module bodies aside), as pushed."""
-        return self._size
 
     def _rows(self, cypher: str, **params: Any) -> list[list[Any]]:
         # The server gives every row the query's columns; their values are checked.

@@ -51,7 +51,6 @@ class MemoryStore:
         self._around: dict[str, tuple[str, ...]] = {}
         self._central: list[str] | None = None
         self._sizes: dict[str, int] = {}
-        self._mean_size: float | None = None
         self._files: dict[str, list[tuple[str, int, int]]] | None = None
 
     def __getstate__(self) -> dict[str, KnowledgeGraph]:
@@ -140,19 +139,6 @@ class MemoryStore:
             if node not in sizes:
                 sizes[node] = max(len(self.graph.function(node).text), 1)
         return {n: callers[n] for n in ids}, {n: sizes[n] for n in ids}
-
-    def mean_size(self) -> float:
-        """The mean length of the texts of the graph's functions (module bodies aside), at
-        least 1: from the lexical index's lengths when the graph has one (measured once)."""
-        if self._mean_size is None:
-            index = attached(self.graph)
-            if index is not None:  # integers added up: the same mean wherever it is made
-                total, count = int(index.lengths.sum()), index.size
-            else:
-                sizes = [max(len(f.text), 1) for f in self.graph.functions() if f.kind != "module"]
-                total, count = sum(sizes), len(sizes)
-            self._mean_size = max(total / count, 1.0) if count else 1.0
-        return self._mean_size
 
     def most_called(self, n: int) -> list[str]:
         """The ``n`` function ids with the most callers, ties by id."""

@@ -166,12 +166,12 @@ def graph_parts(graph: KnowledgeGraph) -> tuple[list[Part], str]:
     longest = max((key.count(" ") + 1 for key in phrases), default=0)
     meta = {"format": FORMAT, "digest": digest, "longest": longest,
             "curated": bool(graph.meta.get("curated_tags", True)),
-            "calling": memory.calling_count(), "size": memory.mean_size()}
+            "calling": memory.calling_count()}
     parts = [_functions(graph, document), _tags(memory, document), *_edges(document),
              _phrases(phrases), _tokens(graph), *_tasks(document),
              Part("meta", [meta], "UNWIND $rows AS r CREATE (:SGKRMeta {format: r.format, "
                   "digest: r.digest, longest: r.longest, curated: r.curated, "
-                  "calling: r.calling, size: r.size})",
+                  "calling: r.calling})",
                   (Check("meta nodes", "MATCH (m:SGKRMeta) RETURN count(m)", 1),))]
     return parts, digest
 
