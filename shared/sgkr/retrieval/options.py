@@ -319,13 +319,21 @@ class RetrieverOptions:
         (inferred tags join too much to trust a path between them); ``paths``, paths
         first as for curated tags.""")
     filter: Mapping[str, Any] | None = option(
-        None, "metadata filter: {\"kind\": \"function\"}, {\"file\": {\"$in\": [\"a.py\"]}}; "
-              "fields " + ", ".join(FILTER_FIELDS),
+        None, "filter {\"file\": {\"$in\": [\"a.py\"]}}; fields "
+              + ", ".join(FILTER_FIELDS),
         """Only functions whose metadata passes this filter are returned, with the
         budget ``k`` spent on them (see :mod:`sgkr.retrieval.filters`: ``file``,
-        ``kind``, ``name``, ``matched_tags``, ``start_line``, ``end_line``; ``$eq``,
+        ``kind``, ``name``, ``matched_tags``, ``start_line``, ``end_line``, ``test``; ``$eq``,
         ``$in``, ``$gt``, ``$text_match``, ``$or``, ...); the others still lead to
         their callees. ``None``: no filter.""", check=_check_filter, metavar="JSON")
+    tests: bool = option(
+        False, "return tests too",
+        """Return the functions of test files too (a folder ``tests``, ``test`` or
+        ``testing``; ``test_*.py``, ``*_test.py``, ``conftest.py``: pytest's and unittest's
+        conventions). Off, tests are left out of answers (the walk still passes through
+        them), so a repository built with its tests answers with the code under test. A
+        filter that names the field ``test`` decides alone (``{"test": true}``: tests
+        only).""")
 
     def __post_init__(self) -> None:
         for spec in OPTIONS.values():
