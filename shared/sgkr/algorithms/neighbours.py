@@ -23,6 +23,8 @@ Examples
 >>> votes = index.votes("the average fee of a merchant", 5)
 >>> votes.share["fn:load"], round(votes.share["fn:avg"], 2)
 (1.0, 0.61)
+>>> sorted(index.asked("Which merchant?"))
+['fn:load']
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import InvalidArgumentError
 from ..records import SolvedTask
-from .lexical import LexicalIndex, weighted_postings
+from .counts import Counts, count_fields, weigh
+from .lexical import LexicalIndex
 from .tokens import code_tokens
 
 __all__ = ["TaskIndex", "Votes", "POWER"]
@@ -64,15 +69,25 @@ class TaskIndex:
     ----------
     tasks
         The solved tasks of a graph.
+    groups
+        The group of each function node that :meth:`asked` scores as one document (the
+        copies of one helper, say); a node not named is a group of its own.
     """
 
-    def __init__(self, tasks: Sequence[SolvedTask]) -> None:
+    def __init__(self, tasks: Sequence[SolvedTask],
+                 groups: Mapping[str, str] | None = None) -> None:
         self.tasks = tuple(tasks)
         self._by_id = {t.id: t for t in self.tasks}
-        words, indptr, indices, data = weighted_postings([[t.question for t in self.tasks]],
-                                                         [1.0])
-        self._index = LexicalIndex.from_arrays([t.id for t in self.tasks], words, indptr,
-                                               indices, data, "")
+        counts = count_fields([[t.question for t in self.tasks]])
+        self._index = LexicalIndex.from_arrays([t.id for t in self.tasks], counts.words,
+                                               *weigh(counts, [1.0]), "")
+        groups = groups or {}
+        members: dict[str, dict[str, None]] = defaultdict(dict)
+        for task in self.tasks:
+            for node in task.uses:
+                members[groups.get(node, node)][node] = None
+        self._members = {g: tuple(nodes) for g, nodes in members.items()}
+        self._asked = _asked_index(self.tasks, counts, groups)
 
     def neighbours(self, question: str, n: int) -> list[tuple[str, float]]:
         """The ``n`` tasks whose questions are most like ``question``, with their BM25 score,
@@ -150,3 +165,41 @@ class TaskIndex:
     def task(self, task_id: str) -> SolvedTask:
         """The task of ``task_id``."""
         return self._by_id[task_id]
+
+    def members(self, group: str) -> tuple[str, ...]:
+        """The function nodes of ``group`` that solutions use (none for an unknown group)."""
+        return self._members.get(group, ())
+
+    def asked(self, question: str) -> dict[str, float]:
+        """The BM25 score for ``question`` of each group of functions (see ``groups``) whose
+        document, the questions of the solutions using it, shares a word with it."""
+        return self._asked.scores(question)
+
+
+def _asked_index(tasks: Sequence[SolvedTask], counts: Counts,
+                 groups: Mapping[str, str]) -> LexicalIndex:
+    """BM25 over one document per group: the questions of the tasks whose solutions use it,
+    counted from the questions' own counts (each question split into words once)."""
+    names: dict[str, int] = {}
+    pairs = [(t, names.setdefault(groups.get(node, node), len(names)))
+             for t, task in enumerate(tasks) for node in dict.fromkeys(task.uses)]
+    pair_task = np.array([t for t, _ in pairs], dtype=np.int64)
+    pair_group = np.array([g for _, g in pairs], dtype=np.int64)
+    word, doc, count = counts.fields[0] if counts.fields else (np.zeros(0, np.int32),) * 3
+    order = np.argsort(doc, kind="stable")
+    word, doc, count = word[order], doc[order], count[order]
+    per_task = np.bincount(doc, minlength=len(tasks)) if len(tasks) else np.zeros(0, np.int64)
+    starts = np.concatenate(([0], np.cumsum(per_task)))[:-1] if len(tasks) else per_task
+    # Every (word, count) of each task's question, once for each group its solution uses.
+    sizes = per_task[pair_task] if len(pairs) else np.zeros(0, np.int64)
+    first = np.repeat(starts[pair_task] - np.concatenate(([0], np.cumsum(sizes)))[:-1], sizes) \
+        if len(pairs) else np.zeros(0, np.int64)
+    rows = first + np.arange(int(sizes.sum()))
+    keys = word[rows].astype(np.int64) * max(len(names), 1) + np.repeat(pair_group, sizes)
+    unique, inverse = np.unique(keys, return_inverse=True)
+    summed = np.bincount(inverse, weights=count[rows], minlength=len(unique))
+    span = max(len(names), 1)
+    grouped = Counts(counts.words, (((unique // span).astype(np.int32),
+                                     (unique % span).astype(np.int32),
+                                     summed.astype(np.int32)),), len(names))
+    return LexicalIndex.from_arrays(list(names), counts.words, *weigh(grouped, [1.0]), "")

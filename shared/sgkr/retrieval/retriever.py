@@ -394,7 +394,7 @@ class Retriever:
             structure = fill_ranking(reader, scored, ranked, POOL, scripts=POOL)
         named = {m.tag_id for m in matches if names_tag(m)}
         weights = {t: info.weight for t, info in reader.tags(named).items()}
-        slots = solved_slots(reader, index, question, ranked, hits, structure,
+        slots = solved_slots(reader, index, question, hits, structure,
                              scripts=o.scripts, neighbours=o.neighbours, tags=weights,
                              boost=o.boost)
         if keep is not None:
