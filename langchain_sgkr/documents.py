@@ -45,10 +45,9 @@ __all__ = ["SGKRDocument", "PER_QUESTION_KEYS", "to_document", "to_documents",
 PER_QUESTION_KEYS = frozenset({"score", "matched_tags", "path", "used_by", "variants"})
 
 #: A document prompt (for ``create_retriever_tool`` and the like) that heads each
-#: document with its function's name and place, then shows its knowledge and code.
-DOCUMENT_PROMPT = PromptTemplate.from_template(
-    "## {name} ({file}, lines {start_line}-{end_line})\n{page_content}"
-)
+#: document with its function's qualified name and place (``## Flask.dispatch_request
+#: (src/flask/app.py:870)``), then shows its knowledge and code.
+DOCUMENT_PROMPT = PromptTemplate.from_template("## {qualname} ({location})\n{page_content}")
 
 
 class SGKRDocument(Document):

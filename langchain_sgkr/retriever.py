@@ -152,16 +152,17 @@ class SGKRRetriever(_WithOptions):
         .. code-block:: python
 
             from langchain_core.output_parsers import StrOutputParser
-            from langchain_core.prompts import ChatPromptTemplate
+            from langchain_core.prompts import ChatPromptTemplate, format_document
             from langchain_core.runnables import RunnablePassthrough
+            from langchain_sgkr import DOCUMENT_PROMPT
 
             prompt = ChatPromptTemplate.from_template(
                 "Write Python that answers the question, reusing these functions.\\n\\n"
                 "{context}\\n\\nQuestion: {question}"
             )
 
-            def format_docs(docs):
-                return "\\n\\n".join(doc.page_content for doc in docs)
+            def format_docs(docs):  # "## Session.send (requests/sessions.py:673)", the code
+                return "\\n\\n".join(format_document(d, DOCUMENT_PROMPT) for d in docs)
 
             chain = (
                 {"context": retriever | format_docs, "question": RunnablePassthrough()}

@@ -65,7 +65,7 @@ def to_sgkr_filter(filters: MetadataFilters) -> dict[str, Any] | None:
     Traceback (most recent call last):
     ...
     sgkr.errors.InvalidArgumentError: filter.$and[0]: unknown field 'score'; \
-filterable: file, kind, name, matched_tags, start_line, end_line
+filterable: file, kind, name, matched_tags, start_line, end_line, test
     """
     if not isinstance(filters, MetadataFilters):
         raise InvalidArgumentError(

@@ -20,8 +20,10 @@ Examples
 >>> hit = to_node_with_score(doc)
 >>> hit.node.node_id, hit.score, hit.node.metadata["path"], hit.node.ref_doc_id
 ('fn:fee', 1.0, ['tag:amount', 'fn:fee'], 'fees.py')
->>> print(hit.node.get_content(metadata_mode=MetadataMode.EMBED))
-name: fee
+>>> print(hit.node.get_content(metadata_mode=MetadataMode.LLM))
+qualname: fee
+location: fees.py:1
+matched_tags: ['amount']
 <BLANKLINE>
 Fee = fixed + rate * amount.
 <BLANKLINE>
@@ -54,14 +56,16 @@ __all__ = [
 
 #: The metadata of every node, in this order: :meth:`sgkr.RetrievedFunction.metadata`.
 METADATA_KEYS = (
-    "id", "name", "qualnames", "kind", "file", "start_line", "end_line", "sources", "score",
-    "matched_tags", "path",
+    "id", "name", "qualname", "location", "qualnames", "kind", "file", "start_line", "end_line",
+    "sources", "score", "matched_tags", "path",
 )
-#: Only the bare name goes into embeddings: the rest is location or per-question.
-EXCLUDED_EMBED_METADATA_KEYS = METADATA_KEYS[:1] + METADATA_KEYS[2:]
-#: The LLM sees the name, the file and the matched tags, not ids, scores or line numbers.
+#: Only the qualified name goes into embeddings: the rest is place or per-question.
+EXCLUDED_EMBED_METADATA_KEYS = tuple(k for k in METADATA_KEYS if k != "qualname")
+#: The LLM sees the qualified name, ``file:line`` and the matched tags (when there are
+#: any), not ids, scores or the rest of the place.
 EXCLUDED_LLM_METADATA_KEYS = (
-    "id", "qualnames", "kind", "start_line", "end_line", "sources", "score", "path",
+    "id", "name", "qualnames", "kind", "file", "start_line", "end_line", "sources", "score",
+    "path",
 )
 
 
@@ -108,7 +112,8 @@ def to_node(record: RetrievedFunction | FunctionNode) -> TextNode:
         text=record.text,
         metadata=record.metadata(),
         excluded_embed_metadata_keys=list(EXCLUDED_EMBED_METADATA_KEYS),
-        excluded_llm_metadata_keys=list(EXCLUDED_LLM_METADATA_KEYS),
+        excluded_llm_metadata_keys=[*EXCLUDED_LLM_METADATA_KEYS,
+                                    *(() if record.matched_tags else ("matched_tags",))],
         relationships=relationships,
     )
 

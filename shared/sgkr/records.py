@@ -90,6 +90,19 @@ class SourceSpan:
     cell: int | None = None
     end_cell: int | None = None
 
+    @property
+    def location(self) -> str:
+        """``file:line`` of the first line, or ``file, cell N, line L`` in a notebook.
+
+        Examples
+        --------
+        >>> SourceSpan("a.py", 3, 9).location, SourceSpan("n.ipynb", 2, 4, 5, 5).location
+        ('a.py:3', 'n.ipynb, cell 5, line 2')
+        """
+        if self.cell is not None:
+            return f"{self.file}, cell {self.cell}, line {self.start_line}"
+        return f"{self.file}:{self.start_line}"
+
     def to_dict(self) -> dict[str, str | int]:
         """Return the JSON form used in graph.json and in document metadata."""
         form: dict[str, str | int] = {
@@ -512,6 +525,9 @@ class BuildReport:
     seconds: float
     #: ``references`` edges by resolution.
     reference_edges: dict[str, int] = field(default_factory=dict)
+    #: Functions of test files (pytest's and unittest's conventions): answers leave them out
+    #: unless asked (the retrieval option ``tests``).
+    test_functions: int = 0
 
     def to_dict(self) -> dict[str, object]:
         """The JSON form ``sgkr build --json`` prints: counts, seconds and every problem.
@@ -526,6 +542,7 @@ class BuildReport:
             "files": self.files, "functions": self.functions,
             "call_edges": dict(sorted(self.call_edges.items())),
             "reference_edges": dict(sorted(self.reference_edges.items())), "tags": self.tags,
+            "test_functions": self.test_functions,
             "seconds": round(self.seconds, 3),
             "problems": [{"file": p.file, "reason": p.reason, "kind": p.kind, "line": p.line}
                          for p in self.problems],
@@ -548,8 +565,10 @@ class BuildReport:
         """
         edges = ", ".join(f"{n} {r}" for r, n in sorted(self.call_edges.items())) or "0"
         refs = ", ".join(f"{n} {r}" for r, n in sorted(self.reference_edges.items())) or "0"
+        tests = (f" ({self.test_functions} in tests, left out of answers unless asked)"
+                 if self.test_functions else "")
         lines = [
-            f"files: {self.files}, functions: {self.functions}, call edges: {edges}, "
+            f"files: {self.files}, functions: {self.functions}{tests}, call edges: {edges}, "
             f"reference edges: {refs}, tags: {self.tags}, {self.seconds:.2f} s",
         ]
         for kind, title in _PROBLEM_TITLES.items():
@@ -608,7 +627,11 @@ class TagMatch:
 
 @dataclass(frozen=True)
 class RetrievedFunction:
-    """One retrieved knowledge unit, ready to become a framework document."""
+    """One retrieved knowledge unit, ready to become a framework document.
+
+    ``qualname`` is its qualified name inside its module, as a developer says it
+    (``Flask.dispatch_request``; :attr:`label` falls back to the bare ``name``).
+    """
 
     id: str
     name: str
@@ -627,11 +650,23 @@ class RetrievedFunction:
     #: Other copies of the same helper (node ids) that this document stands for; None on
     #: a graph without solved tasks.
     variants: tuple[str, ...] | None = None
+    qualname: str = ""
 
     @property
     def text(self) -> str:
         """Knowledge first, then the code."""
         return f"{self.knowledge}\n\n{self.code}" if self.knowledge else self.code
+
+    @property
+    def label(self) -> str:
+        """How a person is shown the function: its qualified name in its module, else its
+        bare name."""
+        return self.qualname or self.name
+
+    @property
+    def location(self) -> str | None:
+        """``file:line`` of its first place (:attr:`SourceSpan.location`), if it has one."""
+        return self.sources[0].location if self.sources else None
 
     def metadata(self) -> dict[str, object]:
         """Flat metadata as the adapters attach it to their documents."""
@@ -640,6 +675,8 @@ class RetrievedFunction:
         return {
             "id": self.id,
             "name": self.name,
+            "qualname": self.label,
+            "location": self.location,
             "qualnames": list(self.qualnames),
             "kind": self.kind,
             "file": first.file if first else None,
@@ -667,6 +704,9 @@ class RetrievalResult:
     inputs: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()
     fallback_used: bool = False
+    #: False when the question matched nothing in the graph (no tag, no word of the index,
+    #: or it was empty): then there are no documents, and a caller may abstain.
+    matched: bool = True
 
     def to_dict(self) -> dict[str, object]:
         """The JSON object printed by ``sgkr query --json``."""
@@ -680,17 +720,21 @@ class RetrievalResult:
                 {
                     "id": d.id,
                     "name": d.name,
+                    "qualname": d.label,
+                    "location": d.location,
                     "qualnames": list(d.qualnames),
                     "kind": d.kind,
                     "knowledge": d.knowledge,
                     "code": d.code,
                     "score": d.score,
                     "sources": [s.to_dict() for s in d.sources],
-                    "matched_tags": list(d.matched_tags),
+                    # Only what there is: no empty list for a function no tag led to.
+                    **({"matched_tags": list(d.matched_tags)} if d.matched_tags else {}),
                     **{k: v for k, v in d.metadata().items() if k in ("used_by", "variants")},
                 }
                 for d in self.documents
             ],
             "paths": [list(p) for p in self.paths],
             "fallback_used": self.fallback_used,
+            "matched": self.matched,
         }

@@ -142,8 +142,9 @@ async def test_bad_calls_are_tool_errors_and_the_server_goes_on(graph_path: Path
     async with stdio_client(_server(graph_path)) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
-            empty = await session.call_tool("retrieve_knowledge", {"question": "  "})
-            assert empty.is_error and "empty" in _text(empty)
+            for question in ("  ", "asdfgh qwerty"):  # answered: nothing, and why
+                empty = await session.call_tool("retrieve_knowledge", {"question": question})
+                assert not empty.is_error and "matches nothing in this graph" in _text(empty)
             unknown = await session.call_tool("explain_dependency",
                                               {"source": "no_such_function", "target": "fee"})
             assert unknown.is_error and "no_such_function" in _text(unknown)
@@ -156,7 +157,7 @@ async def test_bad_calls_are_tool_errors_and_the_server_goes_on(graph_path: Path
 
 async def test_any_k_is_paged_under_the_cap_without_overlap_or_gap(requests_graph: Path) -> None:
     question = "How do I send a POST request with a JSON body?"
-    expected = [d.name for d in Retriever(KnowledgeGraph.load(requests_graph)).retrieve(
+    expected = [d.label for d in Retriever(KnowledgeGraph.load(requests_graph)).retrieve(
         question, k=10**9).documents]
     seen: list[str] = []
     async with _session(requests_graph) as session:
@@ -166,7 +167,7 @@ async def test_any_k_is_paged_under_the_cap_without_overlap_or_gap(requests_grap
             page = await session.call_tool("retrieve_knowledge", arguments)
             text = _text(page)
             assert not page.is_error and len(text) <= MAX_ANSWER_CHARS
-            seen += re.findall(r"^## \d+\. (\w+)", text, flags=re.M)
+            seen += re.findall(r"^## \d+\. ([\w.<>]+) \(", text, flags=re.M)
             pages += 1
             cursor = re.search(r'cursor "([^"]+)"', text)
             if cursor is None:
@@ -235,6 +236,10 @@ async def test_the_answer_text_never_contradicts_itself(requests_graph: Path) ->
             text = _text(await session.call_tool("retrieve_knowledge", {"question": question}))
             [tags] = [line for line in text.splitlines() if line.startswith("Tags matched:")]
             assert "no tag" not in text.lower() or tags == "Tags matched: none."
+            if question == "zzzz qqqq":  # matches nothing: nothing retrieved, and said so
+                assert text.endswith("the question matches nothing in this graph "
+                                     "(no tag, no word of the code).")
+                continue
             assert ("Dependency paths between them" in text) != ("No dependency path" in text)
 
 

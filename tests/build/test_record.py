@@ -44,9 +44,11 @@ def _build(src: Path, out: Path, cache: Path, *flags: str) -> tuple[bool, str]:
 def test_an_unchanged_build_writes_nothing_and_reports_the_same(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src, out, cache = _source(tmp_path), tmp_path / "out" / "graph.json", tmp_path / "cache"
+    (src / "test_fees.py").write_text("from fees import fee\ndef test_fee():\n"
+                                      "    assert fee(10) == 2\n", encoding="utf-8")
     wrote, first = _build(src, out, cache)
     report = json.loads(capsys.readouterr().out)
-    assert wrote
+    assert wrote and report["test_functions"] == 1
     wrote, second = _build(src, out, cache)
     again = json.loads(capsys.readouterr().out)
     assert not wrote and second == first

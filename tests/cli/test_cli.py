@@ -107,10 +107,16 @@ def test_bad_graph_and_empty_question(tmp_path: Path, graph_file: Path,
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema_version": 1, "nodes": [}', encoding="utf-8")
     assert main(["query", str(bad), "fees"]) == 5
-    assert main(["query", str(graph_file), "  "]) == 2
     errors = capsys.readouterr().err.splitlines()
     assert errors[0].startswith(f"sgkr: error: {bad}: not valid JSON")
-    assert errors[1] == "sgkr: error: the question is empty"
+    # An empty question, like one that matches nothing, is answered: nothing, flagged.
+    for question in ("  ", "asdfgh qwerty"):
+        assert main(["query", str(graph_file), question]) == 0
+        out = capsys.readouterr()
+        assert "matched: nothing" in out.out and not out.err
+        assert main(["query", str(graph_file), question, "--json"]) == 0
+        answer = json.loads(capsys.readouterr().out)
+        assert answer["matched"] is False and answer["documents"] == []
 
 
 def test_verbose_shows_traceback(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sgkr.errors import SourceError
-from sgkr.ingest.sources import decoded, module_name, read_sources
+from sgkr.ingest.sources import decoded, is_test_file, module_name, read_sources
 
 
 def _write(root: Path, rel: str, data: bytes) -> None:
@@ -68,9 +68,36 @@ def test_in_memory_sources() -> None:
 
 @pytest.mark.parametrize("path,module", [
     ("pkg/__init__.py", "pkg"), ("pkg/mod.py", "pkg.mod"), ("script.py", "script"),
+    # the src layout: the module is named as it is imported, without "src."
+    ("src/flask/app.py", "flask.app"), ("src/flask/__init__.py", "flask"),
+    ("src/single.py", "single"), ("src/__init__.py", "src"), ("lib/src/mod.py", "lib.src.mod"),
 ])
 def test_module_name(path: str, module: str) -> None:
     assert module_name(path) == module
+
+
+@pytest.mark.parametrize("path,test", [
+    ("tests/test_app.py", True), ("tests/helpers.py", True), ("pkg/tests/util.py", True),
+    ("test/app.py", True), ("testing/fixtures.py", True), ("pkg/test_app.py", True),
+    ("pkg/app_test.py", True), ("conftest.py", True), ("pkg/conftest.py", True),
+    ("pkg/tests.py", True), ("nb/test_explore.ipynb", True),
+    ("pkg/app.py", False), ("pkg/testing.py", False), ("pkg/latest.py", False),
+    ("pkg/contest.py", False), ("pkg/attest/app.py", False), ("src/flask/testing.py", False),
+])
+def test_test_files_follow_pytest_and_unittest_conventions(path: str, test: bool) -> None:
+    assert is_test_file(path) is test
+
+
+def test_a_src_layout_resolves_its_own_imports(tmp_path: Path) -> None:
+    """Issue 40: ``src/pkg`` code imports ``pkg``; its calls resolve and its ids say ``pkg``."""
+    from sgkr import build_graph
+
+    _write(tmp_path, "src/pkg/__init__.py", b"")
+    _write(tmp_path, "src/pkg/core.py", b"from pkg.util import helper\n"
+                                        b"def run():\n    return helper()\n")
+    _write(tmp_path, "src/pkg/util.py", b"def helper():\n    return 1\n")
+    graph = build_graph([tmp_path])
+    assert graph.callees("fn:pkg.core.run") == ["fn:pkg.util.helper"]
 
 
 def test_gitignore_and_default_folders_are_left_out_and_reported(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_to_document_refuses_other_records() -> None:
 
 def test_document_prompt_shows_place_knowledge_and_code() -> None:
     text = format_document(to_document(RECORD), DOCUMENT_PROMPT)
-    assert text.splitlines()[0] == "## calculate_fee (a.py, lines 3-5)"
+    assert text.splitlines()[0] == "## calculate_fee (a.py:3)"
     assert RECORD.knowledge in text and RECORD.code in text
     assert text.index(RECORD.knowledge) < text.index(RECORD.code)
 

@@ -62,7 +62,7 @@ def test_lcel_chain_puts_retrieved_functions_in_the_prompt(retriever: SGKRRetrie
     positions = [prompt.index(doc.page_content) for doc in docs]
     assert positions == sorted(positions)  # best first, as retrieved
     for doc in docs:
-        assert f"## {doc.metadata['name']} ({doc.metadata['file']}, lines" in prompt
+        assert f"## {doc.metadata['qualname']} ({doc.metadata['location']})\n" in prompt
 
 
 def test_lcel_chain_with_an_answering_model(retriever: SGKRRetriever) -> None:

@@ -23,6 +23,7 @@ DOC = RetrievedFunction(
     sources=(SourceSpan("a.py", 3, 4), SourceSpan("b.py", 9, 10)), kind="function",
     score=0.25, matched_tags=("amount", "fee"),
     paths=(("tag:amount", "fn:fee", "tag:fee"), ("tag:amount", "fn:x", "fn:fee")),
+    qualname="Rules.fee",
 )
 
 
@@ -33,7 +34,8 @@ def test_node_carries_id_text_and_metadata() -> None:
     assert node.text == DOC.knowledge + "\n\n" + DOC.code
     assert tuple(node.metadata) == METADATA_KEYS
     assert node.metadata == DOC.metadata() == {
-        "id": "fn:fee", "name": "fee", "qualnames": ["a.fee", "b.fee"], "kind": "function",
+        "id": "fn:fee", "name": "fee", "qualname": "Rules.fee", "location": "a.py:3",
+        "qualnames": ["a.fee", "b.fee"], "kind": "function",
         "file": "a.py", "start_line": 3, "end_line": 4,
         "sources": [{"file": "a.py", "start_line": 3, "end_line": 4},
                     {"file": "b.py", "start_line": 9, "end_line": 10}],
@@ -46,13 +48,22 @@ def test_long_fields_stay_out_of_embeddings_and_llm_text() -> None:
     node = to_node(DOC)
     embed = node.get_content(metadata_mode=MetadataMode.EMBED)
     llm = node.get_content(metadata_mode=MetadataMode.LLM)
-    assert embed.startswith("name: fee\n")
+    assert embed.startswith("qualname: Rules.fee\n")
     for key in EXCLUDED_EMBED_METADATA_KEYS:
-        assert f"{key}: " not in embed
-    assert "file: a.py" in llm and "matched_tags: ['amount', 'fee']" in llm
+        assert f"\n{key}: " not in embed and not embed.startswith(f"{key}: ")
+    assert llm.startswith("qualname: Rules.fee\nlocation: a.py:3\n"
+                          "matched_tags: ['amount', 'fee']\n")
     for key in EXCLUDED_LLM_METADATA_KEYS:
-        assert f"{key}: " not in llm
+        assert f"\n{key}: " not in llm and not llm.startswith(f"{key}: ")
     assert DOC.code.strip() in embed and DOC.code.strip() in llm
+
+
+def test_an_llm_is_not_shown_empty_fields() -> None:
+    """Issue 40: a function no tag led to shows no ``matched_tags: []`` to the model."""
+    plain = RetrievedFunction("fn:f", "f", ("m.C.f",), "", "def f(self): ...",
+                              (SourceSpan("m.py", 2, 2),), "method", 0.5, qualname="C.f")
+    llm = to_node(plain).get_content(metadata_mode=MetadataMode.LLM)
+    assert llm == "qualname: C.f\nlocation: m.py:2\n\ndef f(self): ..."
 
 
 def test_node_with_score_keeps_the_score() -> None:
@@ -74,6 +85,8 @@ def test_node_survives_llama_index_serialisation() -> None:
     back = TextNode.model_validate_json(node.model_dump_json())
     assert back.node_id == node.node_id and back.hash == node.hash
     assert back.excluded_llm_metadata_keys == list(EXCLUDED_LLM_METADATA_KEYS)
+    assert back.get_content(metadata_mode=MetadataMode.LLM) == node.get_content(
+        metadata_mode=MetadataMode.LLM)
 
 
 def test_graph_nodes_cover_every_function_once(payments_graph) -> None:  # type: ignore[no-untyped-def]

@@ -130,14 +130,15 @@ class _RecordingEmbedding(MockEmbedding):
         return super()._get_text_embedding(text)
 
 
-def test_vector_index_embeds_knowledge_code_and_name_only(payments_graph, retriever,  # type: ignore[no-untyped-def]
+def test_vector_index_embeds_knowledge_code_and_qualified_name_only(payments_graph, retriever,  # type: ignore[no-untyped-def]
                                                           case_question) -> None:
     embed = _RecordingEmbedding(embed_dim=8, texts=[])
     index = VectorStoreIndex(graph_nodes(payments_graph), embed_model=embed)
     assert sorted(embed.texts) == sorted(
         n.get_content(metadata_mode=MetadataMode.EMBED) for n in graph_nodes(payments_graph))
-    assert all(t.startswith("name: ") for t in embed.texts)
-    assert not any("qualnames:" in t or "path:" in t or "file:" in t for t in embed.texts)
+    assert all(t.startswith("qualname: ") for t in embed.texts)
+    assert not any("qualnames:" in t or "path:" in t or "file:" in t or "location:" in t
+                   for t in embed.texts)
     vector = index.as_retriever(similarity_top_k=3)
     fused = [h.node.node_id for h in _fusion(retriever, vector).retrieve(case_question)]
     assert len(fused) == len(set(fused))

@@ -42,7 +42,6 @@ def test_each_user_error_is_one_line_and_its_own_status(
     cases = {
         "missing graph": (("query", str(tmp_path / "none.json"), "fee?"), 5),
         "corrupt graph": (("inspect", str(bad_graph)), 5),
-        "empty question": (("query", str(graph_file), "   "), 2),
         "bad option": (("query", str(graph_file), "fee", "--k", "many"), 2),
         "unknown command": (("frobnicate",), 2),
         "bad k": (("query", str(graph_file), "fee", "--k", "0"), 2),

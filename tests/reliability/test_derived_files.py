@@ -13,6 +13,7 @@ import hashlib
 import json
 import multiprocessing
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +120,9 @@ def test_m1_every_interface_warns_in_one_line_and_answers(
 def test_m1_a_checksum_that_differs_is_refused(tmp_path: Path) -> None:
     path = _saved(tmp_path)
     raw = bytearray(index_path(path).read_bytes())
-    raw[len(raw) // 2] ^= 0x40  # inside the postings: their checksum no longer holds
+    with zipfile.ZipFile(index_path(path)) as archive:  # the impacts' bytes, wherever they are
+        member = archive.getinfo("data.npy")
+    raw[member.header_offset + 30 + len(member.filename) + len(member.extra) + 140] ^= 0x40
     index_path(path).write_bytes(bytes(raw))
     graph, said = _loaded(path)
     assert len(said) == 1 and ("checksum" in said[0] or "not a lexical index" in said[0])

@@ -187,7 +187,7 @@ def test_4_example_files_may_lie_in_the_source_folders(tree: tuple[Path, Path]) 
     with pytest.raises(KnowledgeFormatError, match="outside"):
         load_examples(path)
     graph = build_graph([src], examples=path, jobs=1)
-    assert graph.consumers("tag:amount") == ["fn:src.ok.ok"]
+    assert graph.consumers("tag:amount") == ["fn:ok.ok"]  # src/ok.py: the module ok (src layout)
 
 
 # -- 5-8: ordinary bad input ends in a result or one error line ---------------------------

@@ -118,7 +118,9 @@ def test_the_fill_keeps_the_paths_documents_first(
     assert sum(d.kind == "module" for d in result.documents) <= r.options.scripts
     scores = [d.score for d in result.documents]
     assert scores == sorted(scores, reverse=True) and all(0 < x <= 1 for x in scores)
-    if fill == "ppr":  # never empty: as many as k and the scripts cap allow
+    if not result.matched:  # nothing of the question in the graph: nothing, flagged
+        assert not docs and not result.tags and not result.paths
+    elif fill == "ppr":  # else never empty: as many as k and the scripts cap allow
         kinds = [f.kind for f in graph.functions()]
         allowed = sum(k != "module" for k in kinds) + min(r.options.scripts, kinds.count("module"))
         assert len(docs) == min(r.options.k, allowed)

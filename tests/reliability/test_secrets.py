@@ -50,8 +50,13 @@ def secret_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def secret_url(secret_server: Server, request: pytest.FixtureRequest) -> str:
     url = (f"falkordb://{request.param}:{PASSWORD}@{secret_server.host}:{secret_server.port}"
            "/secrets")
-    push_graph(build_graph([("m.py", "def total(fees):\n    return sum(fees)\n")]), url)
+    _push_total(url)
     return url
+
+
+def _push_total(url: str) -> None:
+    """The graph the adapters are asked about (test_cli pushes another to the same URL)."""
+    push_graph(build_graph([("m.py", "def total(fees):\n    return sum(fees)\n")]), url)
 
 
 def _bad_urls(server: Server) -> list[str]:
@@ -132,6 +137,7 @@ def test_langchain(secret_url: str) -> None:
                                **kwargs: Any) -> None:
             seen.append(serialized)
 
+    _push_total(secret_url)
     for store in (secret_url, FalkorDBStore(secret_url)):
         retriever = SGKRRetriever(store=store, k=2)
         assert retriever.invoke("What is the total?", config={"callbacks": [Recorder()]})
@@ -146,6 +152,7 @@ def test_langchain(secret_url: str) -> None:
 def test_llama_index(secret_url: str) -> None:
     from llama_index_sgkr import SGKRRetriever
 
+    _push_total(secret_url)
     retriever = SGKRRetriever.from_defaults(store=secret_url)
     assert retriever.retrieve("What is the total?")
     _clean(repr(retriever) + str(vars(retriever)) + repr(retriever.sgkr_retriever.store))

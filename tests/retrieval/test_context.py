@@ -16,8 +16,28 @@ RESULT = RetrievalResult("What fee?", (DOC,))
 
 def test_slots() -> None:
     slots = render_context(RESULT)
-    assert slots["retrieved_knowledge"] == "- fee: fee = fixed + rate * v / 10000"
-    assert slots["retrieved_functions"] == "```python\ndef fee(rule, v):\n    return 1\n```"
+    assert slots["retrieved_knowledge"] == "- fee (m.py:1): fee = fixed + rate * v / 10000"
+    assert slots["retrieved_functions"] == (
+        "```python\n# fee (m.py:1)\ndef fee(rule, v):\n    return 1\n```")
+
+
+def test_a_model_reads_qualified_names_and_places() -> None:
+    """Issue 40: an LLM reads ``Flask.dispatch_request (src/flask/app.py:870)``, not a bare
+    ``dispatch_request`` it cannot tell from the abstract ``View.dispatch_request``."""
+    from sgkr import build_graph
+    from sgkr.retrieval.context import make_documents
+
+    g = build_graph([("src/flask/app.py", "class Flask:\n    def dispatch_request(self):\n"
+                                          "        return self.view()\n"),
+                     ("src/flask/views.py", "class View:\n    def dispatch_request(self):\n"
+                                            "        raise NotImplementedError\n")])
+    docs = make_documents(g, [("fn:flask.app.Flask.dispatch_request", 1.0),
+                              ("fn:flask.views.View.dispatch_request", 0.5)], ())
+    assert [(d.label, d.location) for d in docs] == [
+        ("Flask.dispatch_request", "src/flask/app.py:2"),
+        ("View.dispatch_request", "src/flask/views.py:2")]
+    code = render_context(RetrievalResult("q", docs))["retrieved_functions"]
+    assert "# Flask.dispatch_request (src/flask/app.py:2)" in code
 
 
 def test_templates() -> None:

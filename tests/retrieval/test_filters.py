@@ -20,7 +20,7 @@ FEE = filter_values(
 def test_values_of_a_function() -> None:
     assert FEE == {"file": ("a.py", "b.py"), "kind": ("function",), "name": ("fee",),
                    "matched_tags": ("amount", "fee"), "start_line": (1, 3, 9),
-                   "end_line": (2, 4, 9)}
+                   "end_line": (2, 4, 9), "test": (False,)}
     assert set(FEE) == set(FILTER_FIELDS)
 
 

@@ -102,10 +102,14 @@ def test_no_tag_is_answered_by_name(graph: KnowledgeGraph) -> None:
     assert result.documents[0].name == "read"
 
 
-def test_never_empty_when_the_graph_has_functions(graph: KnowledgeGraph) -> None:
-    # no tag and no word of any function: the most-called functions
-    result = Retriever(graph, k=2).retrieve("zzz qqq")
-    assert [d.name for d in result.documents] == ["fee", "load"]
+def test_a_question_that_matches_nothing_is_flagged_and_answered_by_nothing(
+        graph: KnowledgeGraph) -> None:
+    # no tag and no word of any function: nothing, flagged, so that a caller can abstain
+    for question in ("zzz qqq", "asdfgh qwerty", "", "   "):
+        result = Retriever(graph, k=2).retrieve(question)
+        assert result.documents == () and not result.matched
+        assert result.to_dict()["matched"] is False
+    assert Retriever(graph, k=2).retrieve("how is a file read?").matched
     # lexical answers alone when the walk is off
     assert [d.name for d in Retriever(graph, fill="none").retrieve("read").documents] == [
         "read"]
@@ -353,3 +357,28 @@ def test_prepare_makes_every_table_the_first_question_reads(
     monkeypatch.setattr(sgkr.algorithms.lexical.LexicalIndex, "length_of", refuse)
     monkeypatch.setattr(sgkr.algorithms.lexical, "LexicalIndex", refuse)
     assert retriever.retrieve("Which helper reads the csv of category codes?").documents
+
+
+def test_tests_are_left_out_of_answers_unless_asked() -> None:
+    """Issue 40: a repository built with its tests answers with the code under test; the
+    tests come back with ``tests=True`` or the filter ``{"test": true}``."""
+    from sgkr import build_graph
+
+    graph = build_graph([
+        ("src/shop/cart.py", "def cart_total(items):\n    return sum(i.price for i in items)\n"),
+        ("tests/test_cart.py", "from shop.cart import cart_total\n"
+                               "def test_cart_total_of_items():\n"
+                               "    assert cart_total([]) == 0  # cart total of no items\n"),
+        ("src/shop/conftest.py", "def cart_total_fixture():\n    return []\n")])
+    assert graph.report.test_functions == 2
+    question = "how is the cart total of the items computed?"
+    default = [d.id for d in Retriever(graph, k=5).retrieve(question).documents]
+    assert default == ["fn:shop.cart.cart_total"]
+    everything = {d.id for d in Retriever(graph, k=5, tests=True).retrieve(question).documents}
+    assert everything == {"fn:shop.cart.cart_total", "fn:tests.test_cart.test_cart_total_of_items",
+                          "fn:shop.conftest.cart_total_fixture"}
+    for options in ({"filter": {"test": True}}, {"filter": {"test": True}, "tests": True}):
+        only = Retriever(graph, k=5, **options).retrieve(question)  # type: ignore[arg-type]
+        assert {d.id for d in only.documents} == everything - {"fn:shop.cart.cart_total"}
+    with pytest.raises(InvalidArgumentError, match="takes a boolean"):
+        Retriever(graph, filter={"test": "yes"})

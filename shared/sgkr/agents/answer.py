@@ -35,10 +35,12 @@ from ..stores.base import EdgeKind
 from .names import NameTable
 
 __all__ = ["describe_page", "explain_path", "graph_summary", "where", "Page",
-           "MAX_ANSWER_CHARS", "DEFAULT_SHOWN_PATHS"]
+           "MAX_ANSWER_CHARS", "DEFAULT_SHOWN_PATHS", "UNMATCHED"]
 
 #: Most characters of one answer: what an agent's context can spare for one call.
 MAX_ANSWER_CHARS = 60_000
+#: What a question that matches nothing matched (``RetrievalResult.matched`` is false).
+UNMATCHED = "no tag, no word of the code"
 #: Paths an explanation shows unless asked for more.
 DEFAULT_SHOWN_PATHS = 5
 _HEAD_CHARS = 6_000  # what the question, tags and paths may take of a page
@@ -62,9 +64,7 @@ def where(span: SourceSpan) -> str:
     >>> where(SourceSpan("a.py", 3, 9)), where(SourceSpan("n.ipynb", 2, 4, 5, 5))
     ('a.py:3', 'n.ipynb, cell 5, line 2')
     """
-    if span.cell is not None:
-        return f"{span.file}, cell {span.cell}, line {span.start_line}"
-    return f"{span.file}:{span.start_line}"
+    return span.location
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,9 @@ def _head(result: RetrievalResult, start: int) -> list[str]:
     lines.append(_clip(f"Tags matched: {tags or 'none'}.", _HEAD_CHARS // 3))
     docs = result.documents
     if not docs:
-        lines.append("Nothing retrieved.")
+        lines.append("Nothing retrieved." if result.matched else
+                     f"Nothing retrieved: the question matches nothing in this graph "
+                     f"({UNMATCHED}).")
         return lines
     if result.paths:
         lines.append(f"Dependency paths between them: {len(result.paths)}, shortest first; "
@@ -147,8 +149,8 @@ def _head(result: RetrievalResult, start: int) -> list[str]:
 
 def _document(d: RetrievedFunction, number: int, room: int | None) -> str:
     """One function: heading, knowledge, code; cut to ``room`` characters if given."""
-    place = f" ({where(d.sources[0])})" if d.sources else ""
-    head = f"\n## {number}. {d.name}{place}, score {d.score:.3f}\n"
+    place = f" ({d.location})" if d.location else ""
+    head = f"\n## {number}. {d.label}{place}, score {d.score:.3f}\n"
     if d.used_by:  # on a graph of solved tasks: the earlier questions that used it
         head += "Used to answer: " + "; ".join(repr(_clip(q, 120)) for _, q in d.used_by) + "\n"
     knowledge = f"\n{d.knowledge.strip()}\n" if d.knowledge.strip() else ""

@@ -67,8 +67,6 @@ _MORE = ("\n\nMore functions are left: call retrieve_knowledge again with the sa
 def _retrieve(snapshot: Snapshot, arguments: dict[str, Any]) -> str:
     options = dict(arguments)
     question, cursor = options.pop("question"), options.pop("cursor", None)
-    if not question.strip():
-        raise InvalidArgumentError("the question is empty")
     key = page_key(snapshot.version(snapshot.reader), question, options)
     start = 0 if cursor is None else decode_cursor(cursor, key)
     retriever = snapshot.retriever.with_options(**options) if options else snapshot.retriever

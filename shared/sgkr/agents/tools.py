@@ -15,7 +15,7 @@ Traceback (most recent call last):
 sgkr.errors.InvalidArgumentError: retrieve_knowledge has no argument 'kk' (did you mean 'k'?); \
 valid arguments: question, cursor, k, max_depth, max_paths, reverse_calls, callees, partial, \
 include_knowledge, scripts, fill, lexical, evidence, mentions, walk, reuse, centrality, brevity, \
-neighbours, boost, specificity, inferred, filter
+neighbours, boost, specificity, inferred, filter, tests
 >>> check_arguments(EXPLAIN, {"source": "fee", "target": "rate"})
 {'source': 'fee', 'target': 'rate'}
 """

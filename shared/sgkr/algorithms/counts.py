@@ -79,8 +79,8 @@ def count_fields(fields: Sequence[Iterable[str]]) -> Counts:
 
     Examples
     --------
-    >>> count_fields([["a_b", "b"], ["x", "y"]]).words
-    ['a_b', 'b', 'x', 'y']
+    >>> count_fields([["get_rate", "rate"], ["fee", "tax"]]).words
+    ['fee', 'get', 'get_rat', 'rate', 'tax']
     """
     numbers: dict[str, int] = {}
     found: list[Triples] = []

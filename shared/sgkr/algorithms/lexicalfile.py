@@ -74,7 +74,7 @@ __all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph"
            "LexicalFile", "LEXICAL_FILE"]
 
 #: The layout and the tokenizer of a persisted index; another is rebuilt.
-FORMAT = 2
+FORMAT = 3
 _SUFFIX = ".lexical.npz"
 _ARRAYS: dict[str, type[np.generic]] = {"header": np.uint8, "indptr": np.int64,
                                         "indices": np.int32, "data": np.float32,

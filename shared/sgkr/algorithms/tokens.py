@@ -1,19 +1,21 @@
 """A code-aware tokenizer: the words a question and a function's document are indexed by.
 
 Each identifier is split at ``snake_case`` underscores and ``camelCase`` humps
-and its parts lower-cased and stemmed (Snowball's English stemmer, through
-PyStemmer), and a compound identifier is kept whole as well (lower-cased, its
-edge underscores dropped), so ``prepare_content_length`` yields
-``prepare_content_length``, ``prepar``, ``content``, ``length``: a report that
-names the identifier matches it exactly, and one that says "content length"
-matches its parts. English stop words (Lucene's list, the one ``bm25s`` uses)
-are left out of the parts. Repeated words are kept: a word a question repeats
-counts as often as it appears.
+and its parts lower-cased, and a compound identifier is kept whole as well
+(lower-cased), so ``prepare_content_length`` yields ``prepar``, ``content``,
+``length`` and ``prepare_content_length``: a report that names the identifier
+matches it exactly, and one that says "content length" matches its parts.
+Tokens of one character and English stop words (Lucene's list, the one
+``bm25s`` uses) are left out, and every token is stemmed (Snowball's English
+stemmer, through PyStemmer), the whole identifier too, so ``get_cookies``
+matches ``get_cookie``. Repeated words are kept: a word a question repeats
+counts as often as it appears. On ASCII text this is, token for token, the
+tokenizer of the strongest plain ``bm25s`` baseline of bug localization we know.
 
 Examples
 --------
 >>> code_tokens("def prepareContentLength(self, body):")
-['def', 'preparecontentlength', 'prepar', 'content', 'length', 'self', 'bodi']
+['def', 'prepar', 'content', 'length', 'preparecontentlength', 'self', 'bodi']
 >>> code_tokens("Is the content-length header sent for GET requests?")
 ['content', 'length', 'header', 'sent', 'get', 'request']
 """
@@ -41,19 +43,19 @@ _STEMMER = Stemmer.Stemmer("english")
 
 @functools.lru_cache(maxsize=1 << 18)
 def identifier_tokens(word: str) -> tuple[str, ...]:
-    """The tokens of one identifier or word: whole when compound, then its stemmed parts.
+    """The tokens of one identifier or word: its stemmed parts, then, when it has more than
+    one part, the whole of it, lower-cased and stemmed.
 
     Examples
     --------
-    >>> identifier_tokens("HTTPAdapter"), identifier_tokens("__init__"), identifier_tokens("the")
-    (('httpadapter', 'http', 'adapt'), ('init',), ())
+    >>> identifier_tokens("HTTPAdapter"), identifier_tokens("__init__"), identifier_tokens("a_b")
+    (('http', 'adapt', 'httpadapt'), ('init',), ('a_b',))
     """
     parts = [p.lower() for piece in word.split("_") if piece
              for p in (_HUMP.findall(piece) if piece.isascii() else (piece,))]
-    kept = [_STEMMER.stemWord(p) for p in parts if p not in STOP_WORDS]
     if len(parts) > 1:
-        return (word.strip("_").lower(), *kept)
-    return tuple(kept)
+        parts.append(word.lower())
+    return tuple(_STEMMER.stemWords([p for p in parts if len(p) > 1 and p not in STOP_WORDS]))
 
 
 def code_tokens(text: str) -> list[str]:

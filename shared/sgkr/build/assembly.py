@@ -46,7 +46,7 @@ from ..analysis.resolve import CallResolver, flatten
 from ..errors import InvalidArgumentError, KnowledgeFormatError, SourceError
 from ..graph.model import KnowledgeGraph
 from ..ingest.files import roots_of
-from ..ingest.sources import SourceInput, common_root
+from ..ingest.sources import SourceInput, common_root, is_test_file
 from ..records import (
     BuildReport,
     Definition,
@@ -481,10 +481,12 @@ def report(graph: KnowledgeGraph, files: int, problems: Sequence[Problem],
            started: float) -> BuildReport:
     """The build report of ``graph``, made of ``files`` files, ``started`` at this time."""
     stats = graph.stats()
+    tests = sum(1 for f in graph.functions() if f.kind != "module" and f.sources
+                and all(is_test_file(s.file) for s in f.sources))
     return BuildReport(
         files=files, functions=stats["functions"], call_edges=stats["call_edges"],
         tags=stats["tags"], problems=tuple(problems), seconds=time.perf_counter() - started,
-        reference_edges=stats["reference_edges"])
+        reference_edges=stats["reference_edges"], test_functions=tests)
 
 
 def function_node(node_id: str, members: Sequence[Definition],

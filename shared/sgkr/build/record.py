@@ -59,7 +59,7 @@ __all__ = ["BuildRecord", "OutputFile", "build_key", "find_record", "store_recor
            "RECORD_FORMAT", "MAX_OUTPUT_BYTES"]
 
 #: Bumped whenever the layout of a record changes.
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2
 #: The largest output file a record vouches for (larger ones are made again).
 MAX_OUTPUT_BYTES = 4 << 30
 _KIND = "sgkr-build"
@@ -176,7 +176,8 @@ def _report(data: dict[str, Any]) -> BuildReport:
         files=_count(data["files"]), functions=_count(data["functions"]),
         call_edges=_counts(data["call_edges"]), tags=_count(data["tags"]),
         problems=tuple(problems), seconds=float(data["seconds"]),
-        reference_edges=_counts(data["reference_edges"]))
+        reference_edges=_counts(data["reference_edges"]),
+        test_functions=_count(data["test_functions"]))
 
 
 def _counts(data: Any) -> dict[str, int]:

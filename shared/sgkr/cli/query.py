@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..agents.answer import where
-from ..errors import InvalidArgumentError
+from ..agents.answer import UNMATCHED
 from ..graph.model import KnowledgeGraph
 from ..records import RetrievalResult
 from ..retrieval.hops import hop_arrow, paths_hops
@@ -36,6 +35,9 @@ def print_result(result: RetrievalResult, reader: GraphReader, *,
     follows (``tag:amount -input of-> fn:fee -called by-> fn:main``).
     """
     print(f"question: {result.question}")
+    if not result.matched:
+        print(f"matched: nothing ({UNMATCHED}); nothing retrieved")
+        return
     if not result.tags:
         print("tags: none matched" + ("" if result.documents else "; nothing retrieved"))
     for m in result.tags:
@@ -45,8 +47,8 @@ def print_result(result: RetrievalResult, reader: GraphReader, *,
     if len(result.paths) > 5:
         print(f"... {len(result.paths) - 5} more paths")
     for d in result.documents:
-        place = where(d.sources[0]) if d.sources else ""
-        print(f"\n[{d.score:.3f}] {d.name}  ({place})")
+        place = f"  ({d.location})" if d.location else ""
+        print(f"\n[{d.score:.3f}] {d.label}{place}")
         if d.variants:
             print(f"  (and {len(d.variants)} variant(s) of it in other solutions)")
         if d.used_by:
@@ -59,8 +61,6 @@ def print_result(result: RetrievalResult, reader: GraphReader, *,
 
 def run(args: argparse.Namespace) -> int:
     """Load the graph, retrieve, print."""
-    if not args.question.strip():
-        raise InvalidArgumentError("the question is empty")
     options = retrieval_options(args)
     retriever = (Retriever(store=args.graph, **options) if is_store_url(args.graph)
                  else Retriever(KnowledgeGraph.load(args.graph, warn=warn), **options))

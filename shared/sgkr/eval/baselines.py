@@ -6,8 +6,8 @@ and its code. So a baseline can also serve as SGKR's ``fallback``.
 
 - :class:`BM25Retriever`: BM25 (``bm25s``) over identifier-split words.
 - :class:`CodeBM25Retriever`: the strongest plain lexical retriever of code we know,
-  ``bm25s`` with a code-aware tokenizer over one document per function (its files,
-  qualified names and source), the baseline of bug localization.
+  ``bm25s`` with a code-aware tokenizer over one document per function (its file,
+  qualified name and source), the baseline of bug localization.
 - :class:`DenseRetriever`: cosine similarity of embeddings, from any
   :class:`EmbeddingModel` (see :func:`as_embedding_model`: a LlamaIndex or
   LangChain embedding model, a sentence-transformers model or a plain callable).
@@ -112,16 +112,19 @@ class BM25Retriever:
 
 
 class CodeBM25Retriever:
-    """``bm25s`` over one document per function (its files, qualified names and source code),
-    with the code-aware tokenizer (:func:`sgkr.algorithms.tokens.code_tokens`: identifiers
-    split and kept whole, lower case, stop words out, Snowball stems); the question's
-    words count as often as it repeats them. Module bodies are left out.
+    """``bm25s`` over one document per function (nested ones too; module bodies left out):
+    ``"{file} {qualified name in its module}"``, a line, then its source code, tokenized by
+    :func:`sgkr.algorithms.tokens.code_tokens` (identifiers split at ``_`` and case changes
+    and kept whole, lower case, tokens of one character and English stop words out,
+    Snowball stems); ``bm25s``' defaults; the question's tokens scored with their repeats.
+    The strongest plain lexical retriever of code we know, the baseline of bug localization.
     """
 
     def __init__(self, graph: KnowledgeGraph) -> None:
         import bm25s
 
         from ..algorithms.tokens import code_tokens
+        from ..ingest.sources import name_in_module
 
         self._tokens = code_tokens
         self.ids = _function_ids(graph, modules=False)
@@ -129,8 +132,9 @@ class CodeBM25Retriever:
         corpus = []
         for node_id in self.ids:
             f = graph.function(node_id)
-            files = " ".join(dict.fromkeys(s.file for s in f.sources))
-            corpus.append(code_tokens(f"{files}\n{' '.join(f.qualnames)}\n{f.code}") or [""])
+            files = [s.file for s in f.sources]
+            head = f"{min(files, default='')} {name_in_module(f.qualnames, files, f.name)}"
+            corpus.append(code_tokens(f"{head}\n{f.code}") or [""])
         self._bm25.index(corpus, show_progress=False)
 
     def __call__(self, question: str, k: int) -> list[str]:

@@ -25,6 +25,7 @@ from typing import Literal
 
 from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..graph.model import KnowledgeGraph, tag_id
+from ..ingest.sources import name_in_module
 from ..records import FunctionNode, RetrievalResult, SourceSpan
 
 __all__ = ["View", "ViewNode", "ViewEdge", "NodeRole", "EdgeRole", "subgraph"]
@@ -251,7 +252,8 @@ def _view_node(graph: KnowledgeGraph, node_id: str, role: NodeRole | None,
         score = None
         if result is not None:
             score = next((d.score for d in result.documents if d.id == node_id), None)
-        return ViewNode(record.id, record.kind, record.name, role, record.qualnames,
+        label = name_in_module(record.qualnames, [s.file for s in record.sources], record.name)
+        return ViewNode(record.id, record.kind, label, role, record.qualnames,
                         record.knowledge, record.code, record.sources, score=score)
     tag = graph.tag(node_id)
     return ViewNode(tag.id, "tag", tag.label, role, aliases=tag.aliases)

@@ -15,6 +15,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ __all__ = [
     "memory_files",
     "common_root",
     "module_name",
+    "is_test_file",
+    "name_in_module",
     "decode_source",
     "list_sources",
     "read_source",
@@ -78,22 +81,81 @@ class SourceFile:
 def module_name(path: str) -> str:
     """Return the dotted module name of a relative path.
 
+    A top folder named ``src`` is the ``src`` layout's, not a package: ``src/flask/app.py``
+    is the module ``flask.app``, as it is imported.
+
     Examples
     --------
     >>> module_name("pkg/sub/__init__.py"), module_name("pkg/mod.py"), module_name("nb.ipynb")
     ('pkg.sub', 'pkg.mod', 'nb')
+    >>> module_name("src/flask/app.py"), module_name("src/flask/__init__.py")
+    ('flask.app', 'flask')
     """
     parts = path.replace("\\", "/").split("/")
-    last = parts[-1]
+    while parts and parts[0] in ("", "."):
+        parts = parts[1:]
+    if len(parts) > 1 and parts[0] == "src" and parts[1] not in ("__init__.py", ""):
+        parts = parts[1:]
+    last = parts[-1] if parts else ""
     for suffix in SOURCE_SUFFIXES:
         if last.endswith(suffix):
             last = last[: -len(suffix)]
             break
     if last == "__init__" and len(parts) > 1:
         parts = parts[:-1]
-    else:
+    elif parts:
         parts[-1] = last
     return ".".join(p for p in parts if p and p != ".")
+
+
+def name_in_module(qualnames: Sequence[str], files: Sequence[str], default: str = "") -> str:
+    """The qualified name of a definition inside its module, as a developer says it
+    (``Flask.dispatch_request``, ``App.__init__``, ``outer.inner``): of its first file (in
+    sorted order), the qualified name that module holds, less the module's name.
+
+    ``default`` when no qualified name lies in that module (a name given by hand).
+
+    Examples
+    --------
+    >>> name_in_module(["flask.app.Flask.dispatch_request"], ["src/flask/app.py"])
+    'Flask.dispatch_request'
+    >>> name_in_module(["b.run", "a.run"], ["b.py", "a.py"]), name_in_module([], [], "f")
+    ('run', 'f')
+    """
+    file = min(files, default="")
+    module = module_name(file) if file else ""
+    inside = [q[len(module) + 1:] if module else q for q in qualnames
+              if not module or q.startswith(f"{module}.")]
+    return min(inside, default=default or min(qualnames, default=""))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_test_file(path: str) -> bool:
+    """Whether a relative path holds tests, by pytest's and unittest's conventions.
+
+    A file is a test file when a folder on its path is named ``tests``, ``test`` or
+    ``testing``, or its name is ``test_*.py``, ``*_test.py``, ``tests.py`` or
+    ``conftest.py`` (notebooks alike).
+
+    Examples
+    --------
+    >>> [is_test_file(p) for p in ("tests/app.py", "pkg/test_app.py", "pkg/app_test.py",
+    ...                            "conftest.py", "pkg/testing/util.py", "pkg/app.py",
+    ...                            "pkg/contest.py", "pkg/latest.py")]
+    [True, True, True, True, True, False, False, False]
+    """
+    parts = path.replace("\\", "/").split("/")
+    if any(p in _TEST_FOLDERS for p in parts[:-1]):
+        return True
+    stem = parts[-1]
+    for suffix in SOURCE_SUFFIXES:
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    return stem.startswith("test_") or stem.endswith("_test") or stem in ("conftest", "tests")
+
+
+_TEST_FOLDERS = frozenset({"tests", "test", "testing"})
 
 
 def common_root(paths: Sequence[Path]) -> Path:

@@ -8,11 +8,18 @@ and ``{retrieved_functions}``; :data:`DABSTEP_PROMPT` and
 Examples
 --------
 >>> from sgkr.records import RetrievalResult, RetrievedFunction
+>>> from sgkr.records import SourceSpan
 >>> doc = RetrievedFunction("fn:fee", "fee", ("m.fee",), "fee = fixed + rate * v / 10000",
-...                         "def fee(rule, v): ...", (), "function", 1.0)
+...                         "def fee(rule, v): ...", (SourceSpan("m.py", 3, 4),), "function",
+...                         1.0, qualname="fee")
 >>> slots = render_context(RetrievalResult("q", (doc,)))
 >>> print(slots["retrieved_knowledge"])
-- fee: fee = fixed + rate * v / 10000
+- fee (m.py:3): fee = fixed + rate * v / 10000
+>>> print(slots["retrieved_functions"])
+```python
+# fee (m.py:3)
+def fee(rule, v): ...
+```
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from dataclasses import replace
 
 from ..errors import InvalidArgumentError, NodeNotFoundError
 from ..graph.model import KnowledgeGraph
+from ..ingest.sources import name_in_module
 from ..records import FunctionNode, RetrievalResult, RetrievedFunction, SolvedTask
 from ..stores import GraphReader, as_reader
 
@@ -121,6 +129,7 @@ def function_document(
         code=f.shown_code,
         sources=f.sources, kind=f.kind, score=score,
         matched_tags=matched_tags, paths=paths,
+        qualname=name_in_module(f.qualnames, [s.file for s in f.sources], f.name),
     )
 
 
@@ -130,15 +139,22 @@ def render_context(result: RetrievalResult) -> dict[str, str]:
     Returns
     -------
     dict
-        ``retrieved_knowledge``: one ``- name: knowledge`` item per document;
-        ``retrieved_functions``: the code of each, in a fenced block.
+        ``retrieved_knowledge``: one ``- name (file:line): knowledge`` item per document;
+        ``retrieved_functions``: the code of each, in a fenced block headed by a comment
+        with its qualified name and place.
     """
     knowledge = "\n".join(
-        f"- {d.name}: {d.knowledge.strip()}{_asked_by(d)}" for d in result.documents
+        f"- {_heading(d)}: {d.knowledge.strip()}{_asked_by(d)}" for d in result.documents
         if d.knowledge.strip()
     )
-    functions = "\n\n".join(f"```python\n{d.code.strip()}\n```" for d in result.documents)
+    functions = "\n\n".join(f"```python\n# {_heading(d)}\n{d.code.strip()}\n```"
+                             for d in result.documents)
     return {"retrieved_knowledge": knowledge, "retrieved_functions": functions}
+
+
+def _heading(d: RetrievedFunction) -> str:
+    """``Flask.dispatch_request (src/flask/app.py:870)``: the name and place a reader is shown."""
+    return f"{d.label} ({d.location})" if d.location else d.label
 
 
 def _asked_by(document: RetrievedFunction) -> str:

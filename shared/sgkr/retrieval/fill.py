@@ -27,13 +27,14 @@ def fill_ranking(reader: GraphReader, scored: Mapping[str, float],
                  ranked: Sequence[tuple[str, float]], limit: int, *, scripts: int,
                  keep: Keep | None = None,
                  most_called: Callable[[int], list[str]] | None = None,
-                 ) -> list[tuple[str, float]]:
+                 best: float = 1.0) -> list[tuple[str, float]]:
     """``ranked`` and, after it, the functions of ``scored`` best first (ties by id), then
     those of ``most_called`` (if given), up to ``limit``.
 
     Module bodies count against ``scripts`` (with those of ``ranked``); only what passes
     ``keep`` is taken. A filled function scores ``FILL_WEIGHT`` times the lowest score of
-    ``ranked`` (2 when it is empty) times its score over the best, at least 1e-6.
+    ``ranked`` (``best`` when it is empty: how sure the retriever is of the question) times
+    its score over the best, at least 1e-6.
     """
     out = list(ranked)
     if len(out) >= limit:
@@ -47,7 +48,7 @@ def fill_ranking(reader: GraphReader, scored: Mapping[str, float],
     if most_called is not None:  # the most-called functions, when the walk reached too few
         order += [n for n in most_called(4 * limit + len(taken) + len(scored))
                   if n not in scored]
-    floor = min((s for _, s in ranked), default=1.0 / FILL_WEIGHT) * FILL_WEIGHT
+    floor = min(s for _, s in ranked) * FILL_WEIGHT if ranked else best
     top = max((scored[n] for n in order if n in scored), default=1.0) or 1.0
     for start in range(0, len(order), limit):  # read the filter's records in batches
         batch = [n for n in order[start : start + limit] if n not in taken]

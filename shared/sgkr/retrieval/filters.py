@@ -16,10 +16,11 @@ the adapters only translate their frameworks' filters into it:
 
 The fields are those of a document's metadata: ``file`` (every file the
 function was found in: a merged function has several), ``kind``
-(``function``, ``method`` or ``module``), ``name``, ``matched_tags`` (the
-labels of the matched tags on the paths through it: callees added after the
-paths have none), all text, and ``start_line`` and ``end_line`` (of each of
-its places), integers. A field holding several values passes an operator
+(``function``, ``method`` or ``module``), ``name``, ``matched_tags`` (the labels of the matched
+tags on the paths through it: callees added after the paths have none), all
+text; ``start_line`` and ``end_line`` (of each of its places), integers; and
+``test``, ``true`` for test code (every file it is found in is a test file:
+:func:`~sgkr.ingest.sources.is_test_file`). A field holding several values passes an operator
 when one of them does, except ``$ne`` and ``$nin`` (none may) and ``$all``.
 An operand is of its field's type: ``{"start_line": {"$gte": 100}}``,
 ``{"name": {"$text_match": "fee"}}``.
@@ -35,7 +36,7 @@ True
 Traceback (most recent call last):
 ...
 sgkr.errors.InvalidArgumentError: filter: unknown field 'path'; filterable: file, kind, name, \
-matched_tags, start_line, end_line
+matched_tags, start_line, end_line, test
 """
 
 from __future__ import annotations
@@ -45,21 +46,24 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidArgumentError
+from ..ingest.sources import is_test_file
 from ..records import FunctionNode
 from ..stores import GraphReader
 from ..text import shown
 
 __all__ = ["FILTER_FIELDS", "Values", "Rule", "compile_filter", "filter_values",
-           "path_filter", "MAX_FILTER_DEPTH", "MAX_FILTER_NODES", "MAX_FILTER_VALUES"]
+           "path_filter", "names_field", "is_test", "MAX_FILTER_DEPTH", "MAX_FILTER_NODES",
+           "MAX_FILTER_VALUES"]
 
 #: The fields a filter may name.
-FILTER_FIELDS = ("file", "kind", "name", "matched_tags", "start_line", "end_line")
+FILTER_FIELDS = ("file", "kind", "name", "matched_tags", "start_line", "end_line", "test")
 #: The values of each field for one function.
 Values = Mapping[str, Collection[Any]]
 #: A compiled filter: the values of a function in, whether it may be returned out.
 Rule = Callable[[Values], bool]
 
 _NUMBERS = frozenset({"start_line", "end_line"})
+_BOOLEANS = frozenset({"test"})
 #: Most levels of objects and lists in a filter (``$and``, ``$or``, ``$not`` nest them).
 MAX_FILTER_DEPTH = 32
 #: Most conditions in a filter (its keys and the items of its ``$and`` and ``$or``): each
@@ -124,6 +128,26 @@ def compile_filter(spec: object) -> Rule:
     return _compile(spec, "filter")
 
 
+def names_field(spec: object, field: str) -> bool:
+    """Whether the filter ``spec`` (checked already) names ``field`` anywhere.
+
+    Examples
+    --------
+    >>> names_field({"$or": [{"kind": "method"}, {"test": True}]}, "test")
+    True
+    """
+    stack = [spec]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            if field in value:
+                return True
+            stack.extend(value.values())
+        elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+            stack.extend(value)
+    return False
+
+
 def _check_size(spec: object) -> None:
     """Refuse a filter nested deeper than :data:`MAX_FILTER_DEPTH`, of more than
     :data:`MAX_FILTER_NODES` conditions or of an operand list longer than
@@ -166,14 +190,31 @@ def filter_values(function: FunctionNode,
             "kind": (function.kind,), "name": (function.name,),
             "matched_tags": tuple(matched_tags),
             "start_line": tuple(s.start_line for s in function.sources),
-            "end_line": tuple(s.end_line for s in function.sources)}
+            "end_line": tuple(s.end_line for s in function.sources),
+            "test": (is_test(function),)}
 
 
-def path_filter(reader: GraphReader, spec: Mapping[str, Any],
-                paths: Sequence[tuple[str, ...]] = ()) -> Callable[[list[str]], set[str]]:
-    """The ids of a batch of function nodes that pass the filter ``spec``, each seen with
-    the labels of the matched end tags of the ``paths`` through it (as a document's
-    ``matched_tags``).
+def is_test(function: FunctionNode) -> bool:
+    """Whether a function is test code: every file it is found in is a test file
+    (:func:`~sgkr.ingest.sources.is_test_file`).
+
+    Examples
+    --------
+    >>> from sgkr.records import FunctionNode, SourceSpan
+    >>> is_test(FunctionNode("fn:t", "t", ("tests.t",), "", "", (SourceSpan("tests/t.py", 1, 2),),
+    ...                      "function"))
+    True
+    """
+    return bool(function.sources) and all(is_test_file(s.file) for s in function.sources)
+
+
+def path_filter(reader: GraphReader, spec: Mapping[str, Any] | None,
+                paths: Sequence[tuple[str, ...]] = (), *,
+                tests: bool = True) -> Callable[[list[str]], set[str]]:
+    """The ids of a batch of function nodes that pass the filter ``spec`` (``None``: any),
+    each seen with the labels of the matched end tags of the ``paths`` through it (as a
+    document's ``matched_tags``); with ``tests=False``, test code (:func:`is_test`) does not
+    pass either.
 
     Raises
     ------
@@ -188,17 +229,18 @@ def path_filter(reader: GraphReader, spec: Mapping[str, Any],
     >>> path_filter(store, {"name": "f"})(["fn:m.f"]), path_filter(store, {"name": "g"})(["fn:m.f"])
     ({'fn:m.f'}, set())
     """
-    rule = compile_filter(spec)
-    ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths else {}
+    rule = None if spec is None else compile_filter(spec)
+    ends = reader.tags({n for p in paths for n in (p[0], p[-1])}) if paths and rule else {}
     tags_of: dict[str, dict[str, None]] = defaultdict(dict)
-    for p in paths:  # as make_documents finds a document's matched tags
+    for p in paths if rule else ():  # as make_documents finds a document's matched tags
         labels = dict.fromkeys(ends[n].label for n in (p[0], p[-1]) if n in ends)
         for n in p:
             tags_of[n].update(labels)
 
     def passing(nodes: list[str]) -> set[str]:
         records = reader.functions(nodes)
-        return {n for n, f in records.items() if rule(filter_values(f, tags_of.get(n, ())))}
+        return {n for n, f in records.items() if (tests or not is_test(f))
+                and (rule is None or rule(filter_values(f, tags_of.get(n, ()))))}
 
     return passing
 
@@ -239,31 +281,32 @@ def _test(field: str, op: object, operand: object,
     if test is None:
         raise InvalidArgumentError(
             f"{where}: unknown operator {shown(op)}; expected one of {', '.join(_TESTS)}")
-    number = field in _NUMBERS
-    if op in _TEXT and number:
+    kind = _kind_of(field)
+    if op in _TEXT and kind != "string":
         raise InvalidArgumentError(f"{where}: {op} is for text fields, not {field}")
     if op in _LISTS:
         if (isinstance(operand, str) or not isinstance(operand, Sequence)
-                or not all(_typed(v, number) for v in operand)):
+                or not all(_typed(v, kind) for v in operand)):
             raise InvalidArgumentError(
-                f"{where}: {op} takes a list of {_kind(number)}s, got {shown(operand)}")
+                f"{where}: {op} takes a list of {kind}s, got {shown(operand)}")
         return test, frozenset(operand)
-    if not _typed(operand, number):
+    if not _typed(operand, kind):
         raise InvalidArgumentError(
-            f"{where}: {op} takes {_kind(number, True)}, got {shown(operand)}")
+            f"{where}: {op} takes a {kind}, got {shown(operand)}")
     if op == "$text_match_insensitive":
         return test, str(operand).casefold()
     return test, operand
 
 
-def _typed(value: object, number: bool) -> bool:
-    if number:
+def _kind_of(field: str) -> str:
+    """What a field's values are: ``number``, ``boolean`` or ``string``."""
+    return "number" if field in _NUMBERS else "boolean" if field in _BOOLEANS else "string"
+
+
+def _typed(value: object, kind: str) -> bool:
+    if kind == "number":
         return (isinstance(value, (int, float)) and not isinstance(value, bool)
                 and value == value)  # not NaN
+    if kind == "boolean":
+        return isinstance(value, bool)
     return isinstance(value, str)
-
-
-def _kind(number: bool, article: bool = False) -> str:
-    if article:
-        return "a number" if number else "a string"
-    return "number" if number else "string"

@@ -33,7 +33,7 @@ from ..stores import RankingReader
 from .mentions import mentions
 from .options import DEFAULT_K, RetrieverOptions
 
-__all__ = ["graph_scores", "walk_scores", "lexical_hits", "fused", "POOL"]
+__all__ = ["graph_scores", "walk_scores", "lexical_hits", "fused", "confidence", "POOL"]
 
 #: The first stage's hits the graph stage scores (and the most-called functions it weighs).
 POOL = 100
@@ -54,9 +54,35 @@ def lexical_hits(reader: RankingReader, question: str, *, evidence: float) -> Hi
     return found, top / (top + evidence) if top > 0 else 0.0
 
 
+def confidence(reader: RankingReader, matches: Sequence[TagMatch], sure: float,
+               named: Mapping[str, float] | None = None) -> float:
+    """How sure SGKR is that the question is about this graph, from 0 to 1: the first
+    stage's confidence ``sure`` (:func:`lexical_hits`); the best of its tag matches, each
+    as sure as its match times the tag's specificity; or the best share of a name it gives
+    as code (:func:`~sgkr.retrieval.mentions.mentions`: 1 for a name one function has);
+    whichever is more.
+
+    0 means the question matched nothing that tells: no word of the index, no specific
+    tag, no function's name.
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> from sgkr.stores import MemoryStore
+    >>> store = MemoryStore(build_graph([("m.py", "def fee(rate):\\n    return rate\\n")]))
+    >>> confidence(store, [], 0.4), confidence(store, [], 0.0)
+    (0.4, 0.0)
+    """
+    weights = reader.tags([m.tag_id for m in matches]) if matches else {}
+    tagged = max((m.score * (weights[m.tag_id].weight if m.tag_id in weights else 1.0)
+                  for m in matches), default=0.0)
+    return max(sure, tagged, min(max((named or {}).values(), default=0.0), 1.0))
+
+
 def graph_scores(reader: RankingReader, question: str, options: RetrieverOptions, *,
                  hits: Hits, matches: Sequence[TagMatch] = (),
-                 ranked: Sequence[tuple[str, float]] = ()) -> dict[str, float]:
+                 ranked: Sequence[tuple[str, float]] = (),
+                 named: Mapping[str, float] | None = None) -> dict[str, float]:
     """Each function's fused score (see the module documentation).
 
     Parameters
@@ -74,11 +100,17 @@ def graph_scores(reader: RankingReader, question: str, options: RetrieverOptions
         The question's tags.
     ranked
         The path functions, scored.
+    named
+        The functions the question names (:func:`~sgkr.retrieval.mentions.mentions`), if
+        found already.
     """
     o = options
     found, sure = hits
     ppr = o.fill == "ppr"
-    named = mentions(question, reader) if o.mentions else {}
+    if not o.mentions:
+        named = {}
+    elif named is None:
+        named = mentions(question, reader)
     walk = walk_scores(reader, matches, ranked, found, named) if ppr else {}
     central = reader.most_called(POOL) if ppr and o.reuse else []
     kinds = reader.kinds({*walk, *central})

@@ -295,16 +295,17 @@ class RetrieverOptions:
         """On a graph built from solved tasks (earlier questions with their solutions): how
         many of the earlier questions most like the new one (BM25 over their text) vote for
         what their solutions use, each with its similarity squared; each distinct function
-        then scores its share of the votes, raised by its lexical match and by the
-        dependency paths between the question's tags through it
+        then scores its share of the votes, plus what ``boost`` gives the other evidence
         (:mod:`sgkr.retrieval.solved`). 0: off (the graph is answered as one without
         solved tasks). No effect on other graphs.""", minimum=0, maximum=MAX_NEIGHBOURS)
     boost: float = option(
-        0.25, "raise of the votes by words and paths",
-        """On a graph built from solved tasks: a function's share of the earlier questions'
-        votes is raised by at most this much by its lexical match with the question, and by
-        as much again by the dependency paths between the question's tags through it (each
-        the best 1). 0: the votes alone.""", minimum=0.0, maximum=MAX_WEIGHT)
+        0.05, "what the other evidence adds to the votes",
+        """On a graph built from solved tasks: a function scores its share of the earlier
+        questions' votes plus this much times each of three other pieces of evidence (each
+        the best 1): the words of the earlier questions whose solutions use it, its own
+        words (the first stage), and the graph's answer (the paths between the question's
+        tags, then the graph stage). 0: the votes alone.""", minimum=0.0,
+        maximum=MAX_WEIGHT)
     specificity: float = option(
         0.0, "least specificity (IDF, 0-1) of a tag used",
         """Matched tags whose inverse document frequency over the functions, scaled to
@@ -318,13 +319,21 @@ class RetrieverOptions:
         (inferred tags join too much to trust a path between them); ``paths``, paths
         first as for curated tags.""")
     filter: Mapping[str, Any] | None = option(
-        None, "metadata filter: {\"kind\": \"function\"}, {\"file\": {\"$in\": [\"a.py\"]}}; "
-              "fields " + ", ".join(FILTER_FIELDS),
+        None, "filter {\"file\": {\"$in\": [\"a.py\"]}}; fields "
+              + ", ".join(FILTER_FIELDS),
         """Only functions whose metadata passes this filter are returned, with the
         budget ``k`` spent on them (see :mod:`sgkr.retrieval.filters`: ``file``,
-        ``kind``, ``name``, ``matched_tags``, ``start_line``, ``end_line``; ``$eq``,
+        ``kind``, ``name``, ``matched_tags``, ``start_line``, ``end_line``, ``test``; ``$eq``,
         ``$in``, ``$gt``, ``$text_match``, ``$or``, ...); the others still lead to
         their callees. ``None``: no filter.""", check=_check_filter, metavar="JSON")
+    tests: bool = option(
+        False, "return tests too",
+        """Return the functions of test files too (a folder ``tests``, ``test`` or
+        ``testing``; ``test_*.py``, ``*_test.py``, ``conftest.py``: pytest's and unittest's
+        conventions). Off, tests are left out of answers (the walk still passes through
+        them), so a repository built with its tests answers with the code under test. A
+        filter that names the field ``test`` decides alone (``{"test": true}``: tests
+        only).""")
 
     def __post_init__(self) -> None:
         for spec in OPTIONS.values():

@@ -32,8 +32,9 @@ from ..stores import (
 )
 from .context import USED_BY, make_documents
 from .fill import fill_ranking
-from .filters import path_filter
-from .graphstage import POOL, graph_scores, lexical_hits
+from .filters import names_field, path_filter
+from .graphstage import POOL, confidence, graph_scores, lexical_hits
+from .mentions import mentions
 from .options import DEFAULT_K, OPTIONS, RetrieverOptions
 from .overview import GraphMap, graph_map
 from .pathrank import Keep, nearest_paths, rank_paths
@@ -212,10 +213,14 @@ class Retriever:
         Returns
         -------
         RetrievalResult
-            Documents best first (scores in (0, 1]), the matched tags and the paths.
+            Documents best first, the matched tags and the paths. A score, in (0, 1], says
+            how sure the retriever is: the functions on dependency paths score near 1; the
+            others at most the question's confidence (:func:`~.graphstage.confidence`: a
+            bug report that names the code near 1, a short question's few words less).
 
-            An empty (or blank) question retrieves nothing, as a vector
-            retriever's does.
+            A question that matches nothing in the graph (no tag, no word of the index:
+            ``"asdfgh qwerty"``), and an empty or blank one, retrieve nothing and are
+            flagged ``matched=False``, so that a caller can abstain.
 
         Raises
         ------
@@ -229,7 +234,7 @@ class Retriever:
         limit = self.options.k if k is None else k
         OPTIONS["k"].validate(limit)
         if not question.strip():
-            return RetrievalResult(question=question, documents=())
+            return RetrievalResult(question=question, documents=(), matched=False)
         o = self.options
         self.prepare()
         reader = self._reader()  # one version of the graph for the whole question
@@ -240,25 +245,12 @@ class Retriever:
         if not named and (self.fallback is not None or (o.fill == "none" and not first)):
             return self._fallback(reader, question, limit)
         inputs, outputs = split_roles(question, named)
-        paths: list[tuple[str, ...]] = []
-        if named and (o.inferred == "paths" or reader.curated_tags()):
-            paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
-                                      max_paths=o.max_paths, reverse_calls=o.reverse_calls)
-            if not paths and o.partial == "connect" and len(named) > 1:
-                paths = reader.connect_paths([m.tag_id for m in named],
-                                             max_depth=o.max_depth, max_paths=o.max_paths)
-            if not paths and o.partial != "none":
-                paths = nearest_paths(reader, inputs, outputs)
+        paths = self._paths(reader, named, inputs, outputs)
         keep = self._filter(reader, paths)
         if o.neighbours and has_tasks(reader):
-            documents = self._solved(reader, question, matches, paths, limit, keep)
+            documents, matched = self._solved(reader, question, matches, paths, limit, keep)
         else:
-            ranked = rank_paths(reader, paths, limit, callees=o.callees, scripts=o.scripts,
-                                keep=keep, sure={m.tag_id: m.score for m in matches})
-            if len(ranked) < limit and (o.fill == "ppr" or first):
-                ranked = self._fill(reader, question, matches, ranked, limit, keep)
-            documents = make_documents(reader, ranked, paths,
-                                       include_knowledge=o.include_knowledge)
+            documents, matched = self._ranked(reader, question, matches, paths, limit, keep)
         label = {t: info.label for t, info in reader.tags([*inputs, *outputs]).items()}
         return RetrievalResult(
             question=question,
@@ -268,7 +260,39 @@ class Retriever:
             inputs=tuple(label[t] for t in inputs),
             outputs=tuple(label[t] for t in outputs),
             fallback_used=not paths and bool(documents),
+            matched=matched,
         )
+
+    def _ranked(self, reader: RankingReader, question: str, matches: Sequence[TagMatch],
+                paths: Sequence[tuple[str, ...]], limit: int,
+                keep: Keep | None) -> tuple[tuple[RetrievedFunction, ...], bool]:
+        """The documents of the paths and the graph stage's fill, and whether the question
+        matched anything (nothing is retrieved when it did not)."""
+        o = self.options
+        ranked = rank_paths(reader, paths, limit, callees=o.callees, scripts=o.scripts, keep=keep,
+                            sure={m.tag_id: m.score for m in matches})
+        matched = True
+        if len(ranked) < limit and (o.fill == "ppr" or o.lexical or self._seeds is not None):
+            ranked, matched = self._fill(reader, question, matches, ranked, limit, keep)
+        if not (paths or matched):
+            return (), False
+        return make_documents(reader, ranked, paths, include_knowledge=o.include_knowledge), True
+
+    def _paths(self, reader: RankingReader, named: Sequence[TagMatch], inputs: Sequence[str],
+               outputs: Sequence[str]) -> list[tuple[str, ...]]:
+        """The dependency paths between the tags the question names (curated tags, or
+        ``inferred="paths"``), else those the ``partial`` option finds."""
+        o = self.options
+        if not named or not (o.inferred == "paths" or reader.curated_tags()):
+            return []
+        paths = reader.find_paths(inputs, outputs, max_depth=o.max_depth,
+                                  max_paths=o.max_paths, reverse_calls=o.reverse_calls)
+        if not paths and o.partial == "connect" and len(named) > 1:
+            paths = reader.connect_paths([m.tag_id for m in named],
+                                         max_depth=o.max_depth, max_paths=o.max_paths)
+        if not paths and o.partial != "none":
+            paths = nearest_paths(reader, inputs, outputs)
+        return paths
 
     def prepare(self) -> None:
         """Make now every table a question with these options reads (a graph in memory).
@@ -308,19 +332,29 @@ class Retriever:
     def _filter(self, reader: GraphReader, paths: Sequence[tuple[str, ...]]) -> Keep | None:
         """The ids of a batch of function nodes that pass the filter option, if any."""
         spec = self.options.filter
-        return None if spec is None else path_filter(reader, spec, paths)
+        tests = self.options.tests or (spec is not None and names_field(spec, "test"))
+        return None if spec is None and tests else path_filter(reader, spec, paths, tests=tests)
 
     def _fill(self, reader: RankingReader, question: str, matches: Sequence[TagMatch],
               ranked: list[tuple[str, float]], limit: int,
-              keep: Keep | None) -> list[tuple[str, float]]:
-        """``ranked`` and, after it, the graph stage's functions (:mod:`.graphstage`)."""
+              keep: Keep | None) -> tuple[list[tuple[str, float]], bool]:
+        """``ranked`` and, after it, the graph stage's functions (:mod:`.graphstage`), their
+        best at the question's confidence (:func:`~.graphstage.confidence`); and whether
+        the question matched anything (a tag, a word of the index, a function it names, a
+        seed): when it did not, nothing is filled."""
         o = self.options
         if o.fill == "none" and ranked:
-            return ranked
-        scored = graph_scores(reader, question, o, hits=self._first_stage(reader, question),
-                              matches=matches, ranked=ranked)
+            return ranked, True
+        hits = self._first_stage(reader, question)
+        named = mentions(question, reader)
+        if not (matches or hits[0] or named):
+            return ranked, False
+        scored = graph_scores(reader, question, o, hits=hits, matches=matches, ranked=ranked,
+                              named=named)
+        best = confidence(reader, matches, hits[1] if hits[0] else 0.0, named)
         return fill_ranking(reader, scored, ranked, limit, scripts=o.scripts, keep=keep,
-                            most_called=reader.most_called if o.fill == "ppr" else None)
+                            most_called=reader.most_called if o.fill == "ppr" else None,
+                            best=best), True
 
     def _first_stage(self, reader: RankingReader,
                      question: str) -> tuple[dict[str, float], float]:
@@ -337,9 +371,10 @@ class Retriever:
 
     def _solved(self, reader: RankingReader, question: str, matches: Sequence[TagMatch],
                 paths: Sequence[tuple[str, ...]], limit: int,
-                keep: Keep | None) -> tuple[RetrievedFunction, ...]:
+                keep: Keep | None) -> tuple[tuple[RetrievedFunction, ...], bool]:
         """The answer of a graph of solved tasks (:mod:`.solved`): the earlier questions'
-        votes fused with the paths, one slot per distinct function, with provenance.
+        votes fused with the paths, one slot per distinct function, with provenance; and
+        whether the question matched anything (nothing is retrieved when it did not).
 
         Its evidence is gathered whatever ``limit`` and the filter, so that an answer is the
         first ``limit`` passing slots of one ranking, with the same scores.
@@ -350,6 +385,8 @@ class Retriever:
         ranked = rank_paths(reader, paths, POOL, callees=o.callees, scripts=POOL,
                             sure={m.tag_id: m.score for m in matches})
         hits, sure = self._first_stage(reader, question)
+        if not (paths or matches or hits or mentions(question, reader)):
+            return (), False
         structure = list(ranked)
         if o.fill == "ppr" or hits:
             scored = graph_scores(reader, question, o, hits=(hits, sure), matches=matches,
@@ -357,7 +394,7 @@ class Retriever:
             structure = fill_ranking(reader, scored, ranked, POOL, scripts=POOL)
         named = {m.tag_id for m in matches if names_tag(m)}
         weights = {t: info.weight for t, info in reader.tags(named).items()}
-        slots = solved_slots(reader, index, question, ranked, hits, structure,
+        slots = solved_slots(reader, index, question, hits, structure,
                              scripts=o.scripts, neighbours=o.neighbours, tags=weights,
                              boost=o.boost)
         if keep is not None:
@@ -368,11 +405,11 @@ class Retriever:
                               include_knowledge=o.include_knowledge)
         asked = {t: index.task(t).question for s in slots for t in s.voters[:USED_BY]}
         return tuple(replace(d, used_by=tuple((t, asked[t]) for t in s.voters[:USED_BY]),
-                             variants=s.variants) for d, s in zip(docs, slots, strict=True))
+                             variants=s.variants) for d, s in zip(docs, slots, strict=True)), True
 
     def _fallback(self, reader: GraphReader, question: str, limit: int) -> RetrievalResult:
         if self.fallback is None:
-            return RetrievalResult(question=question, documents=())
+            return RetrievalResult(question=question, documents=(), matched=False)
         found = list(self.fallback(question, limit))
         known = reader.kinds(found)
         ids = [i for i in found if i in known]
@@ -384,5 +421,6 @@ class Retriever:
         ranked = [(node_id, round(1.0 / (rank + 1), 6)) for rank, node_id in enumerate(ids)]
         docs = make_documents(reader, ranked, (),
                               include_knowledge=self.options.include_knowledge)
-        return RetrievalResult(question=question, documents=docs, fallback_used=True)
+        return RetrievalResult(question=question, documents=docs, fallback_used=True,
+                               matched=bool(docs))
 

@@ -6,21 +6,16 @@ answered by one ranking of *slots*, a slot being one distinct function:
 - copies of a helper that several solutions define under one name (merged or not:
   their code may differ a little) are one slot, shown by the copy with the most
   callers, the others noted as its variants;
-- the earlier questions' evidence scores a slot ``share * (1 + w * lexical) * (1 + w *
-  path)`` (the best 1): ``share`` is the weighted share of the nearest earlier questions
-  whose solution uses it (:meth:`~sgkr.algorithms.neighbours.TaskIndex.votes`), raised
-  by how well its document matches the question (the first stage's BM25, the best 1)
-  and by the dependency paths between the question's tags that go through it, each by
-  at most ``w`` (the ``boost`` option, 0.25): they order the functions the votes leave
-  close, and never lift one few similar solutions use above one they all use;
-- the graph's own answer scores it as a graph without earlier questions would: the
-  paper's dependency paths between the question's tags (over the tags the earlier
-  questions grounded), then the graph stage (the best 1);
-- the two are mixed by how much of the question the most similar earlier question
-  covers (:meth:`~sgkr.algorithms.neighbours.TaskIndex.cover`, from 0 to 1; the votes
-  weigh its square root, :data:`COVER_EXPONENT`): a question much like an earlier one
-  is answered by what that one's solution used, a new kind of question mostly by the
-  paths between its tags;
+- a slot scores its share of the votes of the nearest earlier questions (the weighted
+  share of them whose solution uses it: :meth:`~sgkr.algorithms.neighbours.TaskIndex.votes`),
+  plus ``w`` times each of three other pieces of evidence, each scaled to the best 1: the
+  words of the earlier questions whose solutions use it
+  (:meth:`~sgkr.algorithms.neighbours.TaskIndex.asked`), the words of its own document (the
+  first stage's BM25), and the graph's own answer (the paper's dependency paths between
+  the question's tags over the tags the earlier questions grounded, then the graph stage),
+  ``w`` being the ``boost`` option (:data:`BOOST`). The votes carry the answer: a slot all
+  similar solutions use comes first; the other evidence orders the slots the votes leave
+  close, and brings in those no similar solution used;
 - drivers take few slots: module bodies as many as ``scripts`` (default none), and
   ``main`` and ``run`` one between them, unless the question names them.
 
@@ -39,7 +34,7 @@ Examples
 ...               load + "def largest(r):\\n    return 2\\nprint(largest(load()))\\n", (), ())]
 >>> store = MemoryStore(build_graph([], examples=ex))
 >>> found = solved_slots(store, TaskIndex(store.tasks()), "the average fee of a merchant",
-...                      [], {}, [], scripts=0)
+...                      {}, [], scripts=0)
 >>> [(s.node, s.voters) for s in found]
 [('fn:load', ('task:1', 'task:2')), ('fn:a.average_fee', ('task:1',)), \
 ('fn:b.largest', ('task:2',))]
@@ -47,22 +42,23 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..algorithms.neighbours import POWER, TaskIndex
+from ..algorithms.neighbours import POWER, TaskIndex, slot_key, task_groups
+from ..algorithms.taskfile import task_index_of
 from ..records import FunctionNode, SolvedTask
-from ..stores import RankingReader, TasksReader
+from ..stores import MemoryStore, RankingReader, TasksReader
 from ..text import fold
 
-__all__ = ["Slot", "solved_slots", "slot_key", "DRIVERS", "NEIGHBOURS", "COVER_EXPONENT",
+__all__ = ["Slot", "solved_slots", "slot_key", "DRIVERS", "NEIGHBOURS", "BOOST",
            "has_tasks", "TaskCache"]
 
 #: Earlier questions whose solutions vote for a new question's functions.
 NEIGHBOURS = 20
-#: The votes weigh the cover of the question to this power, the graph's own answer the rest
-#: (chosen on the first fold of payments-bare and FinQA among 1, 1/2 and 1/4).
-COVER_EXPONENT = 0.5
+#: What each other piece of evidence adds at most to a slot's share of the votes (chosen on
+#: the first fold of payments, FinQA and ConvFinQA among 0.05, 0.1 and 0.2).
+BOOST = 0.05
 #: Names of the functions that run a script: one slot between them, unless asked.
 DRIVERS = frozenset({"main", "run"})
 
@@ -92,35 +88,21 @@ class TaskCache:
 
     def index(self, reader: TasksReader) -> TaskIndex:
         """The index of ``reader``'s tasks (made now if they are new)."""
+        if isinstance(reader, MemoryStore):  # saved with its graph, or made once for it
+            return task_index_of(reader.graph)
         tasks = reader.tasks()
         made = self._made
         if made is None or made[0] is not tasks:
-            made = self._made = (tasks, TaskIndex(tasks))
+            used = {n for t in tasks for n in t.uses}
+            made = self._made = (tasks, TaskIndex(tasks, task_groups(tasks,
+                                                                     reader.functions(used))))
         return made[1]
 
 
-def slot_key(f: FunctionNode, solutions: Collection[str]) -> str:
-    """The slot of function ``f``: its bare name (and kind) when a solution defines it, so
-    that the copies of one helper share a slot; else the node itself.
-
-    Examples
-    --------
-    >>> from sgkr.records import SourceSpan
-    >>> f = FunctionNode("fn:a.load", "load", ("a.load",), "", "", (SourceSpan("a.py", 1, 2),),
-    ...                  "function")
-    >>> slot_key(f, {"a.py"}), slot_key(f, {"b.py"})
-    ('function load', 'fn:a.load')
-    """
-    if f.kind != "module" and any(s.file in solutions for s in f.sources):
-        return f"{f.kind} {f.name}"
-    return f.id
-
-
 def solved_slots(reader: RankingReader, index: TaskIndex, question: str,
-                 paths_ranked: Sequence[tuple[str, float]], lexical: Mapping[str, float],
-                 structure: Sequence[tuple[str, float]], *, scripts: int,
-                 neighbours: int = NEIGHBOURS, tags: Mapping[str, float] | None = None,
-                 boost: float = 0.25) -> list[Slot]:
+                 lexical: Mapping[str, float], structure: Sequence[tuple[str, float]], *,
+                 scripts: int, neighbours: int = NEIGHBOURS,
+                 tags: Mapping[str, float] | None = None, boost: float = BOOST) -> list[Slot]:
     """Every slot of the answer to ``question``, best first (see the module documentation).
 
     Parameters
@@ -128,11 +110,9 @@ def solved_slots(reader: RankingReader, index: TaskIndex, question: str,
     reader
         The graph.
     index
-        Its solved tasks' index.
+        Its solved tasks' index (:class:`TaskCache` makes it, grouped by slot).
     question
         The new question.
-    paths_ranked
-        The path functions and their scores in (0, 1].
     lexical
         The first stage's BM25 scores.
     structure
@@ -146,23 +126,25 @@ def solved_slots(reader: RankingReader, index: TaskIndex, question: str,
         The tags the question names, with their weights (an earlier question that
         grounds them too is the more similar).
     boost
-        Most that the lexical match, and the paths, raise a slot's share of the votes.
+        What each other piece of evidence adds at most to a slot's share of the votes.
     """
     votes = index.votes(question, neighbours, tags)
-    order = [*votes.share, *(n for n, _ in paths_ranked), *(n for n, _ in structure)]
-    records = reader.functions(set(order))
+    asked = _best(index.asked(question).items(), _POOL)
+    lexical = _best(lexical.items(), _POOL)
+    order = [*votes.share, *lexical, *(n for n, _ in structure)]
+    records = reader.functions({*order, *(n for g in asked for n in index.members(g))})
     solutions = {t.source for t in index.tasks}
     key = {n: slot_key(f, solutions) for n, f in records.items()}
     members: dict[str, list[str]] = {}
-    for node in dict.fromkeys(order):
+    for node in dict.fromkeys([*order, *(n for g in asked for n in index.members(g))]):
         if node in key:
             members.setdefault(key[node], []).append(node)
-    voted = _voted(members, _group_share(index, votes.neighbours, key, tags or {}), lexical,
-                   dict(paths_ranked), boost)
-    built = _best_of(members, key, structure)
-    sure = index.cover(question) ** COVER_EXPONENT
-    score = {g: sure * voted.get(g, 0.0) + (1.0 - sure) * built.get(g, 0.0)
-             for g in {*voted, *built}}
+    score = _group_share(index, votes.neighbours, key, tags or {})
+    for evidence in ({g: s for g, s in asked.items() if g in members},
+                     _best_of(key, lexical.items()), _best_of(key, structure)):
+        top = max(evidence.values(), default=0.0) or 1.0
+        for group, value in evidence.items():
+            score[group] = score.get(group, 0.0) + boost * value / top
     callers, _ = reader.callers_and_sizes([n for n in records if records[n].kind != "module"])
     slots: list[Slot] = []
     drivers = _Drivers(question, scripts)
@@ -177,31 +159,23 @@ def solved_slots(reader: RankingReader, index: TaskIndex, question: str,
     return slots
 
 
-def _voted(members: Mapping[str, Sequence[str]], share: Mapping[str, float],
-           lexical: Mapping[str, float], path: Mapping[str, float],
-           boost: float) -> dict[str, float]:
-    """Each voted slot's share raised by its lexical match and its paths (the best 1)."""
-    top_lex = max(lexical.values(), default=0.0) or 1.0
-    score: dict[str, float] = {}
-    for group, share_of in share.items():
-        nodes = members.get(group, ())
-        lex = max((lexical.get(n, 0.0) for n in nodes), default=0.0) / top_lex
-        through = max((path.get(n, 0.0) for n in nodes), default=0.0)
-        score[group] = share_of * (1.0 + boost * lex) * (1.0 + boost * through)
-    top = max(score.values(), default=0.0) or 1.0
-    return {g: s / top for g, s in score.items()}
+#: The best of each other piece of evidence that a slot is scored by.
+_POOL = 100
 
 
-def _best_of(members: Mapping[str, Sequence[str]], key: Mapping[str, str],
-             structure: Sequence[tuple[str, float]]) -> dict[str, float]:
-    """Each slot's best score in the graph's own answer (the best 1)."""
+def _best(found: Iterable[tuple[str, float]], most: int) -> dict[str, float]:
+    """The ``most`` best of ``found`` (ties by key), those above 0."""
+    return dict(sorted(((n, s) for n, s in found if s > 0), key=lambda x: (-x[1], x[0]))[:most])
+
+
+def _best_of(key: Mapping[str, str], found: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """Each slot's best score among ``found`` (node, score)."""
     best: dict[str, float] = {}
-    for node, value in structure:
+    for node, value in found:
         group = key.get(node)
-        if group is not None and group in members:
+        if group is not None:
             best[group] = max(best.get(group, 0.0), value)
-    top = max(best.values(), default=0.0) or 1.0
-    return {g: s / top for g, s in best.items()}
+    return best
 
 
 def _group_share(index: TaskIndex, found: Sequence[tuple[str, float]],

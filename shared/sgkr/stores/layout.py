@@ -36,8 +36,8 @@ from ..records import EdgeType
 __all__ = ["FORMAT", "RELATIONS", "INDEXES", "key_of", "pack", "unpack", "current_key",
            "lock_key", "retired_key", "version_prefix"]
 
-#: The layout of a pushed graph; a reader refuses another.
-FORMAT = 7
+#: The layout of a pushed graph and the tokens of its postings; a reader refuses another.
+FORMAT = 8
 #: The relationship type of each edge type.
 RELATIONS: dict[EdgeType, str] = {"calls": "CALLS", "references": "REFERENCES",
                                   "consumes": "CONSUMES", "produces": "PRODUCES"}
