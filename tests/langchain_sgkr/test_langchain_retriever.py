@@ -213,7 +213,9 @@ def test_tag_extractor_is_used(payments_graph: Any) -> None:
     expected = Retriever(payments_graph, tag_extractor=extractor).retrieve(NO_TAG)
     assert asked[0] == NO_TAG
     assert docs and [d.id for d in docs] == [r.id for r in expected.documents]
-    assert {"mcc", "transaction value"} & set(docs[0].metadata["matched_tags"])
+    # the extractor's tags reach the answer (on this graph of solved tasks the nearest
+    # earlier questions' loaders come first: the question asks how to read a json file)
+    assert any({"mcc", "transaction value"} & set(d.metadata["matched_tags"]) for d in docs)
 
 
 def test_fallback_answers_a_question_without_tags(payments_graph: Any) -> None:

@@ -242,7 +242,8 @@ def test_persist_round_trip(payments_graph, case_question, tmp_path) -> None:  #
                                     max_paths=40)
     r.persist(tmp_path / "store")
     files = sorted(p.name for p in (tmp_path / "store").iterdir())
-    assert files == sorted([GRAPH_FILENAME, "graph.lexical.npz", OPTIONS_FILENAME])
+    assert files == sorted([GRAPH_FILENAME, "graph.lexical.npz", "graph.tasks.npz",
+                            OPTIONS_FILENAME])
     for name in (GRAPH_FILENAME, OPTIONS_FILENAME):  # JSON, nothing pickled
         json.loads((tmp_path / "store" / name).read_text(encoding="utf-8"))
     np.load(tmp_path / "store" / "graph.lexical.npz", allow_pickle=False)  # arrays, no objects

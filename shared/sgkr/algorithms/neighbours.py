@@ -69,7 +69,8 @@ class TaskIndex:
         The solved tasks of a graph.
     groups
         The group of each function node that :meth:`asked` scores as one document (the
-        copies of one helper, say); a node not named is a group of its own.
+        copies of one helper, say); a node not named (a module body) is in none. Default:
+        each node a group of its own.
 
     Attributes
     ----------
@@ -85,11 +86,13 @@ class TaskIndex:
                  groups: Mapping[str, str] | None = None) -> None:
         self.tasks = tuple(tasks)
         self._by_id = {t.id: t for t in self.tasks}
-        groups = groups or {}
+        if groups is None:
+            groups = {n: n for t in self.tasks for n in t.uses}
         members: dict[str, dict[str, None]] = defaultdict(dict)
         for task in self.tasks:
             for node in task.uses:
-                members[groups.get(node, node)][node] = None
+                if node in groups:
+                    members[groups[node]][node] = None
         self.members_of = {g: tuple(nodes) for g, nodes in members.items()}
         counts = count_fields([[t.question for t in self.tasks]])
         self.questions = LexicalIndex.from_arrays([t.id for t in self.tasks], counts.words,
@@ -185,10 +188,10 @@ def slot_key(f: FunctionNode, solutions: Collection[str]) -> str:
 
 def task_groups(tasks: Sequence[SolvedTask], functions: Mapping[str, FunctionNode]
                 ) -> dict[str, str]:
-    """The slot (:func:`slot_key`) of each function of ``functions`` (id -> record) that the
-    solutions of ``tasks`` use."""
+    """The slot (:func:`slot_key`) of each function of ``functions`` (id -> record), module
+    bodies left out: a module body holds its question's words, not a function's."""
     solutions = {t.source for t in tasks}
-    return {n: slot_key(f, solutions) for n, f in functions.items()}
+    return {n: slot_key(f, solutions) for n, f in functions.items() if f.kind != "module"}
 
 
 def _asked_index(tasks: Sequence[SolvedTask], counts: Counts,
@@ -196,8 +199,8 @@ def _asked_index(tasks: Sequence[SolvedTask], counts: Counts,
     """BM25 over one document per group: the questions of the tasks whose solutions use it,
     counted from the questions' own counts (each question split into words once)."""
     names: dict[str, int] = {}
-    pairs = [(t, names.setdefault(groups.get(node, node), len(names)))
-             for t, task in enumerate(tasks) for node in dict.fromkeys(task.uses)]
+    pairs = [(t, names.setdefault(groups[node], len(names)))
+             for t, task in enumerate(tasks) for node in dict.fromkeys(task.uses) if node in groups]
     pair_task = np.array([t for t, _ in pairs], dtype=np.int64)
     pair_group = np.array([g for _, g in pairs], dtype=np.int64)
     word, doc, count = counts.fields[0] if counts.fields else (np.zeros(0, np.int32),) * 3

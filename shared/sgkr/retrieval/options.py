@@ -304,7 +304,9 @@ class RetrieverOptions:
         questions' votes plus this much times each of three other pieces of evidence (each
         the best 1): the words of the earlier questions whose solutions use it, its own
         words (the first stage), and the graph's answer (the paths between the question's
-        tags, then the graph stage). 0: the votes alone.""", minimum=0.0,
+        tags, then the graph stage); after the first two, the slots best by that score and
+        those best by the other evidence alone take turns. 0: the votes alone.""",
+        minimum=0.0,
         maximum=MAX_WEIGHT)
     specificity: float = option(
         0.0, "least specificity (IDF, 0-1) of a tag used",

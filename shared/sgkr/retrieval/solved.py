@@ -13,9 +13,13 @@ answered by one ranking of *slots*, a slot being one distinct function:
   (:meth:`~sgkr.algorithms.neighbours.TaskIndex.asked`), the words of its own document (the
   first stage's BM25), and the graph's own answer (the paper's dependency paths between
   the question's tags over the tags the earlier questions grounded, then the graph stage),
-  ``w`` being the ``boost`` option (:data:`BOOST`). The votes carry the answer: a slot all
-  similar solutions use comes first; the other evidence orders the slots the votes leave
-  close, and brings in those no similar solution used;
+  ``w`` being the ``boost`` option (:data:`BOOST`): the votes carry this score, the other
+  evidence orders the slots the votes leave close;
+- the answer's first two slots (:data:`HEAD`) are the best by that score; after them, the
+  best left by that score and the best left by the other evidence alone take turns: the
+  votes find the helpers solutions of such questions share, the question's own evidence
+  the functions specific to it, which few earlier solutions use (each slot once; a slot's
+  score is the reciprocal of its rank);
 - drivers take few slots: module bodies as many as ``scripts`` (default none), and
   ``main`` and ``run`` one between them, unless the question names them.
 
@@ -42,7 +46,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..algorithms.neighbours import POWER, TaskIndex, slot_key, task_groups
@@ -51,7 +55,7 @@ from ..records import FunctionNode, SolvedTask
 from ..stores import MemoryStore, RankingReader, TasksReader
 from ..text import fold
 
-__all__ = ["Slot", "solved_slots", "slot_key", "DRIVERS", "NEIGHBOURS", "BOOST",
+__all__ = ["Slot", "solved_slots", "slot_key", "DRIVERS", "NEIGHBOURS", "BOOST", "HEAD",
            "has_tasks", "TaskCache"]
 
 #: Earlier questions whose solutions vote for a new question's functions.
@@ -59,6 +63,10 @@ NEIGHBOURS = 20
 #: What each other piece of evidence adds at most to a slot's share of the votes (chosen on
 #: the first fold of payments, FinQA and ConvFinQA among 0.05, 0.1 and 0.2).
 BOOST = 0.05
+#: The first slots, the votes' (at the paper's FinQA budget, 2, the nearest questions'
+#: solutions are the strongest evidence measured); then the votes and the question's own
+#: evidence take turns.
+HEAD = 2
 #: Names of the functions that run a script: one slot between them, unless asked.
 DRIVERS = frozenset({"main", "run"})
 
@@ -139,24 +147,53 @@ def solved_slots(reader: RankingReader, index: TaskIndex, question: str,
     for node in dict.fromkeys([*order, *(n for g in asked for n in index.members(g))]):
         if node in key:
             members.setdefault(key[node], []).append(node)
-    score = _group_share(index, votes.neighbours, key, tags or {})
-    for evidence in ({g: s for g, s in asked.items() if g in members},
-                     _best_of(key, lexical.items()), _best_of(key, structure)):
-        top = max(evidence.values(), default=0.0) or 1.0
-        for group, value in evidence.items():
-            score[group] = score.get(group, 0.0) + boost * value / top
+    share = _group_share(index, votes.neighbours, key, tags or {})
+    # Module bodies are scored by the votes alone: they match a question's words best
+    # (they hold its composition), and would set the scale of the evidence.
+    code = {g for n, g in key.items() if records[n].kind != "module"}
+    own = _evidence(({g: s for g, s in asked.items() if g in code},
+                     _best_of(key, lexical.items(), code), _best_of(key, structure, code)))
+    score = {g: share.get(g, 0.0) + boost * own.get(g, 0.0) for g in {*share, *own}}
+    order = _alternate(sorted(score, key=lambda g: (-score[g], g)),
+                       sorted(own, key=lambda g: (-own[g], g)) if boost else [], HEAD)
     callers, _ = reader.callers_and_sizes([n for n in records if records[n].kind != "module"])
     slots: list[Slot] = []
     drivers = _Drivers(question, scripts)
-    top = max(score.values(), default=1.0) or 1.0
-    for group in sorted(score, key=lambda g: (-score[g], g)):
+    for group in order:
         nodes = members[group]
         shown = min(nodes, key=lambda n: (-callers.get(n, 0), -len(votes.voters.get(n, ())), n))
         if drivers.admit(records[shown]):
             voters = tuple(dict.fromkeys(t for n in nodes for t in votes.voters.get(n, ())))
-            slots.append(Slot(shown, max(round(score[group] / top, 6), 1e-6), voters,
+            slots.append(Slot(shown, round(1.0 / (len(slots) + 1), 6), voters,
                               tuple(n for n in nodes if n != shown)))
     return slots
+
+
+def _evidence(parts: Iterable[Mapping[str, float]]) -> dict[str, float]:
+    """Each slot's evidence other than the votes: the sum of each part scaled to the best 1."""
+    total: dict[str, float] = {}
+    for part in parts:
+        top = max(part.values(), default=0.0) or 1.0
+        for group, value in part.items():
+            total[group] = total.get(group, 0.0) + value / top
+    return total
+
+
+def _alternate(first: Sequence[str], second: Sequence[str], head: int) -> list[str]:
+    """The first ``head`` of ``first``, then ``second`` and ``first`` in turn, each once.
+
+    Examples
+    --------
+    >>> _alternate(["a", "b", "c", "d"], ["x", "c", "y"], 2)
+    ['a', 'b', 'x', 'c', 'd', 'y']
+    """
+    order = dict.fromkeys(first[:head])
+    rest = first[head:]
+    for i in range(max(len(rest), len(second))):
+        for turn in (second, rest):
+            if i < len(turn):
+                order.setdefault(turn[i], None)
+    return list(order)
 
 
 #: The best of each other piece of evidence that a slot is scored by.
@@ -168,12 +205,13 @@ def _best(found: Iterable[tuple[str, float]], most: int) -> dict[str, float]:
     return dict(sorted(((n, s) for n, s in found if s > 0), key=lambda x: (-x[1], x[0]))[:most])
 
 
-def _best_of(key: Mapping[str, str], found: Iterable[tuple[str, float]]) -> dict[str, float]:
-    """Each slot's best score among ``found`` (node, score)."""
+def _best_of(key: Mapping[str, str], found: Iterable[tuple[str, float]],
+             groups: Collection[str]) -> dict[str, float]:
+    """Each slot of ``groups``' best score among ``found`` (node, score)."""
     best: dict[str, float] = {}
     for node, value in found:
         group = key.get(node)
-        if group is not None:
+        if group is not None and group in groups:
             best[group] = max(best.get(group, 0.0), value)
     return best
 
