@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, cast
 
+from ..errors import InvalidArgumentError
 from ..records import EdgeRow, FunctionNode, TagNode
 from . import derived, jsonfile
 
@@ -69,7 +70,23 @@ def lines_of(graph: Any) -> SavedLines | None:
 def keep_lines(graph: Any, previous: Any = None) -> None:
     """Keep the lines of ``graph``'s saves from its next save on, sharing those kept for
     ``previous`` (the version it replaces) if any: a line is reused only for a record or
-    targets equal to those it was written for, so sharing never changes what is written."""
+    targets equal to those it was written for, so sharing never changes what is written.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``graph`` is not a graph.
+
+    Examples
+    --------
+    >>> from sgkr.graph import KnowledgeGraph
+    >>> g = KnowledgeGraph()
+    >>> keep_lines(g)
+    >>> lines_of(g).nodes
+    {}
+    """
+    if not callable(getattr(graph, "adjacency", None)):
+        raise InvalidArgumentError(f"keep_lines takes a KnowledgeGraph, got {type(graph)}")
     with _LOCK:
         if graph not in _KEPT:
             found = _KEPT.get(previous) if previous is not None else None
