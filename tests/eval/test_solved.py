@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from sgkr import Retriever
 from sgkr.cli import main
 from sgkr.eval.datasets import Dataset, Question
 from sgkr.eval.library import CodeAndQuestions, FixedByName, NearestQuestions
+from sgkr.eval.metrics import count_tokens
 from sgkr.eval.solved import (
+    Library,
     SolvedRecord,
     SolvedSpec,
     evaluate_solved,
@@ -65,6 +68,19 @@ def test_the_baselines_rank_names() -> None:
     assert CodeAndQuestions(library)("fraud")[0] == "fraud_helper"
 
 
+def test_context_tokens_are_those_of_the_documents_shown() -> None:
+    split = next(splits(DATASET, ("A",)))
+    lib = Library(DATASET, split)
+    question = split.questions[0].question
+    docs = Retriever(lib.graph, k=3).retrieve(question).documents
+    result = evaluate_solved(DATASET, [SolvedSpec("sgkr")], ks=(3,), folds=("A",))
+    record = next(r for r in result.records if r.question_id == split.questions[0].id)
+    assert record.tokens == tuple(count_tokens(d.text) for d in docs)
+    # a name another retriever ranks costs what its most called copy's text does
+    load = max(lib.graph.find("load"), key=lambda i: len(lib.graph.callers(i)))
+    assert lib.tokens["load"] == count_tokens(lib.graph.function(load).text)
+
+
 def test_every_retriever_is_scored_at_every_k() -> None:
     specs = solved_specs(dense=False)
     result = evaluate_solved(DATASET, specs, ks=(1, 3))
@@ -73,6 +89,8 @@ def test_every_retriever_is_scored_at_every_k() -> None:
         for fold in result.folds:
             n, every, _ = result.summary(spec.name, fold, 3)
             assert n > 0 and every is not None and 0 <= every <= 1
+            # tokens: the context of the first k slots, more for a longer answer
+            assert 0 < result.tokens(spec.name, fold, 1) <= result.tokens(spec.name, fold, 3)
     table = format_solved(result)
     assert table.splitlines()[1].split()[:2] == ["retriever", "k"]
     assert json.loads(json.dumps(result.to_dict()))["summaries"]["sgkr"]["loo"]["3"]["questions"]
@@ -87,7 +105,7 @@ def test_cli_solved_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["eval", str(folder), "--solved", "--ks", "1,3", "--no-dense", "--no-ablations",
                  "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "toy (solved tasks; recall all / task-specific)" in printed
+    assert "toy (solved tasks; recall all / task-specific, tokens)" in printed
     assert "nearest questions" in printed and "sgkr code-only" in printed
     assert json.loads((out / "solved.json").read_text())["datasets"][0]["ks"] == [1, 3]
     assert main(["eval", str(folder), "--solved", "--ks", "x"]) == 2

@@ -179,7 +179,8 @@ def test_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(OSError, match="disk full"):
         KnowledgeGraph.from_dict(_valid()).save(path)
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json", "g.lexical.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json", "g.lexical.npz",
+                                                          "g.tasks.npz"]
 
 
 def test_a_saved_graph_loads_as_it_was(payments_graph: KnowledgeGraph) -> None:

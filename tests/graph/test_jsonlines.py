@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sgkr.build import build_graph
 from sgkr.build.incremental import GraphBuilder
 from sgkr.graph import jsonfile, jsonlines
 from sgkr.graph.model import KnowledgeGraph
@@ -33,7 +34,8 @@ def test_saves_after_updates_write_the_bytes_of_a_plain_write_encoding_what_chan
     builder = GraphBuilder([src], infer_tags=True, jobs=1)
     first = builder.build()
     first.save(out / "graph.json")
-    assert jsonlines.lines_of(first) is None  # a graph never copied keeps no lines
+    kept = jsonlines.lines_of(first)  # a builder's graph keeps its lines from its first save
+    assert kept is not None and len(kept.nodes) == len(first)
     encoded: list[str] = []
     real = jsonfile.node_line
     monkeypatch.setattr(jsonfile, "node_line", lambda r: encoded.append(r.id) or real(r))
@@ -45,8 +47,17 @@ def test_saves_after_updates_write_the_bytes_of_a_plain_write_encoding_what_chan
         graph.save(out / "graph.json")
         saved = list(encoded)
         assert (out / "graph.json").read_bytes() == _plain(graph, tmp_path / "plain.json")
-        if round_:  # the first save of a copy encodes every node; the next, what changed
-            assert f"fn:m2.added_{round_}" in saved and len(saved) < len(graph) // 2, saved
+        # Each save, the first after the build's included, encodes what changed.
+        assert f"fn:m2.added_{round_}" in saved and len(saved) < len(graph) // 2, saved
     digest = hashlib.sha256((out / "graph.json").read_bytes()).hexdigest()
     assert KnowledgeGraph.load(out / "graph.json").stats() == graph.stats()
     assert digest == hashlib.sha256(_plain(graph, tmp_path / "again.json")).hexdigest()
+
+
+def test_a_graph_neither_copied_nor_a_builders_keeps_no_lines(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    _sources(src)
+    graph = build_graph([src], jobs=1)
+    graph.save(tmp_path / "graph.json")
+    assert jsonlines.lines_of(graph) is None  # a one-off build holds none of its file

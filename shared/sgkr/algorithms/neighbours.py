@@ -29,20 +29,18 @@ Examples
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from ..records import SolvedTask
+from ..records import FunctionNode, SolvedTask
 from .counts import Counts, count_fields, weigh
 from .lexical import LexicalIndex
-from .tokens import code_tokens
 
-__all__ = ["TaskIndex", "Votes", "POWER"]
+__all__ = ["TaskIndex", "Votes", "POWER", "slot_key", "task_groups"]
 
 #: A neighbour's vote is its BM25 similarity to this power: the nearest questions, whose
 #: solutions most likely look like the new one's, count most.
@@ -72,22 +70,43 @@ class TaskIndex:
     groups
         The group of each function node that :meth:`asked` scores as one document (the
         copies of one helper, say); a node not named is a group of its own.
+
+    Attributes
+    ----------
+    members_of
+        The function nodes of each group that solutions use.
+    questions
+        BM25 over the questions, one document per task (ids: the tasks' ids).
+    asked_index
+        BM25 over one document per group: the questions of the tasks using it.
     """
 
     def __init__(self, tasks: Sequence[SolvedTask],
                  groups: Mapping[str, str] | None = None) -> None:
         self.tasks = tuple(tasks)
         self._by_id = {t.id: t for t in self.tasks}
-        counts = count_fields([[t.question for t in self.tasks]])
-        self._index = LexicalIndex.from_arrays([t.id for t in self.tasks], counts.words,
-                                               *weigh(counts, [1.0]), "")
         groups = groups or {}
         members: dict[str, dict[str, None]] = defaultdict(dict)
         for task in self.tasks:
             for node in task.uses:
                 members[groups.get(node, node)][node] = None
-        self._members = {g: tuple(nodes) for g, nodes in members.items()}
-        self._asked = _asked_index(self.tasks, counts, groups)
+        self.members_of = {g: tuple(nodes) for g, nodes in members.items()}
+        counts = count_fields([[t.question for t in self.tasks]])
+        self.questions = LexicalIndex.from_arrays([t.id for t in self.tasks], counts.words,
+                                                  *weigh(counts, [1.0]), "")
+        self.asked_index = _asked_index(self.tasks, counts, groups)
+
+    @classmethod
+    def from_parts(cls, tasks: Sequence[SolvedTask], members: Mapping[str, tuple[str, ...]],
+                   questions: LexicalIndex, asked: LexicalIndex) -> TaskIndex:
+        """The index of ``tasks`` from its parts (:attr:`members_of`, :attr:`questions`,
+        :attr:`asked_index`) made before, as :mod:`sgkr.algorithms.taskfile` reads them."""
+        index = cls.__new__(cls)
+        index.tasks = tuple(tasks)
+        index._by_id = {t.id: t for t in index.tasks}
+        index.members_of = dict(members)
+        index.questions, index.asked_index = questions, asked
+        return index
 
     def neighbours(self, question: str, n: int) -> list[tuple[str, float]]:
         """The ``n`` tasks whose questions are most like ``question``, with their BM25 score,
@@ -96,7 +115,7 @@ class TaskIndex:
             raise InvalidArgumentError(f"n must be a positive integer, got {n!r}")
         if not self.tasks:
             return []
-        return self._index.search(question, n, scaled=False)
+        return self.questions.search(question, n, scaled=False)
 
     def votes(self, question: str, n: int, tags: Mapping[str, float] | None = None) -> Votes:
         """The votes of the ``n`` nearest tasks for what their solutions use.
@@ -116,35 +135,6 @@ class TaskIndex:
                 voters[node].append(task)
         return Votes({node: min(s, 1.0) for node, s in share.items()},
                      {node: tuple(v) for node, v in voters.items()}, tuple(found))
-
-    def cover(self, question: str) -> float:
-        """How much of ``question`` its most similar earlier question covers, from 0 to 1: the
-        share of the question's words that one holds too, each word weighed by its inverse
-        document frequency among the earlier questions (a word none of them has weighs
-        most). 0 without a similar question.
-
-        Examples
-        --------
-        >>> index = TaskIndex([SolvedTask("task:1", "What is the average fee?", ()),
-        ...                    SolvedTask("task:2", "Which merchant pays most?", ())])
-        >>> index.cover("the average fee"), round(index.cover("the average fee of a refund"), 2)
-        (1.0, 0.44)
-        """
-        best = self.neighbours(question, 1)
-        # Numbers are the values a question is asked about, not what it asks.
-        words = {w for w in code_tokens(question) if not w.isdigit()}
-        if not best or not words:
-            return 0.0
-        near = set(code_tokens(self._by_id[best[0][0]].question))
-        weight = {w: self._idf(w) for w in words}
-        return sum(weight[w] for w in words & near) / sum(weight.values())
-
-    def _idf(self, word: str) -> float:
-        """BM25's inverse document frequency of ``word`` among the questions."""
-        index = self._index
-        n = index.vocabulary.get(word)
-        found = 0 if n is None else int(index.indptr[n + 1] - index.indptr[n])
-        return math.log(1.0 + (index.size - found + 0.5) / (found + 0.5))
 
     def overlap(self, task_id: str, tags: Mapping[str, float]) -> float:
         """The weighted share of ``tags`` (id -> weight) that the task grounds (0 without tags).
@@ -168,12 +158,37 @@ class TaskIndex:
 
     def members(self, group: str) -> tuple[str, ...]:
         """The function nodes of ``group`` that solutions use (none for an unknown group)."""
-        return self._members.get(group, ())
+        return self.members_of.get(group, ())
 
     def asked(self, question: str) -> dict[str, float]:
         """The BM25 score for ``question`` of each group of functions (see ``groups``) whose
         document, the questions of the solutions using it, shares a word with it."""
-        return self._asked.scores(question)
+        return self.asked_index.scores(question)
+
+
+def slot_key(f: FunctionNode, solutions: Collection[str]) -> str:
+    """The slot of function ``f``: its bare name (and kind) when a solution defines it, so
+    that the copies of one helper share a slot; else the node itself.
+
+    Examples
+    --------
+    >>> from sgkr.records import SourceSpan
+    >>> f = FunctionNode("fn:a.load", "load", ("a.load",), "", "", (SourceSpan("a.py", 1, 2),),
+    ...                  "function")
+    >>> slot_key(f, {"a.py"}), slot_key(f, {"b.py"})
+    ('function load', 'fn:a.load')
+    """
+    if f.kind != "module" and any(s.file in solutions for s in f.sources):
+        return f"{f.kind} {f.name}"
+    return f.id
+
+
+def task_groups(tasks: Sequence[SolvedTask], functions: Mapping[str, FunctionNode]
+                ) -> dict[str, str]:
+    """The slot (:func:`slot_key`) of each function of ``functions`` (id -> record) that the
+    solutions of ``tasks`` use."""
+    solutions = {t.source for t in tasks}
+    return {n: slot_key(f, solutions) for n, f in functions.items()}
 
 
 def _asked_index(tasks: Sequence[SolvedTask], counts: Counts,

@@ -48,6 +48,7 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 from ..gcpause import paused_gc
+from ..graph import jsonlines
 from ..graph.model import KnowledgeGraph
 from ..ingest.files import roots_of
 from ..ingest.sources import (
@@ -192,6 +193,8 @@ class GraphBuilder:
         self._read_problems = problems
         self._modules = {m.path: m for m in modules}
         self._spent = False
+        # Its saves keep their lines: the save after the next update encodes what changed.
+        jsonlines.keep_lines(state.graph, self._published)
         self._published = state.graph
 
     def _scan(self) -> tuple[dict[str, str], list[Problem],

@@ -12,7 +12,10 @@ the library has. Splits:
 
 Every retriever ranks bare names, whatever ``k``; recall at each ``k`` counts the
 distinct gold names among its first ``k`` slots. The *task-specific* gold leaves out
-the helpers that a tenth or more of the library's solutions define.
+the helpers that a tenth or more of the library's solutions define. The context of the
+first ``k`` slots is counted in tokens (:func:`~sgkr.eval.metrics.count_tokens`): SGKR's
+documents as it returns them; a name another retriever ranks as the copy of it with the
+most callers (knowledge and code), the copy SGKR would show.
 
 Examples
 --------
@@ -25,6 +28,8 @@ Examples
 ...                          ks=(1,), folds=("A",))
 >>> result.summary("fixed", "A", 1)
 (2, 1.0, None)
+>>> result.tokens("fixed", "A", 1)  # def load ( ) : pass, and its module's name
+12.0
 """
 
 from __future__ import annotations
@@ -39,10 +44,12 @@ from typing import Any, Literal, get_args
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
+from ..records import FunctionNode
 from ..retrieval.retriever import Retriever
 from ..tags.examples import Example
 from .datasets import Dataset, Question, gold_in_graph, solution_functions
 from .library import CodeAndQuestions, FixedByName, NearestQuestions, defined_names
+from .metrics import count_tokens
 
 __all__ = ["SolvedSpec", "Split", "splits", "Library", "SolvedRecord", "SolvedResult",
            "evaluate_solved", "solved_specs", "format_solved", "KS", "COMMON_SHARE"]
@@ -53,7 +60,8 @@ KS = (2, 5, 8)
 COMMON_SHARE = 0.1
 Fold = Literal["A", "B", "loo"]
 Kind = Literal["sgkr", "sgkr-code", "fixed", "neighbours", "code+questions", "dense"]
-Ranker = Callable[[str], list[str]]
+#: A question in; names best first, each with its context's tokens.
+Ranker = Callable[[str], list[tuple[str, int]]]
 
 
 @dataclass(frozen=True)
@@ -140,6 +148,19 @@ class Library:
         return build_graph([(e.path, e.code) for e in self.split.library])
 
     @cached_property
+    def tokens(self) -> dict[str, int]:
+        """The tokens of each name's copy with the most callers in :attr:`graph` (knowledge
+        and code), ties by id."""
+        from ..stores import MemoryStore
+
+        functions = [f for f in self.graph.functions() if f.kind != "module"]
+        callers, _ = MemoryStore(self.graph).callers_and_sizes([f.id for f in functions])
+        shown: dict[str, FunctionNode] = {}
+        for f in sorted(functions, key=lambda f: (-callers.get(f.id, 0), f.id)):
+            shown.setdefault(f.name, f)
+        return {name: count_tokens(f.text) for name, f in shown.items()}
+
+    @cached_property
     def common(self) -> frozenset[str]:
         """The names a tenth or more of the library's solutions define."""
         counts = Counter(n for defined in self.names for n in defined)
@@ -152,18 +173,22 @@ def _ranker(spec: SolvedSpec, lib: Library, model: Any, most: int) -> Ranker:
     if spec.kind in ("sgkr", "sgkr-code"):
         graph = lib.graph if spec.kind == "sgkr" else lib.code_graph
         retriever = Retriever(graph, **{"k": most, **dict(spec.options)})
-        return lambda q: [d.name for d in retriever.retrieve(q).documents]
+        return lambda q: [(d.name, count_tokens(d.text)) for d in retriever.retrieve(q).documents]
+    rank: Callable[[str], list[str]]
     if spec.kind == "fixed":
-        return FixedByName(library, lib.names)
-    if spec.kind == "neighbours":
-        return NearestQuestions(library, names=lib.names)
-    if spec.kind == "code+questions":
-        return CodeAndQuestions(library, lib.names)
-    from .baselines import DenseRetriever
+        rank = FixedByName(library, lib.names)
+    elif spec.kind == "neighbours":
+        rank = NearestQuestions(library, names=lib.names)
+    elif spec.kind == "code+questions":
+        rank = CodeAndQuestions(library, lib.names)
+    else:
+        from .baselines import DenseRetriever
 
-    graph = lib.code_graph
-    dense = DenseRetriever(graph, model, modules=False)
-    return lambda q: [graph.function(i).name for i in dense(q, most)]
+        graph = lib.code_graph
+        dense = DenseRetriever(graph, model, modules=False)
+        rank = lambda q: [graph.function(i).name for i in dense(q, most)]  # noqa: E731
+    tokens = lib.tokens
+    return lambda q: [(n, tokens.get(n, 0)) for n in rank(q)[:most]]
 
 
 @dataclass(frozen=True)
@@ -176,6 +201,7 @@ class SolvedRecord:
     gold: tuple[str, ...]
     specific: tuple[str, ...]
     ranked: tuple[str, ...]
+    tokens: tuple[int, ...] = ()
 
     def recall(self, k: int, *, specific: bool = False) -> float | None:
         """Distinct gold names among the first ``k`` slots over the gold (None: no gold)."""
@@ -188,7 +214,7 @@ class SolvedRecord:
         """Plain JSON."""
         return {"retriever": self.retriever, "fold": self.fold, "question_id": self.question_id,
                 "gold": list(self.gold), "specific": list(self.specific),
-                "ranked": list(self.ranked)}
+                "ranked": list(self.ranked), "tokens": list(self.tokens)}
 
 
 @dataclass(frozen=True)
@@ -211,10 +237,18 @@ class SolvedResult:
         return (len(every), sum(every) / len(every) if every else None,
                 sum(own) / len(own) if own else None)
 
+    def tokens(self, retriever: str, fold: Fold, k: int) -> float | None:
+        """The mean tokens of the first ``k`` slots' context (None: no question scored)."""
+        rows = [sum(r.tokens[:k]) for r in self.records
+                if r.retriever == retriever and r.fold == fold and r.gold]
+        return sum(rows) / len(rows) if rows else None
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: the summaries, then every record."""
-        summaries = {name: {fold: {str(k): dict(zip(("questions", "recall", "specific"),
-                                                    self.summary(name, fold, k), strict=True))
+        summaries = {name: {fold: {str(k): {**dict(zip(("questions", "recall", "specific"),
+                                                       self.summary(name, fold, k),
+                                                       strict=True)),
+                                            "tokens": self.tokens(name, fold, k)}
                                    for k in self.ks} for fold in self.folds}
                      for name in self.retrievers}
         return {"dataset": self.dataset, "ks": list(self.ks), "folds": list(self.folds),
@@ -253,10 +287,11 @@ def evaluate_solved(dataset: Dataset, specs: Sequence[SolvedSpec], *,
             rank = _ranker(spec, lib, embedding_model, most)
             for question, gold in asked:
                 if gold:
-                    ranked = tuple(rank(question.question)[:most])
+                    ranked = rank(question.question)[:most]
                     records.append(SolvedRecord(
                         spec.name, split.fold, question.id, gold,
-                        tuple(n for n in gold if n not in lib.common), ranked))
+                        tuple(n for n in gold if n not in lib.common),
+                        tuple(n for n, _ in ranked), tuple(t for _, t in ranked)))
         if progress is not None:
             progress(dataset.name, done, len(every))
     present = tuple(f for f in dict.fromkeys(folds) if any(r.fold == f for r in records))
@@ -265,16 +300,17 @@ def evaluate_solved(dataset: Dataset, specs: Sequence[SolvedSpec], *,
 
 
 def format_solved(result: SolvedResult) -> str:
-    """A plain-text table: a row per retriever and ``k``; recall (all / task-specific) a fold.
+    """A plain-text table: a row per retriever and ``k``; recall (all / task-specific) and
+    context tokens, a fold.
 
     Examples
     --------
     >>> r = SolvedResult("toy", (2,), ("fixed",), ("A",), (
-    ...     SolvedRecord("fixed", "A", "1", ("a", "b"), ("b",), ("a", "c")),), 0.0)
+    ...     SolvedRecord("fixed", "A", "1", ("a", "b"), ("b",), ("a", "c"), (40, 60)),), 0.0)
     >>> print(format_solved(r))
-    toy (solved tasks; recall all / task-specific)
+    toy (solved tasks; recall all / task-specific, tokens)
     retriever  k  A (n=1)
-    fixed      2  0.500 / 0.000
+    fixed      2  0.500 / 0.000, 100
     """
     counts = {fold: result.summary(result.retrievers[0], fold, result.ks[0])[0]
               for fold in result.folds}
@@ -285,10 +321,12 @@ def format_solved(result: SolvedResult) -> str:
             cells = []
             for fold in result.folds:
                 _, every, own = result.summary(name, fold, k)
-                cells.append(" / ".join("-" if x is None else f"{x:.3f}" for x in (every, own)))
+                tokens = result.tokens(name, fold, k)
+                cells.append(" / ".join("-" if x is None else f"{x:.3f}" for x in (every, own))
+                             + ", " + ("-" if tokens is None else f"{tokens:.0f}"))
             rows.append((name, str(k), *cells))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = [f"{result.dataset} (solved tasks; recall all / task-specific)"]
+    lines = [f"{result.dataset} (solved tasks; recall all / task-specific, tokens)"]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
               for r in rows]
     return "\n".join(lines)

@@ -86,7 +86,7 @@ _REGISTERED: list[DerivedFile[Any]] = []
 #: The modules that register a derived file when imported, by name: a higher layer's, so
 #: not imported here at the top. The first save or load imports them, whatever route
 #: reached the graph, and importing sgkr costs nothing until then (``sgkr --version``).
-PROVIDERS = ("sgkr.algorithms.lexicalfile",)
+PROVIDERS = ("sgkr.algorithms.lexicalfile", "sgkr.algorithms.taskfile")
 
 
 def register(derived: DerivedFile[Any]) -> None:

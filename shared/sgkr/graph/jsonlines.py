@@ -9,8 +9,11 @@ later save encodes again only a node whose record is not the one written, and
 only the edges of a source whose targets are not those written. The bytes are
 those :func:`sgkr.graph.jsonfile.write_graph` writes, always.
 
-A graph never copied keeps no lines: a one-off ``sgkr build`` writes its
-graph.json a few hundred lines at a time, and holds none of it after.
+A graph that will be updated and saved again keeps its lines from its first
+save on (:func:`keep_lines`: :class:`~sgkr.build.incremental.GraphBuilder`'s
+graphs), so that already the first save after an update encodes only what
+changed. Another graph never copied keeps no lines: a one-off ``sgkr build``
+writes its graph.json a few hundred lines at a time, and holds none of it after.
 
 Examples
 --------
@@ -36,10 +39,11 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, cast
 
+from ..errors import InvalidArgumentError
 from ..records import EdgeRow, FunctionNode, TagNode
 from . import derived, jsonfile
 
-__all__ = ["SavedLines", "write", "lines_of"]
+__all__ = ["SavedLines", "write", "lines_of", "keep_lines"]
 
 _by_id = attrgetter("id")
 
@@ -61,6 +65,32 @@ _LOCK = threading.Lock()
 def lines_of(graph: Any) -> SavedLines | None:
     """The lines kept for ``graph``: None unless it was copied from another graph."""
     return _KEPT.get(graph)
+
+
+def keep_lines(graph: Any, previous: Any = None) -> None:
+    """Keep the lines of ``graph``'s saves from its next save on, sharing those kept for
+    ``previous`` (the version it replaces) if any: a line is reused only for a record or
+    targets equal to those it was written for, so sharing never changes what is written.
+
+    Raises
+    ------
+    InvalidArgumentError
+        If ``graph`` is not a graph.
+
+    Examples
+    --------
+    >>> from sgkr.graph import KnowledgeGraph
+    >>> g = KnowledgeGraph()
+    >>> keep_lines(g)
+    >>> lines_of(g).nodes
+    {}
+    """
+    if not callable(getattr(graph, "adjacency", None)):
+        raise InvalidArgumentError(f"keep_lines takes a KnowledgeGraph, got {type(graph)}")
+    with _LOCK:
+        if graph not in _KEPT:
+            found = _KEPT.get(previous) if previous is not None else None
+            _KEPT[graph] = found if found is not None else SavedLines()
 
 
 def write(graph: Any, path: str | os.PathLike[str]) -> str:

@@ -42,12 +42,13 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..algorithms.neighbours import POWER, TaskIndex
+from ..algorithms.neighbours import POWER, TaskIndex, slot_key, task_groups
+from ..algorithms.taskfile import task_index_of
 from ..records import FunctionNode, SolvedTask
-from ..stores import RankingReader, TasksReader
+from ..stores import MemoryStore, RankingReader, TasksReader
 from ..text import fold
 
 __all__ = ["Slot", "solved_slots", "slot_key", "DRIVERS", "NEIGHBOURS", "BOOST",
@@ -87,36 +88,15 @@ class TaskCache:
 
     def index(self, reader: TasksReader) -> TaskIndex:
         """The index of ``reader``'s tasks (made now if they are new)."""
+        if isinstance(reader, MemoryStore):  # saved with its graph, or made once for it
+            return task_index_of(reader.graph)
         tasks = reader.tasks()
         made = self._made
         if made is None or made[0] is not tasks:
-            made = self._made = (tasks, TaskIndex(tasks, task_groups(reader, tasks)))
+            used = {n for t in tasks for n in t.uses}
+            made = self._made = (tasks, TaskIndex(tasks, task_groups(tasks,
+                                                                     reader.functions(used))))
         return made[1]
-
-
-def task_groups(reader: RankingReader | TasksReader, tasks: Sequence[SolvedTask]
-                ) -> dict[str, str]:
-    """The slot of each function the solutions of ``tasks`` use (:func:`slot_key`)."""
-    solutions = {t.source for t in tasks}
-    used = {n for t in tasks for n in t.uses}
-    return {n: slot_key(f, solutions) for n, f in reader.functions(used).items()}
-
-
-def slot_key(f: FunctionNode, solutions: Collection[str]) -> str:
-    """The slot of function ``f``: its bare name (and kind) when a solution defines it, so
-    that the copies of one helper share a slot; else the node itself.
-
-    Examples
-    --------
-    >>> from sgkr.records import SourceSpan
-    >>> f = FunctionNode("fn:a.load", "load", ("a.load",), "", "", (SourceSpan("a.py", 1, 2),),
-    ...                  "function")
-    >>> slot_key(f, {"a.py"}), slot_key(f, {"b.py"})
-    ('function load', 'fn:a.load')
-    """
-    if f.kind != "module" and any(s.file in solutions for s in f.sources):
-        return f"{f.kind} {f.name}"
-    return f.id
 
 
 def solved_slots(reader: RankingReader, index: TaskIndex, question: str,
