@@ -106,7 +106,7 @@ ABLATIONS: tuple[RetrieverSpec, ...] = (
     RetrieverSpec("sgkr embedding-tags", tag_extractor="embedding"),
     RetrieverSpec("sgkr fill=none", options={"fill": "none"}),
     RetrieverSpec("sgkr no-lexical", options={"lexical": False}),
-    RetrieverSpec("sgkr centrality=0", options={"centrality": 0.0}),
+    RetrieverSpec("sgkr centrality=1", options={"centrality": 1.0}),
     RetrieverSpec("sgkr mentions=0", options={"mentions": 0.0}),
     RetrieverSpec("sgkr walk=0", options={"walk": 0.0}),
     RetrieverSpec("sgkr reuse=0", options={"reuse": 0.0}),
