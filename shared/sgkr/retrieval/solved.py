@@ -139,12 +139,13 @@ def solved_slots(reader: RankingReader, index: TaskIndex, question: str,
     votes = index.votes(question, neighbours, tags)
     asked = _best(index.asked(question).items(), _POOL)
     lexical = _best(lexical.items(), _POOL)
-    order = [*votes.share, *lexical, *(n for n, _ in structure)]
-    records = reader.functions({*order, *(n for g in asked for n in index.members(g))})
+    found = [*votes.share, *lexical, *(n for n, _ in structure),
+             *(n for g in asked for n in index.members(g))]
+    records = reader.functions(set(found))
     solutions = {t.source for t in index.tasks}
     key = {n: slot_key(f, solutions) for n, f in records.items()}
     members: dict[str, list[str]] = {}
-    for node in dict.fromkeys([*order, *(n for g in asked for n in index.members(g))]):
+    for node in dict.fromkeys(found):
         if node in key:
             members.setdefault(key[node], []).append(node)
     share = _group_share(index, votes.neighbours, key, tags or {})
