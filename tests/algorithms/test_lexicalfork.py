@@ -20,9 +20,8 @@ from sgkr.graph.model import KnowledgeGraph
 
 REQUESTS = Path(__file__).resolve().parents[2] / "examples" / "requests" / "src"
 
-pytestmark = pytest.mark.skipif(
-    "fork" not in __import__("multiprocessing").get_all_start_methods(),
-    reason="counting in a forked process needs fork")
+pytestmark = pytest.mark.skipif(not lexicalfork.FORKS,
+                                reason="the index is counted in a fork on Linux only")
 
 
 @pytest.fixture(autouse=True)

@@ -11,8 +11,8 @@ the same to the last bit as one counted here) and attaches it to the graph, so t
 saving the graph does not count again.
 
 Where the graph's indexed functions are not, object for object, those counted (the
-build changed a function node after handing them over), where this platform cannot
-fork, or where other threads run (a fork copies none of them, and any lock one holds
+build changed a function node after handing them over), off Linux (:data:`FORKS`),
+or where other threads run (a fork copies none of them, and any lock one holds
 stays held in the copy), nothing is counted elsewhere: the index is made when the
 graph is saved, as without this module.
 
@@ -45,10 +45,13 @@ from ..records import FunctionNode
 from .counts import Counts
 from .lexical import LexicalIndex, attach, counted, indexed
 
-__all__ = ["Pending", "count_later", "MIN_FORKED"]
+__all__ = ["Pending", "count_later", "MIN_FORKED", "FORKS"]
 
 #: Fewer functions than this are counted when the graph is saved: forking costs more.
 MIN_FORKED = 2000
+#: Whether counts are made in a fork here: on Linux only (macOS's system libraries are
+#: not safe to use in a forked child; Windows cannot fork).
+FORKS = sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 _DIGEST_BYTES = 16  # lexical._digest's
 
 
@@ -117,8 +120,8 @@ def count_later(nodes: Sequence[FunctionNode], *, minimum: int | None = None) ->
     process may fork.
     """
     pending = Pending(list(nodes))
-    if len(nodes) < (MIN_FORKED if minimum is None else minimum) \
-            or "fork" not in multiprocessing.get_all_start_methods() or not _alone():
+    if len(nodes) < (MIN_FORKED if minimum is None else minimum) or not FORKS \
+            or not _alone():
         return pending
     for stream in (sys.stdout, sys.stderr):  # what they buffer is written once, here
         if stream is not None:
