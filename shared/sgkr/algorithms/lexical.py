@@ -48,9 +48,9 @@ from ..records import FunctionNode
 from .counts import K1, B, Counts, count_fields, patched, weigh
 from .tokens import code_tokens
 
-__all__ = ["LexicalIndex", "function_document", "counted", "fingerprint", "indexed",
-           "index_of", "attach", "attached", "weighted_postings", "add_up", "best_hits",
-           "NAME_WEIGHT", "K1", "B"]
+__all__ = ["LexicalIndex", "function_document", "fingerprint", "indexed", "index_of", "attach",
+           "attached", "weighted_postings", "add_up", "best_hits", "NAME_WEIGHT", "K1",
+           "B"]
 
 #: Weight of the name field against the document's 1.
 NAME_WEIGHT = 0.5
@@ -89,16 +89,6 @@ def function_document(node: FunctionNode) -> tuple[str, str]:
     first = node.knowledge.split("\n", 1)[0]
     text = node.code if not first or first in node.code else f"{node.knowledge}\n\n{node.code}"
     return f"{min(files, default='')} {inside}\n{text}", name
-
-
-def counted(nodes: Sequence[FunctionNode]) -> tuple[Counts, Offsets, list[bytes]]:
-    """What an index of ``nodes`` is made from: the counts of their two fields, their
-    lengths and their digests (:meth:`LexicalIndex.of_counted`)."""
-    # Each document is made as it is counted: the texts are never all held at once.
-    counts = count_fields([(function_document(f)[0] for f in nodes),
-                           (function_document(f)[1] for f in nodes)])
-    lengths = np.asarray([max(len(f.text), 1) for f in nodes], dtype=np.int64)
-    return counts, lengths, [_digest(f) for f in nodes]
 
 
 def fingerprint(nodes: Iterable[FunctionNode]) -> str:
@@ -168,16 +158,11 @@ class LexicalIndex:
         if not isinstance(graph, KnowledgeGraph):
             raise InvalidArgumentError(f"graph must be a KnowledgeGraph, got {type(graph)}")
         nodes = indexed(graph)
-        self._made(nodes, *counted(nodes))
-
-    @classmethod
-    def of_counted(cls, nodes: list[FunctionNode], counts: Counts, lengths: Offsets,
-                   digests: list[bytes]) -> LexicalIndex:
-        """The index of ``nodes`` (:func:`indexed`) from what :func:`counted` gives of them
-        (counted in another process): equal to one made here, to the last bit."""
-        index = cls.__new__(cls)
-        index._made(nodes, counts, lengths, digests)
-        return index
+        # Each document is made as it is counted: the texts are never all held at once.
+        counts = count_fields([(function_document(f)[0] for f in nodes),
+                               (function_document(f)[1] for f in nodes)])
+        self._made(nodes, counts, np.asarray([max(len(f.text), 1) for f in nodes],
+                                             dtype=np.int64), [_digest(f) for f in nodes])
 
     def _made(self, nodes: list[FunctionNode], counts: Counts, lengths: Offsets,
               digests: list[bytes]) -> None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -237,16 +237,12 @@ class Assembly:
 
     @classmethod
     def add(cls, plan: Plan, modules: list[ModuleExtract], read_problems: Sequence[Problem],
-            *, started: float | None = None,
-            resolution: BuildCalls | Callable[[], BuildCalls] | None = None,
-            made: Callable[[KnowledgeGraph], object] | None = None) -> Assembly:
+            *, started: float | None = None, resolution: BuildCalls | None = None) -> Assembly:
         """The graph of ``modules``: nodes, calls, knowledge tags and the report.
 
         ``started``: when the build began (:func:`time.perf_counter`), for the
-        report's time; default: now. ``resolution``: the calls of ``modules``
-        (:func:`~sgkr.build.reuse.resolve`), or what resolves them; default: resolved
-        here. ``made``: called with the graph once its function nodes are in, before
-        the calls are resolved (the nodes are not changed after).
+        report's time; default: now. ``resolution``: the calls of ``modules`` resolved
+        already (:func:`~sgkr.build.reuse.resolve`); default: resolved here.
         """
         started = time.perf_counter() if started is None else started
         problems = [*plan.notes, *read_problems, *(p for m in modules for p in m.problems)]
@@ -259,12 +255,8 @@ class Assembly:
             meta["question_tags"] = True
         graph = KnowledgeGraph(meta=meta)
         qual_to_id = _add_functions(graph, modules, plan)
-        if made is not None:
-            made(graph)
         if resolution is None:
             resolution = resolve(modules, {}, None, None)
-        elif callable(resolution):
-            resolution = resolution()
         resolver, calls, refs = resolution.resolver, resolution.calls, resolution.refs
         resolver.forget()  # its answers are kept in calls and refs: free them for the graph
         graph.add_edge_rows(_rows(calls, qual_to_id, "calls"))

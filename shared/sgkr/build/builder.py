@@ -29,7 +29,7 @@ from ..records import Problem
 from .assembly import Assembly, Plan, make_plan
 from .batch import extract_files
 from .options import DEFAULT_MERGE, BuildOptions
-from .reuse import BuildCalls, find_resolved, resolve, resolved_key, store_resolved
+from .reuse import find_resolved, resolve, resolved_key, store_resolved
 
 __all__ = ["build_graph", "BuildOptions", "DEFAULT_MERGE", "PreparedBuild", "prepare_build",
            "build_prepared", "assemble"]
@@ -128,10 +128,8 @@ def prepare_build(sources: Iterable[SourceInput], options: BuildOptions, *,
 
 
 def build_prepared(prepared: PreparedBuild, options: BuildOptions, *,
-                   progress: Progress | None = None,
-                   made: Callable[[KnowledgeGraph], object] | None = None) -> KnowledgeGraph:
-    """Extract and assemble a prepared build (its texts are dropped once extracted);
-    ``made`` as :meth:`Assembly.add <sgkr.build.assembly.Assembly.add>` takes it.
+                   progress: Progress | None = None) -> KnowledgeGraph:
+    """Extract and assemble a prepared build (its texts are dropped once extracted).
 
     Raises
     ------
@@ -143,7 +141,7 @@ def build_prepared(prepared: PreparedBuild, options: BuildOptions, *,
     pairs = [(f.path, f.text) for f in prepared.files]
     prepared.files = []  # the texts are not needed past extraction: let them go
     graph = assemble(prepared.plan, pairs, prepared.problems, options,
-                     started=prepared.started, progress=progress, made=made).graph
+                     started=prepared.started, progress=progress).graph
     if progress is not None:
         progress("assemble", 1, 1)
     return graph
@@ -151,10 +149,8 @@ def build_prepared(prepared: PreparedBuild, options: BuildOptions, *,
 
 def assemble(plan: Plan, files: list[tuple[str, str]], problems: list[Problem],
              options: BuildOptions, *, started: float,
-             progress: Progress | None = None,
-             made: Callable[[KnowledgeGraph], object] | None = None) -> Assembly:
-    """Extract ``files`` (``(path, text)``, emptied once extracted) and assemble them
-    (``made``: see :meth:`Assembly.add <sgkr.build.assembly.Assembly.add>`).
+             progress: Progress | None = None) -> Assembly:
+    """Extract ``files`` (``(path, text)``, emptied once extracted) and assemble them.
 
     With a cache (``options.cache``), the calls of the last build with this plan are
     kept for the modules a change cannot reach (:mod:`sgkr.build.reuse`), and this
@@ -169,15 +165,9 @@ def assemble(plan: Plan, files: list[tuple[str, str]], problems: list[Problem],
         progress("assemble", 0, 1)
     slot = resolved_key(str(plan.base), (plan.exclude, plan.gitignore, plan.max_file_bytes))
     previous = find_resolved(store, slot) if store is not None else None
-    resolved: list[BuildCalls] = []
-
-    def resolution() -> BuildCalls:  # called once the function nodes are made
-        resolved.append(resolve(modules, keys, previous, store))
-        return resolved[0]
-
-    assembly = Assembly.add(plan, modules, problems, started=started, resolution=resolution,
-                            made=made)
+    resolution = resolve(modules, keys, previous, store)
+    assembly = Assembly.add(plan, modules, problems, started=started, resolution=resolution)
     if store is not None:
-        store_resolved(store, slot, resolved[0].kept(modules, keys))
+        store_resolved(store, slot, resolution.kept(modules, keys))
         store.close()
     return assembly

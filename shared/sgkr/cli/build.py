@@ -176,19 +176,7 @@ def build_file(paths: Sequence[str], options: BuildOptions, output: str, *,
         if found is not None and found.current():
             seconds = time.perf_counter() - prepared.started
             return replace(found.report, seconds=seconds), False
-        from ..algorithms.lexical import indexed
-        from ..algorithms.lexicalfork import Pending, count_later
-
-        # The lexical index is counted in another process while calls are resolved.
-        pending: list[Pending] = []
-        try:
-            graph = build_prepared(prepared, options, progress=progress,
-                                   made=lambda g: pending.append(count_later(indexed(g))))
-            for each in pending:
-                each.attach(graph)
-        finally:
-            for each in pending:
-                each.close()
+        graph = build_prepared(prepared, options, progress=progress)
     if progress is not None:  # graph.json, its lexical index and summary
         progress("save", 0, 1)
     graph.save(output)
