@@ -26,6 +26,8 @@ from sgkr.graph.jsonfile import write_document
 from sgkr.records import TagNode
 from sgkr.stores import MemoryStore
 
+from .npzfiles import rewrite
+
 CODE = ("def set_timeout(request, seconds):\n    request.timeout = seconds\n"
         "def get_cookie(jar, name):\n    return jar.get(name)\n")
 
@@ -53,16 +55,6 @@ def test_an_index_of_other_functions_is_not_used(written: tuple[Path, object]) -
     assert read_index(path, changed) is None
 
 
-def _rewrite(path: Path, **arrays: object) -> None:
-    with zipfile.ZipFile(path) as archive:
-        members = {i.filename[:-4]: np.lib.format.read_array(archive.open(i))
-                   for i in archive.infolist()}
-    members.update(arrays)
-    buffer = io.BytesIO()
-    np.savez(buffer, **members)  # type: ignore[arg-type]
-    path.write_bytes(buffer.getvalue())
-
-
 @pytest.mark.parametrize(("change", "message"), [
     ({"indices": np.array([0, 99, 0, 1], dtype=np.int32)}, "names no indexed function"),
     ({"data": np.array([np.nan] * 4, dtype=np.float32)}, "finite"),
@@ -83,7 +75,7 @@ def test_a_malformed_index_is_refused_naming_the_file(
     if "data" in change and change["data"].dtype == np.float32:  # type: ignore[union-attr]
         n = (sizes["data.npy"] - 128) // 4
         change = {"data": np.full(n, np.nan, dtype=np.float32)}
-    _rewrite(path, **change)
+    rewrite(path, **change)
     with pytest.raises(GraphFormatError, match=message) as raised:
         read_index(path, graph)  # type: ignore[arg-type]
     assert str(path) in str(raised.value)

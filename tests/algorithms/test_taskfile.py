@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from pathlib import Path
@@ -14,6 +13,8 @@ from sgkr import KnowledgeGraph, Retriever, build_graph
 from sgkr.algorithms import neighbours
 from sgkr.algorithms.taskfile import task_index_of, tasks_path
 from sgkr.tags import Example
+
+from .npzfiles import rewrite
 
 LOAD = "def load():\n    return []\n"
 EXAMPLES = [
@@ -74,16 +75,6 @@ def test_the_index_of_another_graph_file_is_not_used(saved: Path, tmp_path: Path
     assert _answers(loaded) == _answers(graph)
 
 
-def _rewrite(path: Path, **arrays: object) -> None:
-    with zipfile.ZipFile(path) as archive:
-        members = {i.filename[:-4]: np.lib.format.read_array(archive.open(i))
-                   for i in archive.infolist()}
-    members.update(arrays)
-    buffer = io.BytesIO()
-    np.savez(buffer, **members)  # type: ignore[arg-type]
-    path.write_bytes(buffer.getvalue())
-
-
 def _header(path: Path) -> dict[str, object]:
     with zipfile.ZipFile(path) as archive:
         raw = np.lib.format.read_array(archive.open("header.npy"))
@@ -101,7 +92,7 @@ def test_a_tampered_index_is_refused_and_made_again(saved: Path, change: object,
                                                     message: str) -> None:
     path = tasks_path(saved)
     header = change(_header(path))  # type: ignore[operator]
-    _rewrite(path, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
+    rewrite(path, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
     said: list[str] = []
     loaded = KnowledgeGraph.load(saved, warn=said.append)
     assert len(said) == 1 and str(path) in said[0] and message in said[0]

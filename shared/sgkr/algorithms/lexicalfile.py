@@ -55,7 +55,6 @@ from ..errors import GraphFormatError, InvalidArgumentError
 from ..graph.derived import register
 from ..graph.jsonfile import MAX_GRAPH_BYTES
 from ..graph.model import KnowledgeGraph
-from ..ingest.files import parse_large_json, read_side_file
 from ..records import FunctionNode, TagNode
 from .lexical import (
     K1,
@@ -67,7 +66,7 @@ from .lexical import (
     index_of,
     indexed,
 )
-from .npz import npz_bytes, read_npz
+from .npz import npz_bytes, read_derived
 from .summary import GraphSummary, attach_summary, read_summary, summary_json, summary_of
 
 __all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph", "FORMAT",
@@ -156,11 +155,7 @@ def _read(path: str | os.PathLike[str], max_bytes: int) -> Saved | None:
     """The checked header and arrays of the index file ``path``; ``None`` if it was made
     by another format or tokenizer."""
     where = str(path)
-    raw = read_side_file(path, f"{where}: cannot read the lexical index", GraphFormatError,
-                         limit=max_bytes)
-    arrays = read_npz(raw, f"{where}: not a lexical index", _ARRAYS)
-    header = parse_large_json(bytes(arrays.pop("header")), where, GraphFormatError,
-                        invalid="not a lexical index (its header is not JSON)")
+    header, arrays = read_derived(path, "lexical index", _ARRAYS, max_bytes)
     if not isinstance(header, dict) or header.get("format") != FORMAT or (
             header.get("k1"), header.get("b"), header.get("name_weight")) != (K1, B,
                                                                               NAME_WEIGHT):

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import struct
 import zipfile
 import zlib
@@ -46,8 +47,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import GraphFormatError
+from ..ingest.files import parse_large_json, read_side_file
 
-__all__ = ["npz_bytes", "read_npz", "MAX_MEMBERS"]
+__all__ = ["npz_bytes", "read_npz", "read_derived", "MAX_MEMBERS"]
 
 #: Members an archive may hold (a derived file has a handful).
 MAX_MEMBERS = 64
@@ -82,6 +84,37 @@ def read_npz(raw: bytes, where: str,
     except Exception as exc:  # a crafted archive: whatever zipfile or struct raise
         raise GraphFormatError(f"{where}: not a valid archive of arrays "
                                f"({type(exc).__name__}: {exc})"[:500]) from exc
+
+
+def read_derived(path: str | os.PathLike[str], what: str, dtypes: Mapping[str, type[np.generic]],
+                 limit: int) -> tuple[Any, dict[str, npt.NDArray[Any]]]:
+    """The JSON header and the other arrays of the derived file ``path``, a ``what``.
+
+    ``dtypes`` names the members, ``header`` (``np.uint8``: bytes of JSON)
+    among them; at most ``limit`` bytes are read.
+
+    Raises
+    ------
+    GraphFormatError
+        If the file cannot be read, is malformed (see :func:`read_npz`) or its
+        header is not JSON; the message names ``path``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.npz"
+    >>> _ = path.write_bytes(npz_bytes({"header": np.frombuffer(b'{"n": 1}', dtype=np.uint8),
+    ...                                 "n": np.arange(2, dtype=np.int64)}).getvalue())
+    >>> header, arrays = read_derived(path, "test file", {"header": np.uint8, "n": np.int64}, 1000)
+    >>> header, arrays["n"].tolist()
+    ({'n': 1}, [0, 1])
+    """
+    where = str(path)
+    raw = read_side_file(path, f"{where}: cannot read the {what}", GraphFormatError, limit=limit)
+    arrays = read_npz(raw, f"{where}: not a {what}", dtypes)
+    header = parse_large_json(bytes(arrays.pop("header")), where, GraphFormatError,
+                              invalid=f"not a {what} (its header is not JSON)")
+    return header, arrays
 
 
 def _read(raw: bytes, where: str,

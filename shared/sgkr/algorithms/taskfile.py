@@ -48,12 +48,11 @@ from ..errors import GraphFormatError, InvalidArgumentError
 from ..graph.derived import register
 from ..graph.jsonfile import MAX_GRAPH_BYTES
 from ..graph.model import KnowledgeGraph
-from ..ingest.files import parse_large_json, read_side_file
 from ..records import FunctionNode
 from .lexical import LexicalIndex
 from .lexicalfile import FORMAT as TOKENS
 from .neighbours import TaskIndex, task_groups
-from .npz import npz_bytes, read_npz
+from .npz import npz_bytes, read_derived
 
 __all__ = ["tasks_path", "task_index_of", "TaskFile", "TASK_FILE", "FORMAT"]
 
@@ -159,11 +158,7 @@ class TaskFile:
         if not os.path.lexists(path):
             return None
         where = str(path)
-        raw = read_side_file(path, f"{where}: cannot read the task index", GraphFormatError,
-                             limit=MAX_GRAPH_BYTES)
-        arrays = read_npz(raw, f"{where}: not a task index", _ARRAYS)
-        header = parse_large_json(bytes(arrays.pop("header")), where, GraphFormatError,
-                                  invalid="not a task index (its header is not JSON)")
+        header, arrays = read_derived(path, "task index", _ARRAYS, MAX_GRAPH_BYTES)
         if not isinstance(header, dict) or (header.get("format"), header.get("tokens")) != (
                 FORMAT, TOKENS):
             return None
