@@ -109,7 +109,7 @@ ABLATIONS: tuple[RetrieverSpec, ...] = (
     RetrieverSpec("sgkr centrality=1", options={"centrality": 1.0}),
     RetrieverSpec("sgkr mentions=0", options={"mentions": 0.0}),
     RetrieverSpec("sgkr walk=0", options={"walk": 0.0}),
-    RetrieverSpec("sgkr reuse=0", options={"reuse": 0.0}),
+    RetrieverSpec("sgkr reuse=1.5", options={"reuse": 1.5}),
     RetrieverSpec("sgkr evidence=0", options={"evidence": 0.0}),
     RetrieverSpec("sgkr brevity=0", options={"brevity": 0.0}),
     RetrieverSpec("sgkr inferred=paths", options={"inferred": "paths"}),

@@ -195,7 +195,7 @@ LOCALIZATION_ABLATIONS: tuple[Localizer, ...] = (
     Localizer("sgkr no-graph", options={"fill": "none", "mentions": 0.0}),
     Localizer("sgkr mentions=0", options={"mentions": 0.0}),
     Localizer("sgkr walk=0", options={"walk": 0.0}),
-    Localizer("sgkr reuse=0", options={"reuse": 0.0}),
+    Localizer("sgkr reuse=1.5", options={"reuse": 1.5}),
     Localizer("sgkr evidence=0", options={"evidence": 0.0}),
     Localizer("sgkr centrality=1", options={"centrality": 1.0}),
     Localizer("sgkr brevity=0", options={"brevity": 0.0}),

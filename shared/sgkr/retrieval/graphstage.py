@@ -7,7 +7,7 @@ prior, over the length to the ``brevity``; the best 1), where ``sure`` is how
 sure the first stage is (:func:`lexical_hits`); plus ``mentions`` times the
 mention scores of the functions the question names (the best 1), plus ``reuse``
 times the share of the calling functions that call it (the helpers everything
-reuses). The pools are fixed, so the order never depends on ``k``.
+reuses; off by default). The pools are fixed, so the order never depends on ``k``.
 
 Examples
 --------
