@@ -119,14 +119,11 @@ def build_key(prepared: PreparedBuild, output: str | os.PathLike[str]) -> str:
 def find_record(cache: ExtractCache, key: str) -> BuildRecord | None:
     """The record of the build ``key`` in ``cache``; None when there is none usable (absent,
     unsigned, of another format, or malformed)."""
-    try:
-        payload = cache.get_signed(_record_key(key))
-    except (sqlite3.Error, OSError):
-        return None
-    if payload is None:
+    value = cache.get_signed_json(_record_key(key))
+    if value is None:
         return None
     try:
-        return _record(json.loads(payload), key)
+        return _record(value, key)
     except (ValueError, KeyError, TypeError):
         return None
 

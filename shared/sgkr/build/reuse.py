@@ -174,14 +174,11 @@ def resolved_key(base: str, settings: Sequence[object]) -> str:
 
 def find_resolved(store: ExtractCache, key: str) -> KeptCalls | None:
     """The resolution kept under ``key``; None when there is none usable."""
-    try:
-        payload = store.get_signed(key)
-    except (sqlite3.Error, OSError):
-        return None
-    if payload is None:
+    value = store.get_signed_json(key)
+    if value is None:
         return None
     try:
-        return _from_json(json.loads(payload), key)
+        return _from_json(value, key)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 

@@ -214,6 +214,18 @@ class ExtractCache:
         expected = hmac.digest(self._secret, payload, "sha256").hex().encode("ascii")
         return payload if self._secret and hmac.compare_digest(expected, digest) else None
 
+    def get_signed_json(self, key: str) -> Any:
+        """The JSON value of :meth:`get_signed`'s payload under ``key``, or None on any
+        miss: absent, unsigned, unreadable (a database or disk error) or not JSON."""
+        try:
+            payload = self.get_signed(key)
+        except (sqlite3.Error, OSError):
+            return None
+        try:
+            return None if payload is None else json.loads(payload)
+        except ValueError:
+            return None
+
     def put_signed(self, key: str, payload: bytes) -> None:
         """Store ``payload`` under ``key``, signed like an entry (see :meth:`get_signed`).
 
