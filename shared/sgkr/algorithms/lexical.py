@@ -83,12 +83,17 @@ def function_document(node: FunctionNode) -> tuple[str, str]:
     ('b.py C.get\\nGet it.\\n\\ndef get(self): ...', 'b.C.get')
     """
     files = [s.file for s in node.sources]
-    name = min(node.qualnames, default=node.name)
+    name = _name(node)
     inside = name_in_module(node.qualnames, files, name)
     # Knowledge that is the code's own docstring is in the code already.
     first = node.knowledge.split("\n", 1)[0]
     text = node.code if not first or first in node.code else f"{node.knowledge}\n\n{node.code}"
     return f"{min(files, default='')} {inside}\n{text}", name
+
+
+def _name(node: FunctionNode) -> str:
+    """The name field of ``node`` (:func:`function_document`'s second)."""
+    return min(node.qualnames, default=node.name)
 
 
 def fingerprint(nodes: Iterable[FunctionNode]) -> str:
@@ -181,7 +186,7 @@ class LexicalIndex:
         nodes = indexed(graph)
         # Each document is made as it is counted: the texts are never all held at once.
         counts = count_fields([(function_document(f)[0] for f in nodes),
-                               (function_document(f)[1] for f in nodes)])
+                               (_name(f) for f in nodes)])
         self._made(nodes, counts, np.asarray([max(len(f.text), 1) for f in nodes],
                                              dtype=np.int64), [_digest(f) for f in nodes])
 
