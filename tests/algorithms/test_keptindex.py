@@ -76,6 +76,7 @@ def _remove_outputs(out: Path) -> None:
     ("signatures spoilt", True),
     ("counts file changed", True),
     ("counts file removed", True),
+    ("another version of the code", True),
     ("another output file", True),
 ])
 def test_whatever_was_kept_the_rebuild_writes_what_a_cold_build_writes(
@@ -98,10 +99,13 @@ def test_whatever_was_kept_the_rebuild_writes_what_a_cold_build_writes(
         _counts_file(cache).write_bytes(bytes(data))
     elif case == "counts file removed":
         _counts_file(cache).unlink()
+    elif case == "another version of the code":  # its record is another's; the same file
+        monkeypatch.setattr(keptindex, "code_fingerprint", lambda: "another")
     counted = _counted(monkeypatch)
     rebuilt = _build(src, out, "--cache", str(cache))
     assert len(counted) == counted_again
     assert rebuilt == _build(src, tmp_path / "cold" / "graph.json", "--no-cache")
+    assert len(list(cache.glob("lexical-*.counts"))) == 1 + (case == "another output file")
 
 
 def _counts_file(cache: Path) -> Path:

@@ -7,17 +7,17 @@ the counts in memory and patches them after an update; a new ``sgkr build`` proc
 after a file changed had none and counted every function again.
 
 :func:`keep_index` writes the counts of the index a build wrote to a file of its
-cache's folder, and a record of that file's size and SHA-256 among the cache's records,
-signed like every record there (:meth:`~sgkr.ingest.cache.ExtractCache.put_signed`),
-one per output file and version of SGKR (:func:`kept_key`). :func:`reuse_index` reads
-them only where the record is signed by this user's SGKR and the file is the one
-recorded, and gives the next build's graph those counts to patch
-(:func:`~sgkr.algorithms.lexical.patch_from`): a function whose digest (what the index
-reads of it: id, files, qualified names, knowledge, code) is the one kept keeps its
-counts, the others are counted again. The index is the one counting every function
-makes, to the last bit, whatever the kept counts were made from (another tree, other
-options): they are only a place to start from. Nothing of the earlier build's output
-files is read.
+cache's folder, one per output file, and a record of that file's size and SHA-256 among
+the cache's records, signed like every record there
+(:meth:`~sgkr.ingest.cache.ExtractCache.put_signed`) and keyed by the output file and
+the code (:func:`kept_key`). :func:`reuse_index` reads them only where the record is
+signed by this user's SGKR and the file is the one recorded, and gives the next build's
+graph those counts to patch (:func:`~sgkr.algorithms.lexical.patch_from`): a function
+whose digest (what the index reads of it: id, files, qualified names, knowledge, code) is
+the one kept keeps its counts, the others are counted again. The index is the one
+counting every function makes, to the last bit, whatever the kept counts were made from
+(another tree, other options): they are only a place to start from. Nothing of the
+earlier build's output files is read.
 
 Examples
 --------
@@ -28,10 +28,10 @@ Examples
 >>> cache = ExtractCache(tempfile.mkdtemp())
 >>> g = build_graph([("m.py", "def get_fee(a):\\n    return a\\n")])
 >>> _ = index_of(g)
->>> keep_index(g, cache, "k")
+>>> keep_index(g, cache, "graph.json")
 >>> h = build_graph([("m.py", "def get_fee(a):\\n    return a\\n"
 ...                           "def set_fee(a):\\n    return a\\n")])
->>> reuse_index(h, cache, "k"), reuse_index(h, cache, "other")
+>>> reuse_index(h, cache, "graph.json"), reuse_index(h, cache, "other.json")
 (True, False)
 >>> index_of(h).data.tobytes() == LexicalIndex(h).data.tobytes()
 True
@@ -69,8 +69,8 @@ _HEAD = struct.Struct("<Q")  # the length of the JSON header, first
 
 
 def kept_key(output: str | os.PathLike[str]) -> str:
-    """Where the counts of the index written beside the graph file ``output`` are kept, for
-    this code (SGKR's sources, the tokenizer's libraries).
+    """Where the record of the counts of the index written beside the graph file ``output``
+    is kept, for this code (SGKR's sources, the tokenizer's libraries).
 
     Examples
     --------
@@ -82,23 +82,26 @@ def kept_key(output: str | os.PathLike[str]) -> str:
     return hashlib.sha256(head.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def keep_index(graph: KnowledgeGraph, cache: ExtractCache, key: str) -> None:
-    """Keep the counts of ``graph``'s index (the one its save wrote) in ``cache`` under
-    ``key``; nothing when it has none made in this process, or the cache cannot be
-    written (the next build counts everything).
+def keep_index(graph: KnowledgeGraph, cache: ExtractCache,
+               output: str | os.PathLike[str]) -> None:
+    """Keep the counts of ``graph``'s index (the one its save beside the graph file
+    ``output`` wrote) in ``cache``; nothing when it has none made in this process, or the
+    cache cannot be written (the next build counts everything).
 
-    The counts go to a file of the cache's folder, written from the arrays as they are
-    (no copy of them is made); a signed record holds its size and SHA-256.
+    The counts go to a file of the cache's folder, one per output file (a later version
+    of SGKR writes over it), written one array at a time; a signed record holds its size
+    and SHA-256.
     """
     index = attached(graph)
     kept = index.kept() if index is not None else None
     if kept is None:
         return
+    key = kept_key(output)
     try:
         if not cache.usable():
             return
         digest = hashlib.sha256()
-        path = write_atomic(cache.folder / _file_name(key), _hashed(_pieces(kept), digest),
+        path = write_atomic(cache.folder / _file_name(output), _hashed(_pieces(kept), digest),
                             mode=0o600)
         record = {"kind": _KIND, "format": KEPT_FORMAT, "version": __version__, "key": key,
                   "file": path.name, "size": path.stat().st_size,
@@ -108,17 +111,19 @@ def keep_index(graph: KnowledgeGraph, cache: ExtractCache, key: str) -> None:
         pass
 
 
-def reuse_index(graph: KnowledgeGraph, cache: ExtractCache, key: str) -> bool:
-    """Give ``graph`` the counts kept under ``key`` to patch its index from; whether there
-    were usable ones (their record signed by this user's SGKR, the file's size and SHA-256
-    the record's, well formed)."""
+def reuse_index(graph: KnowledgeGraph, cache: ExtractCache,
+                output: str | os.PathLike[str]) -> bool:
+    """Give ``graph`` the counts kept for the graph file ``output`` to patch its index from;
+    whether there were usable ones (their record signed by this user's SGKR for this code,
+    the file's size and SHA-256 the record's, well formed)."""
+    key, name = kept_key(output), _file_name(output)
     record = cache.get_signed_json(key)
     if not isinstance(record, dict) or record.get("kind") != _KIND \
             or record.get("format") != KEPT_FORMAT or record.get("key") != key \
-            or record.get("file") != _file_name(key) or type(record.get("size")) is not int:
+            or record.get("file") != name or type(record.get("size")) is not int:
         return False
     try:
-        payload = read_file(cache.folder / _file_name(key), record["size"])
+        payload = read_file(cache.folder / name, record["size"])
     except (FileRefused, OSError):
         return False
     if len(payload) != record["size"] \
@@ -131,9 +136,10 @@ def reuse_index(graph: KnowledgeGraph, cache: ExtractCache, key: str) -> bool:
     return True
 
 
-def _file_name(key: str) -> str:
-    """The file of the cache's folder the counts kept under ``key`` are written to."""
-    return f"lexical-{key[:32]}.counts"
+def _file_name(output: str | os.PathLike[str]) -> str:
+    """The file of the cache's folder the counts of the index beside ``output`` go to."""
+    where = hashlib.sha256(os.path.abspath(output).encode("utf-8", "surrogatepass"))
+    return f"lexical-{where.hexdigest()[:32]}.counts"
 
 
 def _hashed(pieces: Iterator[bytes], digest: Any) -> Iterator[bytes]:

@@ -186,9 +186,9 @@ def build_file(paths: Sequence[str], options: BuildOptions, output: str, *,
     from ..algorithms.lexicalfile import index_path
 
     # The index is patched from the counts the last build into this file kept.
-    keptindex.reuse_index(graph, store, keptindex.kept_key(output))
+    keptindex.reuse_index(graph, store, output)
     graph.save(output)
-    keptindex.keep_index(graph, store, keptindex.kept_key(output))
+    keptindex.keep_index(graph, store, output)
     if graph.report is not None:
         store_record(store, key, [output, index_path(output)], graph.report)
     store.close()
