@@ -200,7 +200,8 @@ def _arguments(source: Source, arguments: Node, children: list[Node], call: Call
             continue
         else:
             value, slot = child, position
-            _strings(source, child, call, position, items)
+            if kind == "string":  # a key read, or a name-like string
+                _strings(source, child, call, position, items)
             if position is not None:
                 position += 1
         if value is None:
