@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -160,3 +161,26 @@ def test_counts_refuse_documents_that_do_not_match() -> None:
     counts = count_fields([["get fee", "fee"]])
     with pytest.raises(InvalidArgumentError, match="do not match"):
         patched(counts, np.array([0]), 1, [["x"]], np.array([1]))
+
+
+# Texts whose words the counting reads in C (ASCII) and by the tokenizer's pattern (the rest):
+# digits before a word, underscores, humps, punctuation, accents, a lone surrogate.
+TEXTS = ["def getFee(rate_2): return 2x + rate_2 * 100",
+         "class HTTPAdapter(BaseAdapter):\n    __init__ = 12ab3 or _x9_",
+         "numéro_café = getFee(café) # the résumé's fee",
+         "x_\ud800y = a.b.c(\"don't\") 3.14e10 __dunder__ CamelCase_word",
+         "", "!!! ... ???"]
+
+
+def test_counts_are_the_tokens_of_each_document_counted() -> None:
+    """Each (token, document) is counted as often as code_tokens gives it, whichever way
+    the document's words are read, and each field on its own."""
+    counts = count_fields([TEXTS, list(reversed(TEXTS))])
+    for field, texts in zip(counts.fields, (TEXTS, list(reversed(TEXTS))), strict=True):
+        found = {(counts.words[w], d): c for w, d, c in zip(*(a.tolist() for a in field),
+                                                            strict=True)}
+        expected = {(t, d): c for d, text in enumerate(texts)
+                    for t, c in Counter(code_tokens(text)).items()}
+        assert found == expected
+    assert counts.words == sorted({t for text in TEXTS for t in code_tokens(text)})
+    assert counts.documents == len(TEXTS)

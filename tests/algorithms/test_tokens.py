@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from sgkr.algorithms.tokens import STOP_WORDS, code_tokens, identifier_tokens, raw_words
+from sgkr.algorithms.tokens import (
+    STOP_WORDS,
+    code_tokens,
+    identifier_tokens,
+    raw_words,
+    words_tokens,
+)
 from sgkr.errors import InvalidArgumentError
 
 CASES = [
@@ -69,3 +75,9 @@ def test_the_tokens_are_the_bm25s_baselines_recipe() -> None:
             "    self.headers['Content-Length'] = str(len(body)) # HTTPAdapter._get_conn x2\n"
             "__init__ of XMLHttpRequest2 is_not_empty a_b getURLParts IOError")
     assert code_tokens(text) == recipe(text)
+
+
+def test_words_are_tokenized_together_as_one_by_one() -> None:
+    words = [w for text, _ in CASES for w in raw_words(text)] + ["getFee", "getFee", "réSumé"]
+    assert words_tokens(words) == [list(identifier_tokens(w)) for w in words]
+    assert words_tokens([]) == []

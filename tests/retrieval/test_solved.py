@@ -130,3 +130,11 @@ def test_the_votes_can_be_turned_off(graph: KnowledgeGraph) -> None:
     off = Retriever(graph, neighbours=0).retrieve(QUESTION).documents
     assert all(d.used_by is None for d in off)
     assert Retriever(graph).retrieve(QUESTION).documents != off
+
+
+def test_a_question_that_only_names_a_function_gets_it_first(graph: KnowledgeGraph) -> None:
+    # No tag, no index word: only the name it mentions says what the question is about.
+    found = Retriever(graph, lexical=False).retrieve("Why does load_payments() crash?")
+    assert found.matched and found.documents[0].name == "load_payments"
+    nothing = Retriever(graph, lexical=False).retrieve("zzqx blorp")
+    assert not nothing.matched and nothing.documents == ()

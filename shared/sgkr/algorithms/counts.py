@@ -3,7 +3,7 @@
 :class:`~sgkr.algorithms.lexical.LexicalIndex` is made in two steps:
 
 1. :func:`count_fields`: each document's words are split into tokens
-   (:func:`~sgkr.algorithms.tokens.identifier_tokens`, each distinct word once)
+   (:func:`~sgkr.algorithms.tokens.words_tokens`, each distinct word once)
    and counted by numpy: for each field, ``(word, document, count)`` triples, the
    words numbered by their place in the sorted vocabulary (:class:`Counts`);
 2. :func:`weigh`: the BM25 impact of every triple, each field's times its
@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InvalidArgumentError
-from .tokens import identifier_tokens, raw_words
+from .tokens import raw_words, words_tokens
 
 __all__ = ["Counts", "count_fields", "weigh", "patched", "K1", "B"]
 
@@ -83,10 +83,11 @@ def count_fields(fields: Sequence[Iterable[str]]) -> Counts:
     ['fee', 'get', 'get_rat', 'rate', 'tax']
     """
     numbers: dict[str, int] = {}
+    pieces = _Words(numbers)
     found: list[Triples] = []
     documents = 0
     for texts in fields:
-        triples, count = _frequencies(texts, numbers)
+        triples, count = _frequencies(texts, pieces)
         found.append(triples)
         documents = max(documents, count)
     words = sorted(numbers)
@@ -109,7 +110,8 @@ def patched(counts: Counts, moved: npt.NDArray[np.int64], documents: int,
             or any(len(texts) != len(at) for texts in fresh):
         raise InvalidArgumentError("patched: the documents do not match the counts")
     numbers: dict[str, int] = {}
-    new = [_frequencies(texts, numbers)[0] for texts in fresh]
+    pieces = _Words(numbers)
+    new = [_frequencies(texts, pieces)[0] for texts in fresh]
     kept = []
     used = np.zeros(len(counts.words), dtype=bool)
     for word, doc, count in counts.fields:
@@ -188,15 +190,15 @@ def _ranks(numbers: dict[str, int], place: dict[str, int]) -> Ints:
     return rank
 
 
-def _frequencies(texts: Iterable[str], numbers: dict[str, int]) -> tuple[Triples, int]:
-    """(token number, document, count) of every token of each text (numbers of new tokens
-    added to ``numbers``), counted ``_CHUNK`` texts at a time; and the number of texts."""
-    split: dict[str, tuple[int, ...]] = {}
+def _frequencies(texts: Iterable[str], words: _Words) -> tuple[Triples, int]:
+    """(token number, document, count) of every token of each text (the pieces of the
+    texts numbered in ``words``), counted ``_CHUNK`` texts at a time; and the number of
+    texts."""
     chunks: list[Triples] = []
     count = 0
     stream = iter(texts)
     while chunk := list(itertools.islice(stream, _CHUNK)):
-        chunks.append(_count(chunk, count, numbers, split))
+        chunks.append(words.count(chunk, count))
         count += len(chunk)
     if not chunks:
         empty = np.zeros(0, dtype=np.int32)
@@ -205,53 +207,85 @@ def _frequencies(texts: Iterable[str], numbers: dict[str, int]) -> tuple[Triples
     return (np.concatenate(token), np.concatenate(doc), np.concatenate(tf)), count
 
 
-class _Numbering(dict[str, int]):
+class _Numbering(dict[str | bytes, int]):
     """Each key's number, the next one given to a key met first (``numbering[key]``)."""
 
-    def __missing__(self, key: str) -> int:
+    def __missing__(self, key: str | bytes) -> int:
         number = self[key] = len(self)
         return number
 
 
-def _count(texts: Sequence[str], first: int, numbers: dict[str, int],
-           split: dict[str, tuple[int, ...]]) -> Triples:
-    """:func:`_frequencies` of the texts numbered from ``first`` on (``split``: the token
-    numbers of each word met so far).
+#: Each ASCII character that cannot be in a word (``\w``) made a space, so that an ASCII
+#: text's ``bytes.split()`` is its runs of word characters.
+_SPACES = bytes(c if chr(c).isalnum() or c == 0x5F else 0x20 for c in range(128)) + b" " * 128
 
-    Python reads each text's words and numbers them; numpy counts each (word, text)
-    pair, splits each distinct word into its tokens and counts each (token, text) pair.
+
+def _pieces(text: str) -> list[str] | list[bytes]:
+    """The runs of word characters of an ASCII text (split in C), else its raw words.
+
+    A run's raw words (:func:`~sgkr.algorithms.tokens.raw_words`) are the same read alone
+    as in the text (no word crosses a character outside words), so each distinct run is
+    split into them once (:meth:`_Words.count`).
     """
-    seen = _Numbering()
-    words: list[int] = []
-    sizes = np.zeros(len(texts), dtype=np.int64)
-    for d, text in enumerate(texts):
-        found = raw_words(text)
-        words.extend(map(seen.__getitem__, found))
-        sizes[d] = len(found)
-    width_of = max(len(texts), 1)
-    pairs, repeats = np.unique(np.asarray(words, dtype=np.int64) * width_of
-                               + np.repeat(np.arange(len(texts), dtype=np.int64), sizes),
-                               return_counts=True)
-    word, doc = pairs // width_of, pairs % width_of
-    tokens = [_split(w, numbers, split) for w in seen]
-    width = np.asarray([len(t) for t in tokens], dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(width)[:-1])) if len(width) else width
-    flat = np.asarray([t for parts in tokens for t in parts], dtype=np.int64)
-    spread = width[word] if len(word) else word
-    entry = np.repeat(np.arange(len(word)), spread)
-    offset = np.arange(len(entry)) - np.repeat(np.cumsum(spread) - spread, spread)
-    token = flat[starts[word][entry] + offset] if len(entry) else entry
-    unique, inverse = np.unique(token * width_of + doc[entry], return_inverse=True)
-    tf = np.bincount(inverse, weights=repeats[entry], minlength=len(unique))
-    return ((unique // width_of).astype(np.int32), (unique % width_of + first).astype(np.int32),
-            tf.astype(np.int32))
+    return text.encode("ascii").translate(_SPACES).split() if text.isascii() \
+        else raw_words(text)
 
 
-def _split(word: str, numbers: dict[str, int], split: dict[str, tuple[int, ...]],
-           ) -> tuple[int, ...]:
-    """The token numbers of ``word`` (numbers of new tokens added to ``numbers``)."""
-    found = split.get(word)
-    if found is None:
-        found = split[word] = tuple(numbers.setdefault(t, len(numbers))
-                                    for t in identifier_tokens(word))
-    return found
+class _Words:
+    """The pieces (:func:`_pieces`) of texts, each numbered when first met and split into
+    its token numbers once (new tokens numbered in ``numbers``); and the counts of the
+    tokens of each chunk of texts."""
+
+    def __init__(self, numbers: dict[str, int]) -> None:
+        self.numbers = numbers
+        self.seen = _Numbering()
+        self.width = np.zeros(0, dtype=np.int64)  # each piece's number of tokens
+        self.flat = np.zeros(0, dtype=np.int64)  # their token numbers, piece after piece
+
+    def count(self, texts: Sequence[str], first: int) -> Triples:
+        """:func:`_frequencies` of the texts numbered from ``first`` on.
+
+        Python reads each text's pieces and numbers them; numpy counts each (piece, text)
+        pair, spreads each pair over the piece's tokens and counts each (token, text) pair.
+        """
+        known = len(self.seen)
+        pieces: list[int] = []
+        sizes = np.zeros(len(texts), dtype=np.int64)
+        for d, text in enumerate(texts):
+            found = _pieces(text)
+            pieces.extend(map(self.seen.__getitem__, found))
+            sizes[d] = len(found)
+        self._split(itertools.islice(self.seen, known, None))
+        width_of = max(len(texts), 1)
+        pairs, repeats = np.unique(np.asarray(pieces, dtype=np.int64) * width_of
+                                   + np.repeat(np.arange(len(texts), dtype=np.int64), sizes),
+                                   return_counts=True)
+        piece, doc = pairs // width_of, pairs % width_of
+        spread = self.width[piece]
+        entry = np.repeat(np.arange(len(piece)), spread)
+        starts = np.cumsum(self.width) - self.width
+        offset = np.arange(len(entry)) - np.repeat(np.cumsum(spread) - spread, spread)
+        token = self.flat[starts[piece][entry] + offset]
+        unique, inverse = np.unique(token * width_of + doc[entry], return_inverse=True)
+        tf = np.bincount(inverse, weights=repeats[entry], minlength=len(unique))
+        return ((unique // width_of).astype(np.int32),
+                (unique % width_of + first).astype(np.int32), tf.astype(np.int32))
+
+    def _split(self, new: Iterable[str | bytes]) -> None:
+        """Add the token numbers of the pieces ``new`` (new tokens numbered in ``numbers``)."""
+        number = self.numbers.setdefault
+        width: list[int] = []
+        words: list[str] = []
+        for piece in new:
+            found = raw_words(piece.decode("ascii")) if isinstance(piece, bytes) else (piece,)
+            width.append(len(found))
+            words.extend(found)
+        # Each piece's tokens are its words' tokens, in turn.
+        tokens = words_tokens(words)
+        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        each = np.asarray(width, dtype=np.int64)
+        starts = np.cumsum(each) - each  # every piece has a word
+        sizes = np.add.reduceat(lengths, starts) if len(each) else each
+        flat = [number(t, len(self.numbers)) for found in tokens for t in found]
+        self.width = np.concatenate((self.width, sizes))
+        self.flat = np.concatenate((self.flat, np.asarray(flat, dtype=np.int64)))

@@ -48,9 +48,9 @@ from ..records import FunctionNode
 from .counts import K1, B, Counts, count_fields, patched, weigh
 from .tokens import code_tokens
 
-__all__ = ["LexicalIndex", "function_document", "fingerprint", "indexed", "index_of", "attach",
-           "attached", "weighted_postings", "add_up", "best_hits", "NAME_WEIGHT", "K1",
-           "B"]
+__all__ = ["LexicalIndex", "KeptCounts", "function_document", "fingerprint", "indexed",
+           "index_of", "attach", "attached", "patch_from", "weighted_postings", "add_up",
+           "best_hits", "NAME_WEIGHT", "K1", "B"]
 
 #: Weight of the name field against the document's 1.
 NAME_WEIGHT = 0.5
@@ -83,12 +83,17 @@ def function_document(node: FunctionNode) -> tuple[str, str]:
     ('b.py C.get\\nGet it.\\n\\ndef get(self): ...', 'b.C.get')
     """
     files = [s.file for s in node.sources]
-    name = min(node.qualnames, default=node.name)
+    name = _name(node)
     inside = name_in_module(node.qualnames, files, name)
     # Knowledge that is the code's own docstring is in the code already.
     first = node.knowledge.split("\n", 1)[0]
     text = node.code if not first or first in node.code else f"{node.knowledge}\n\n{node.code}"
     return f"{min(files, default='')} {inside}\n{text}", name
+
+
+def _name(node: FunctionNode) -> str:
+    """The name field of ``node`` (:func:`function_document`'s second)."""
+    return min(node.qualnames, default=node.name)
 
 
 def fingerprint(nodes: Iterable[FunctionNode]) -> str:
@@ -125,11 +130,32 @@ def indexed(graph: KnowledgeGraph) -> list[FunctionNode]:
 @dataclass(frozen=True)
 class _Made:
     """What an index made in this process keeps to be patched (:meth:`LexicalIndex.patched`):
-    its counts, the records it indexed and the digest of each."""
+    its counts, the records it indexed (None for counts kept from an earlier build: then a
+    function is compared by its digest) and the digest of each."""
 
     counts: Counts
-    records: list[FunctionNode]
+    place: dict[str, int]  # each indexed id's number
+    records: list[FunctionNode] | None
     digests: list[bytes]
+
+
+def _unchanged(made: _Made, n: int, node: FunctionNode) -> bool:
+    """Whether ``node`` is indexed as the function ``made`` numbered ``n`` was."""
+    if made.records is not None:
+        return made.records[n] is node or made.records[n] == node
+    return made.digests[n] == _digest(node)
+
+
+@dataclass(frozen=True)
+class KeptCounts:
+    """What an index keeps to be patched by a later build (:meth:`LexicalIndex.kept`): the
+    indexed ids, sorted, the digest of what the index read of each (:func:`fingerprint`'s
+    parts), the counts and each function's length."""
+
+    ids: list[str]
+    digests: list[bytes]
+    counts: Counts
+    lengths: Offsets
 
 
 class LexicalIndex:
@@ -160,7 +186,7 @@ class LexicalIndex:
         nodes = indexed(graph)
         # Each document is made as it is counted: the texts are never all held at once.
         counts = count_fields([(function_document(f)[0] for f in nodes),
-                               (function_document(f)[1] for f in nodes)])
+                               (_name(f) for f in nodes)])
         self._made(nodes, counts, np.asarray([max(len(f.text), 1) for f in nodes],
                                              dtype=np.int64), [_digest(f) for f in nodes])
 
@@ -169,7 +195,8 @@ class LexicalIndex:
         indptr, indices, data = weigh(counts, _WEIGHTS)
         self._set([f.id for f in nodes], counts.words, indptr, indices, data,
                   _combined(digests), lengths)
-        self._patchable: _Made | None = _Made(counts, nodes, digests)
+        self._patchable: _Made | None = _Made(counts, {f.id: n for n, f in enumerate(nodes)},
+                                              nodes, digests)
 
     def patched(self, graph: KnowledgeGraph) -> LexicalIndex | None:
         """The index of ``graph``, made from this one by counting again only the functions
@@ -195,13 +222,12 @@ class LexicalIndex:
         if made is None or not isinstance(graph, KnowledgeGraph):
             return None
         nodes = indexed(graph)
-        old = {f.id: (n, f) for n, f in enumerate(made.records)}
-        moved = np.full(len(made.records), -1, dtype=np.int64)
+        moved = np.full(len(made.digests), -1, dtype=np.int64)
         fresh: list[int] = []
         for n, node in enumerate(nodes):
-            found = old.get(node.id)
-            if found is not None and (found[1] is node or found[1] == node):
-                moved[found[0]] = n
+            found = made.place.get(node.id)
+            if found is not None and _unchanged(made, found, node):
+                moved[found] = n
             else:
                 fresh.append(n)
         if len(fresh) * _PATCHED > len(nodes):
@@ -221,6 +247,26 @@ class LexicalIndex:
             digests[n] = _digest(nodes[n])
         index = LexicalIndex.__new__(LexicalIndex)
         index._made(nodes, counts, lengths, digests)
+        return index
+
+    def kept(self) -> KeptCounts | None:
+        """What a later build needs to patch this index (:meth:`from_kept`); None for an
+        index read from a file (it has no counts)."""
+        made = getattr(self, "_patchable", None)
+        if made is None:
+            return None
+        return KeptCounts(self.ids, made.digests, made.counts, self.lengths)
+
+    @classmethod
+    def from_kept(cls, kept: KeptCounts) -> LexicalIndex:
+        """The index :meth:`kept` was taken from, which :meth:`patched` compares with a
+        graph's functions by their digests (``kept`` is trusted: check it first)."""
+        index = cls.__new__(cls)
+        indptr, indices, data = weigh(kept.counts, _WEIGHTS)
+        index._set(list(kept.ids), kept.counts.words, indptr, indices, data,
+                   _combined(kept.digests), kept.lengths)
+        index._patchable = _Made(kept.counts, {i: n for n, i in enumerate(kept.ids)}, None,
+                                 list(kept.digests))
         return index
 
     @classmethod
@@ -352,6 +398,29 @@ def _carry(graph: KnowledgeGraph, copy: KnowledgeGraph) -> None:
 
 
 when_copied(_carry)
+
+
+def patch_from(graph: KnowledgeGraph, base: LexicalIndex) -> None:
+    """Make :func:`index_of` patch ``base`` (an earlier build's index,
+    :meth:`LexicalIndex.from_kept`) into ``graph``'s index, unless ``graph`` has an index
+    or a base already.
+
+    Examples
+    --------
+    >>> from sgkr import build_graph
+    >>> g = build_graph([("m.py", "def get_fee(a):\\n    return a\\n")])
+    >>> base = LexicalIndex(g).kept()
+    >>> h = build_graph([("m.py", "def get_fee(a):\\n    return a\\n"
+    ...                           "def set_fee(a):\\n    return a\\n")])
+    >>> patch_from(h, LexicalIndex.from_kept(base))
+    >>> index_of(h).search("set", 1)
+    [('fn:m.set_fee', 1.0)]
+    """
+    if not isinstance(graph, KnowledgeGraph) or not isinstance(base, LexicalIndex):
+        raise InvalidArgumentError("patch_from takes a KnowledgeGraph and a LexicalIndex")
+    with _LOCK:
+        if graph not in _ATTACHED and graph not in _CARRIED:
+            _CARRIED[graph] = base
 
 
 def add_up(words: Iterable[str],

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 
 import Stemmer
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["code_tokens", "raw_words", "identifier_tokens", "STOP_WORDS"]
+__all__ = ["code_tokens", "raw_words", "identifier_tokens", "words_tokens", "STOP_WORDS"]
 
 #: Lucene's English stop words (the list ``bm25s`` calls ``"en"``).
 STOP_WORDS = frozenset(
@@ -51,11 +52,32 @@ def identifier_tokens(word: str) -> tuple[str, ...]:
     >>> identifier_tokens("HTTPAdapter"), identifier_tokens("__init__"), identifier_tokens("a_b")
     (('http', 'adapt', 'httpadapt'), ('init',), ('a_b',))
     """
+    return tuple(_STEMMER.stemWords(_parts(word)))
+
+
+def words_tokens(words: Iterable[str]) -> list[list[str]]:
+    """:func:`identifier_tokens` of each of ``words`` (a list for each), each distinct part
+    stemmed once, in one call (what an index of many words pays).
+
+    Examples
+    --------
+    >>> words_tokens(["getCookies", "cookie_jar"])
+    [['get', 'cooki', 'getcooki'], ['cooki', 'jar', 'cookie_jar']]
+    """
+    parts = [_parts(word) for word in words]
+    distinct = list({p: None for found in parts for p in found})
+    stem = dict(zip(distinct, _STEMMER.stemWords(distinct), strict=True))
+    return [[stem[p] for p in found] for found in parts]
+
+
+def _parts(word: str) -> list[str]:
+    """The parts of ``word`` to stem: split at ``_`` and case changes, lower-cased, the
+    whole word too when it has more than one, single characters and stop words left out."""
     parts = [p.lower() for piece in word.split("_") if piece
              for p in (_HUMP.findall(piece) if piece.isascii() else (piece,))]
     if len(parts) > 1:
         parts.append(word.lower())
-    return tuple(_STEMMER.stemWords([p for p in parts if len(p) > 1 and p not in STOP_WORDS]))
+    return [p for p in parts if len(p) > 1 and p not in STOP_WORDS]
 
 
 def code_tokens(text: str) -> list[str]:

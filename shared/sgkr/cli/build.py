@@ -179,12 +179,19 @@ def build_file(paths: Sequence[str], options: BuildOptions, output: str, *,
         graph = build_prepared(prepared, options, progress=progress)
     if progress is not None:  # graph.json, its lexical index and summary
         progress("save", 0, 1)
-    graph.save(output)
-    if store is not None and graph.report is not None:
-        from ..algorithms.lexicalfile import index_path
+    if store is None:
+        graph.save(output)
+        return graph.report, True
+    from ..algorithms import keptindex
+    from ..algorithms.lexicalfile import index_path
 
+    # The index is patched from the counts the last build into this file kept.
+    keptindex.reuse_index(graph, store, output)
+    graph.save(output)
+    keptindex.keep_index(graph, store, output)
+    if graph.report is not None:
         store_record(store, key, [output, index_path(output)], graph.report)
-        store.close()
+    store.close()
     return graph.report, True
 
 

@@ -18,8 +18,6 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from tree_sitter import Node
 
 from ..records import Argument, Arity, Binding, CallSite, Ref, ValueUse
@@ -58,29 +56,30 @@ def call_facts(source: Source, captures: dict[str, list[Node]]) -> list[Item]:
     """The call sites of one file's captures, and what their arguments pass."""
     items: list[Item] = []
     add = items.append
+    # Each argument list by where the function before it ends (a node's parent is found
+    # from the root down, through every earlier sibling: quadratic over a long module),
+    # its items read once, for the call's arity and for what it passes.
+    lists = [(_before(source, node.start_byte), node, node.named_children)
+             for node in captures.get("use.args", ())]
+    lists_at = {end: children for end, _, children in lists}
     # Each call by where its function ends: its argument list finds it so (calls chained
     # as ``f(x).g()`` start together, but their functions end apart).
     calls_at: dict[int, CallSite] = {}
-    # Each argument list by where the function before it ends: a node's parent is found
-    # from the root down, through every earlier sibling (quadratic over a long module).
-    lists_at = {_before(source, node.start_byte): node for node in captures.get("use.args", ())}
     for node in captures.get("call.plain", ()):
         start, end = node.start_byte, node.end_byte
         call = calls_at[end] = CallSite("plain", source.text_of(node), None, line_of(node),
                                         _arity(source, node, lists_at))
         add((start, end, Fact.CALL, call))
     for node in captures.get("call.attr", ()):
-        call = calls_at[node.end_byte] = replace(attribute_call(source, node),
-                                                 arity=_arity(source, node, lists_at))
+        call = calls_at[node.end_byte] = attribute_call(source, node,
+                                                        _arity(source, node, lists_at))
         add((node.start_byte, node.end_byte, Fact.CALL, call))
     _other_calls(source, captures, items)
     # A class's bases are an argument list after its name: no call.
     classes = {node.end_byte for node in captures.get("class.name", ())}
-    for node in captures.get("use.args", ()):
-        if node.named_child_count:
-            function_end = _before(source, node.start_byte)
-            if function_end not in classes:
-                _arguments(source, node, calls_at.get(function_end), items)
+    for function_end, node, children in lists:
+        if children and function_end not in classes:
+            _arguments(source, node, children, calls_at.get(function_end), items)
     return items
 
 
@@ -88,10 +87,9 @@ def _other_calls(source: Source, captures: dict[str, list[Node]], items: list[It
     """Decorators (and what they decorate), ``raise E``, ``g()()`` and ``x[k]()``."""
     add = items.append
     for node in captures.get("call.deco", ()):
-        deco = named_call(source, node)
+        deco = named_call(source, node, _ONE)  # given the function under it
         dotted = source.dotted(node)
         if deco is not None and dotted is not None:
-            deco = replace(deco, arity=_ONE)  # given the function under it
             add((node.start_byte, node.end_byte, Fact.CALL, deco))
             add((node.start_byte, node.start_byte, Fact.DECORATOR, (deco, dotted)))
     for node in captures.get("call.raise", ()):
@@ -111,7 +109,7 @@ def _other_calls(source: Source, captures: dict[str, list[Node]], items: list[It
                  CallSite("subscript", held.name, None, line_of(node), index=held.index)))
 
 
-def _arity(source: Source, function: Node, lists_at: dict[int, Node]) -> Arity | None:
+def _arity(source: Source, function: Node, lists_at: dict[int, list[Node]]) -> Arity | None:
     """What the call of ``function`` passes, read from its argument list when captured."""
     arguments = lists_at.get(function.end_byte)
     if arguments is not None:
@@ -135,15 +133,15 @@ def arity_of(source: Source, call: Node | None) -> Arity | None:
         return None
     if arguments.type != "argument_list":  # ``f(x for x in xs)``
         return _ONE
-    return _arguments_arity(source, arguments)
+    return _arguments_arity(source, arguments.named_children)
 
 
-def _arguments_arity(source: Source, arguments: Node) -> Arity:
-    """What an argument list passes."""
+def _arguments_arity(source: Source, arguments: list[Node]) -> Arity:
+    """What the items of an argument list pass."""
     positional = 0
     keywords: list[str] = []
     unpacked = False
-    for child in arguments.named_children:
+    for child in arguments:
         kind = child.type
         if kind == "keyword_argument":
             name = child.child_by_field_name("name")
@@ -176,9 +174,10 @@ def may_call(call: CallSite) -> bool:
     return call.name not in TAKES_NO_FUNCTION
 
 
-def _arguments(source: Source, arguments: Node, call: CallSite | None,
+def _arguments(source: Source, arguments: Node, children: list[Node], call: CallSite | None,
                items: list[Item]) -> None:
-    """Add what a call's ``arguments`` pass to ``items``: each name as a value use of the
+    """Add what a call's ``arguments`` (their items ``children``) pass to ``items``: each
+    name as a value use of the
     call, and each name, container of names or named call's result as an
     :class:`~sgkr.records.Argument`; a name added to a container (``xs.append(f)``) is
     held by it; the keywords, keys and name-like strings for tags."""
@@ -187,7 +186,7 @@ def _arguments(source: Source, arguments: Node, call: CallSite | None,
     told = call is not None and may_call(call)
     holder = call.receiver if told and call is not None and call.name in ADDERS else None
     position: int | None = 0
-    for child in arguments.named_children:
+    for child in children:
         kind = child.type
         slot: int | str | None
         if kind == "keyword_argument":
@@ -201,7 +200,8 @@ def _arguments(source: Source, arguments: Node, call: CallSite | None,
             continue
         else:
             value, slot = child, position
-            _strings(source, child, call, position, items)
+            if kind == "string":  # a key read, or a name-like string
+                _strings(source, child, call, position, items)
             if position is not None:
                 position += 1
         if value is None:

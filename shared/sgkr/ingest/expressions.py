@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ..records import BindingKind, CallSite, Index, Ref, Selector, Slice
+from ..records import Arity, BindingKind, CallSite, Index, Ref, Selector, Slice
 from .syntax import Source, line_of
 
 __all__ = ["NAMES", "CONTAINERS", "SEQUENCES", "ITEM_OF", "attribute_call", "named_call",
@@ -40,12 +40,13 @@ TAKES_NO_FUNCTION = frozenset({
 _LONGEST_STRING = 82
 
 
-def attribute_call(source: Source, function: Node) -> CallSite:
-    """The call site of a called attribute, ``function`` (``x.f``, ``A().f``, ``super().f``)."""
+def attribute_call(source: Source, function: Node, arity: Arity | None = None) -> CallSite:
+    """The call site of a called attribute, ``function`` (``x.f``, ``A().f``, ``super().f``),
+    passing ``arity``."""
     dotted = source.dotted(function)
     if dotted is not None:
         receiver, _, name = dotted.rpartition(".")
-        return CallSite("attribute", name, Ref(receiver), line_of(function))
+        return CallSite("attribute", name, Ref(receiver), line_of(function), arity)
     obj = function.child_by_field_name("object")
     attr = function.child_by_field_name("attribute")
     line = line_of(attr) if attr is not None else line_of(function)
@@ -53,19 +54,20 @@ def attribute_call(source: Source, function: Node) -> CallSite:
     if obj is not None and obj.type == "call":
         func = obj.child_by_field_name("function")
         if func is not None and func.type == "identifier" and source.text_of(func) == "super":
-            return CallSite("super", name, None, line)
+            return CallSite("super", name, None, line, arity)
         made = source.dotted(func) if func is not None else None  # ``A().m()``
         return CallSite("attribute", name, None if made is None else Ref(made, called=True),
-                        line)
+                        line, arity)
     held = source.dotted(obj) if obj is not None else None  # names across lines
-    return CallSite("attribute", name, None if held is None else Ref(held), line)
+    return CallSite("attribute", name, None if held is None else Ref(held), line, arity)
 
 
-def named_call(source: Source, node: Node) -> CallSite | None:
-    """A name or dotted name as a call site (a decorator, a name used as a value)."""
+def named_call(source: Source, node: Node, arity: Arity | None = None) -> CallSite | None:
+    """A name or dotted name as a call site passing ``arity`` (a decorator, given the
+    function under it), or used as a value (None)."""
     if node.type == "identifier":
-        return CallSite("plain", source.text_of(node), None, line_of(node))
-    site = attribute_call(source, node)
+        return CallSite("plain", source.text_of(node), None, line_of(node), arity)
+    site = attribute_call(source, node, arity)
     return site if site.receiver is not None else None
 
 

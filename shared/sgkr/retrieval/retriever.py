@@ -385,12 +385,15 @@ class Retriever:
         ranked = rank_paths(reader, paths, POOL, callees=o.callees, scripts=POOL,
                             sure={m.tag_id: m.score for m in matches})
         hits, sure = self._first_stage(reader, question)
-        if not (paths or matches or hits or mentions(question, reader)):
+        # Names are looked for here only when nothing else matched; graph_scores
+        # looks for them otherwise, so that they are looked for once.
+        said = None if (paths or matches or hits) else mentions(question, reader)
+        if said == {}:
             return (), False
         structure = list(ranked)
         if o.fill == "ppr" or hits:
             scored = graph_scores(reader, question, o, hits=(hits, sure), matches=matches,
-                                  ranked=ranked)
+                                  ranked=ranked, named=said)
             structure = fill_ranking(reader, scored, ranked, POOL, scripts=POOL)
         named = {m.tag_id for m in matches if names_tag(m)}
         weights = {t: info.weight for t, info in reader.tags(named).items()}
