@@ -130,10 +130,12 @@ def _resolved(chain: tuple[str, ...], ids: Sequence[str], records: Mapping[str, 
         ends = [i for i in ids if i in records and _ends(records[i], tail)]
         if ends:
             return tail, ends
+    if len(chain) == 1:
+        return None
     head = ".".join(chain[:-1])
     inside = [i for i in ids if i in records and any(
         module == head or module.startswith(head + ".") for module in _homes(records[i]))]
-    return (chain, inside) if inside and len(chain) > 1 else None
+    return (chain, inside) if inside else None
 
 
 def _homes(node: FunctionNode) -> set[str]:
