@@ -148,7 +148,7 @@ def _unchanged(made: _Made, n: int, node: FunctionNode) -> bool:
 
 @dataclass(frozen=True)
 class KeptCounts:
-    """What an index keeps to be patched by a later build (:func:`kept_counts`): the
+    """What an index keeps to be patched by a later build (:meth:`LexicalIndex.kept`): the
     indexed ids, sorted, the digest of what the index read of each (:func:`fingerprint`'s
     parts), the counts and each function's length."""
 

@@ -5,12 +5,19 @@ A bug report or a question about code often names what it is about:
 ``in merge_setting``. Each word or dotted chain of the question that reads as
 code (in backticks or a code block, dotted, followed by ``(``, or an identifier
 with an underscore or a capital inside: ``snake_case``, ``camelCase``,
-``CamelCase``) names:
+``CamelCase``) names what follows. Text a reader does not see as code is not
+read: HTML comments (an issue template's hidden instructions), web addresses,
+and shell command lines (``$ cd docs``, ``$ python -m venv env``: programs,
+files and options, not the project's functions); nor is a word that starts
+inside another (``325ndteh.log``). A chain names:
 
-- the functions whose qualified name ends with the chain, when it has two parts
-  or more (``Dataset.chunks``; of ``xr.Dataset.chunks``, the longest tail that
-  ends some qualified name);
-- the functions whose bare name is the chain's last part.
+- when it has two parts or more, the functions whose qualified name ends with it
+  (``Dataset.chunks``; of ``xr.Dataset.chunks``, the longest tail that ends some
+  qualified name), or else, when its head is a package or module, that package's
+  module-level functions of its last name (``requests.get`` is ``requests.api.get``,
+  not ``Session.get``);
+- otherwise, the functions whose bare name is the chain's last part: a dotted name
+  that resolves does not name its namesakes.
 
 A name shared by ``n`` functions gives each of them ``1 / n`` (``__init__``
 and ``get`` say little, ``get_chunksizes`` much), each name counted once;
@@ -22,7 +29,7 @@ Examples
 >>> g = build_graph([("m.py", "def get_chunksizes(v):\\n    return v\\n"
 ...                           "class Dataset:\\n    def chunks(self):\\n        return 1\\n")])
 >>> mentions("Accessing `Dataset.chunks` calls get_chunksizes() on every variable", g)
-{'fn:m.Dataset.chunks': 2.0, 'fn:m.get_chunksizes': 1.0}
+{'fn:m.Dataset.chunks': 1.0, 'fn:m.get_chunksizes': 1.0}
 """
 
 from __future__ import annotations
@@ -33,12 +40,16 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import InvalidArgumentError
 from ..graph.model import KnowledgeGraph
+from ..ingest.sources import module_name
 from ..records import FunctionNode
 from ..stores import GraphReader, as_reader
 
 __all__ = ["mentions", "code_names", "NamedReader"]
 
-_CHAIN = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+_CHAIN = re.compile(r"(?<!\w)[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+#: Not read as code: HTML comments, web addresses, shell command lines (a prompt first).
+_UNSEEN = re.compile(r"<!--.*?(?:-->|\Z)|\b[A-Za-z][A-Za-z0-9+.-]{0,15}://[^\s<>()\[\]`'\"]*"
+                     r"|^[ \t]*(?:\$|\u276f+)[ \t][^\n]*", re.S | re.M)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _TICKS = re.compile(r"`[^`\n]+`")
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z0-9]+[A-Z]")
@@ -65,6 +76,7 @@ def code_names(question: str) -> list[tuple[str, ...]]:
     """
     if not isinstance(question, str):
         raise InvalidArgumentError(f"question must be a string, got {type(question).__name__}")
+    question = _UNSEEN.sub(lambda m: " " * len(m.group()), question)
     quoted = [m.span() for m in _FENCE.finditer(question)]
     rest = _FENCE.sub(lambda m: " " * len(m.group()), question)
     quoted += [m.span() for m in _TICKS.finditer(rest)]
@@ -102,14 +114,33 @@ def mentions(question: str, graph: KnowledgeGraph | GraphReader) -> dict[str, fl
     longest = max((q.count(".") + 1 for r in records.values() for q in r.qualnames), default=1)
     for chain in chains:
         ids = found.get(chain[-1], ())
-        for size in range(min(len(chain), longest), 1, -1):  # the longest tail naming some
-            tail = chain[-size:]
-            ends = [i for i in ids if i in records and _ends(records[i], tail)]
-            if ends:
-                _add(score, ends, tail, seen)
-                break
-        _add(score, ids, chain[-1:], seen)
+        key, named = _resolved(chain, ids, records, longest) or (chain[-1:], ids)
+        _add(score, named, key, seen)
     return score
+
+
+def _resolved(chain: tuple[str, ...], ids: Sequence[str], records: Mapping[str, FunctionNode],
+              longest: int) -> tuple[tuple[str, ...], list[str]] | None:
+    """The functions a dotted ``chain`` names, and the name they are counted under: those
+    whose qualified name ends with its longest tail that ends some (``Dataset.chunks``), or
+    else, when its head is a package or module, that package's module-level functions of
+    its last name (``requests.get`` is ``requests.api.get``, not ``Session.get``)."""
+    for size in range(min(len(chain), longest), 1, -1):
+        tail = chain[-size:]
+        ends = [i for i in ids if i in records and _ends(records[i], tail)]
+        if ends:
+            return tail, ends
+    head = ".".join(chain[:-1])
+    inside = [i for i in ids if i in records and any(
+        module == head or module.startswith(head + ".") for module in _homes(records[i]))]
+    return (chain, inside) if inside and len(chain) > 1 else None
+
+
+def _homes(node: FunctionNode) -> set[str]:
+    """The modules ``node`` is defined at the top level of (none for a method)."""
+    modules = {module_name(s.file) for s in node.sources}
+    return {q.rpartition(".")[0] for q in node.qualnames} & modules \
+        if node.kind == "function" else set()
 
 
 def _add(score: dict[str, float], ids: Sequence[str], key: tuple[str, ...],
