@@ -56,7 +56,7 @@ from ..ingest.cache import ExtractCache
 from ..ingest.files import FileRefused, read_file
 from ..version import __version__
 from .counts import Counts
-from .lexical import KeptCounts, LexicalIndex, attached, patch_from
+from .lexical import KeptCounts, attached, patch_from
 
 __all__ = ["kept_key", "keep_index", "reuse_index", "KEPT_FORMAT"]
 
@@ -132,7 +132,7 @@ def reuse_index(graph: KnowledgeGraph, cache: ExtractCache,
     kept = _decode(payload)
     if kept is None:
         return False
-    patch_from(graph, LexicalIndex.from_kept(kept))
+    patch_from(graph, kept)
     return True
 
 

@@ -131,12 +131,13 @@ def indexed(graph: KnowledgeGraph) -> list[FunctionNode]:
 class _Made:
     """What an index made in this process keeps to be patched (:meth:`LexicalIndex.patched`):
     its counts, the records it indexed (None for counts kept from an earlier build: then a
-    function is compared by its digest) and the digest of each."""
+    function is compared by its digest), the digest and the length of each."""
 
     counts: Counts
     place: dict[str, int]  # each indexed id's number
     records: list[FunctionNode] | None
     digests: list[bytes]
+    lengths: Offsets
 
 
 def _unchanged(made: _Made, n: int, node: FunctionNode) -> bool:
@@ -196,7 +197,7 @@ class LexicalIndex:
         self._set([f.id for f in nodes], counts.words, indptr, indices, data,
                   _combined(digests), lengths)
         self._patchable: _Made | None = _Made(counts, {f.id: n for n, f in enumerate(nodes)},
-                                              nodes, digests)
+                                              nodes, digests, lengths)
 
     def patched(self, graph: KnowledgeGraph) -> LexicalIndex | None:
         """The index of ``graph``, made from this one by counting again only the functions
@@ -221,53 +222,15 @@ class LexicalIndex:
         made = getattr(self, "_patchable", None)
         if made is None or not isinstance(graph, KnowledgeGraph):
             return None
-        nodes = indexed(graph)
-        moved = np.full(len(made.digests), -1, dtype=np.int64)
-        fresh: list[int] = []
-        for n, node in enumerate(nodes):
-            found = made.place.get(node.id)
-            if found is not None and _unchanged(made, found, node):
-                moved[found] = n
-            else:
-                fresh.append(n)
-        if len(fresh) * _PATCHED > len(nodes):
-            return None
-        at = np.asarray(fresh, dtype=np.int64)
-        documents = [function_document(nodes[n]) for n in fresh]
-        counts = patched(made.counts, moved, len(nodes),
-                         [[d[0] for d in documents], [d[1] for d in documents]], at)
-        kept = np.flatnonzero(moved >= 0)
-        lengths = np.ones(len(nodes), dtype=np.int64)
-        lengths[moved[kept]] = self.lengths[kept]
-        lengths[at] = [max(len(nodes[n].text), 1) for n in fresh]
-        digests = [b""] * len(nodes)
-        for old_n, new_n in zip(kept.tolist(), moved[kept].tolist(), strict=True):
-            digests[new_n] = made.digests[old_n]
-        for n in fresh:
-            digests[n] = _digest(nodes[n])
-        index = LexicalIndex.__new__(LexicalIndex)
-        index._made(nodes, counts, lengths, digests)
-        return index
+        return _patch(made, graph)
 
     def kept(self) -> KeptCounts | None:
-        """What a later build needs to patch this index (:meth:`from_kept`); None for an
+        """What a later build needs to patch this index (:func:`patch_from`); None for an
         index read from a file (it has no counts)."""
         made = getattr(self, "_patchable", None)
         if made is None:
             return None
-        return KeptCounts(self.ids, made.digests, made.counts, self.lengths)
-
-    @classmethod
-    def from_kept(cls, kept: KeptCounts) -> LexicalIndex:
-        """The index :meth:`kept` was taken from, which :meth:`patched` compares with a
-        graph's functions by their digests (``kept`` is trusted: check it first)."""
-        index = cls.__new__(cls)
-        indptr, indices, data = weigh(kept.counts, _WEIGHTS)
-        index._set(list(kept.ids), kept.counts.words, indptr, indices, data,
-                   _combined(kept.digests), kept.lengths)
-        index._patchable = _Made(kept.counts, {i: n for n, i in enumerate(kept.ids)}, None,
-                                 list(kept.digests))
-        return index
+        return KeptCounts(self.ids, made.digests, made.counts, made.lengths)
 
     @classmethod
     def from_arrays(cls, ids: Sequence[str], words: Sequence[str], indptr: Offsets,
@@ -339,12 +302,43 @@ class LexicalIndex:
         return found
 
 
+def _patch(made: _Made, graph: KnowledgeGraph) -> LexicalIndex | None:
+    """:meth:`LexicalIndex.patched`, from what an index keeps to be patched."""
+    nodes = indexed(graph)
+    moved = np.full(len(made.digests), -1, dtype=np.int64)
+    fresh: list[int] = []
+    for n, node in enumerate(nodes):
+        found = made.place.get(node.id)
+        if found is not None and _unchanged(made, found, node):
+            moved[found] = n
+        else:
+            fresh.append(n)
+    if len(fresh) * _PATCHED > len(nodes):
+        return None
+    at = np.asarray(fresh, dtype=np.int64)
+    documents = [function_document(nodes[n]) for n in fresh]
+    counts = patched(made.counts, moved, len(nodes),
+                     [[d[0] for d in documents], [d[1] for d in documents]], at)
+    kept = np.flatnonzero(moved >= 0)
+    lengths = np.ones(len(nodes), dtype=np.int64)
+    lengths[moved[kept]] = made.lengths[kept]
+    lengths[at] = [max(len(nodes[n].text), 1) for n in fresh]
+    digests = [b""] * len(nodes)
+    for old_n, new_n in zip(kept.tolist(), moved[kept].tolist(), strict=True):
+        digests[new_n] = made.digests[old_n]
+    for n in fresh:
+        digests[n] = _digest(nodes[n])
+    index = LexicalIndex.__new__(LexicalIndex)
+    index._made(nodes, counts, lengths, digests)
+    return index
+
+
 # The index of each graph, with the revision it was made at (a changed graph gets a new one).
 _ATTACHED: weakref.WeakKeyDictionary[KnowledgeGraph, tuple[int, LexicalIndex]] = \
     weakref.WeakKeyDictionary()
 # The index of the graph each graph was copied from, if it has none of its own yet: what
 # an index of the copy is patched from (an update copies its graph, then changes a few files').
-_CARRIED: weakref.WeakKeyDictionary[KnowledgeGraph, LexicalIndex] = weakref.WeakKeyDictionary()
+_CARRIED: weakref.WeakKeyDictionary[KnowledgeGraph, _Made] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
@@ -378,16 +372,18 @@ def index_of(graph: KnowledgeGraph) -> LexicalIndex:
     found = attached(graph)
     if found is None:
         base = _base(graph)
-        found = (base.patched(graph) if base is not None else None) or LexicalIndex(graph)
+        found = (_patch(base, graph) if base is not None else None) or LexicalIndex(graph)
         attach(graph, found)
     return found
 
 
-def _base(graph: KnowledgeGraph) -> LexicalIndex | None:
-    """The index ``graph`` had before it changed, or the one of the graph it was copied from."""
+def _base(graph: KnowledgeGraph) -> _Made | None:
+    """What the index ``graph`` had before it changed keeps to be patched, or that of the
+    graph it was copied from, or of an earlier build (:func:`patch_from`)."""
     with _LOCK:
         found = _ATTACHED.get(graph)
-        return found[1] if found is not None else _CARRIED.get(graph)
+        return getattr(found[1], "_patchable", None) if found is not None \
+            else _CARRIED.get(graph)
 
 
 def _carry(graph: KnowledgeGraph, copy: KnowledgeGraph) -> None:
@@ -400,10 +396,10 @@ def _carry(graph: KnowledgeGraph, copy: KnowledgeGraph) -> None:
 when_copied(_carry)
 
 
-def patch_from(graph: KnowledgeGraph, base: LexicalIndex) -> None:
-    """Make :func:`index_of` patch ``base`` (an earlier build's index,
-    :meth:`LexicalIndex.from_kept`) into ``graph``'s index, unless ``graph`` has an index
-    or a base already.
+def patch_from(graph: KnowledgeGraph, kept: KeptCounts) -> None:
+    """Make :func:`index_of` patch ``kept`` (what an earlier build's index kept,
+    :meth:`LexicalIndex.kept`, trusted: check it first) into ``graph``'s index, comparing
+    functions by their digests; unless ``graph`` has an index or a base already.
 
     Examples
     --------
@@ -412,12 +408,14 @@ def patch_from(graph: KnowledgeGraph, base: LexicalIndex) -> None:
     >>> base = LexicalIndex(g).kept()
     >>> h = build_graph([("m.py", "def get_fee(a):\\n    return a\\n"
     ...                           "def set_fee(a):\\n    return a\\n")])
-    >>> patch_from(h, LexicalIndex.from_kept(base))
+    >>> patch_from(h, base)
     >>> index_of(h).search("set", 1)
     [('fn:m.set_fee', 1.0)]
     """
-    if not isinstance(graph, KnowledgeGraph) or not isinstance(base, LexicalIndex):
-        raise InvalidArgumentError("patch_from takes a KnowledgeGraph and a LexicalIndex")
+    if not isinstance(graph, KnowledgeGraph) or not isinstance(kept, KeptCounts):
+        raise InvalidArgumentError("patch_from takes a KnowledgeGraph and KeptCounts")
+    base = _Made(kept.counts, {i: n for n, i in enumerate(kept.ids)}, None,
+                 list(kept.digests), kept.lengths)
     with _LOCK:
         if graph not in _ATTACHED and graph not in _CARRIED:
             _CARRIED[graph] = base

@@ -38,6 +38,8 @@ _BINDS = ("bind", "bind.for", "bind.as", "bind.default")
 # What an assignment's right side is when the query reads it as a binding (python.scm).
 _BOUND = frozenset({"identifier", "attribute", "call", "list", "tuple", "set", "dictionary",
                     "assignment", "subscript"})
+# An assignment's targets that may write items: ``xs[0] = f``, ``a, xs[1] = ...``.
+_SUBSCRIPTS = frozenset({"subscript", "pattern_list", "tuple_pattern"})
 # Items standing for more than one item, or for none: the positions after them are not known.
 _SPLATS = frozenset({"list_splat", "parenthesized_list_splat", "dictionary_splat"})
 
@@ -52,10 +54,12 @@ def value_facts(source: Source, captures: dict[str, list[Node]]) -> list[Item]:
             start, end = node.start_byte, node.end_byte
             for binding in _bindings(source, node, kind):
                 add((start, end, Fact.BINDING, binding))
-            if kind == "bind":
-                for key in _keys_written(source, node):
+            left = node.child_by_field_name("left") if kind == "bind" else None
+            if left is not None and left.type in _SUBSCRIPTS:
+                targets = [left] if left.type == "subscript" else left.named_children
+                for key in _keys_written(source, targets):
                     add((start, end, Fact.KEY_WRITTEN, key))
-                for name in _subscripted_targets(source, node):
+                for name in _subscripted_targets(source, targets):
                     add((start, end, Fact.CHANGE, NameChange(name)))
     for node in captures.get("key", ()):
         index = node.child_by_field_name("subscript")
@@ -131,13 +135,9 @@ def _add_use(source: Source, node: Node, items: list[Item]) -> None:
         items.append((node.start_byte, node.end_byte, Fact.USE, ValueUse(site)))
 
 
-def _keys_written(source: Source, node: Node) -> Iterator[str]:
-    """The string keys an assignment writes: ``row["fee"] = ...``, ``a["x"], b["y"] = ...``."""
-    left = node.child_by_field_name("left")
-    if left is None:
-        return
-    targets: Iterable[Node] = left.named_children if left.type in (
-        "pattern_list", "tuple_pattern") else (left,)
+def _keys_written(source: Source, targets: list[Node]) -> Iterator[str]:
+    """The string keys an assignment to ``targets`` writes: ``row["fee"] = ...``,
+    ``a["x"], b["y"] = ...``."""
     for target in targets:
         if target.type == "subscript":
             key = target.child_by_field_name("subscript")
@@ -146,13 +146,10 @@ def _keys_written(source: Source, node: Node) -> Iterator[str]:
                 yield text
 
 
-def _subscripted_targets(source: Source, node: Node) -> Iterator[str]:
-    """The names whose items an assignment sets: ``xs[0] = f``, ``xs[1:], y = ...``."""
-    left = node.child_by_field_name("left")
-    if left is None:
-        return
-    for target in left.named_children if left.type in ("pattern_list", "tuple_pattern") \
-            else (left,):
+def _subscripted_targets(source: Source, targets: list[Node]) -> Iterator[str]:
+    """The names whose items an assignment to ``targets`` sets: ``xs[0] = f``,
+    ``xs[1:], y = ...``."""
+    for target in targets:
         if target.type == "subscript":
             dotted = source.dotted(_base(target))
             if dotted is not None:
