@@ -177,10 +177,9 @@ def may_call(call: CallSite) -> bool:
 def _arguments(source: Source, arguments: Node, children: list[Node], call: CallSite | None,
                items: list[Item]) -> None:
     """Add what a call's ``arguments`` (their items ``children``) pass to ``items``: each
-    name as a value use of the
-    call, and each name, container of names or named call's result as an
-    :class:`~sgkr.records.Argument`; a name added to a container (``xs.append(f)``) is
-    held by it; the keywords, keys and name-like strings for tags."""
+    name as a value use of the call, and each name, container of names or named call's
+    result as an :class:`~sgkr.records.Argument`; a name added to a container
+    (``xs.append(f)``) is held by it; the keywords, keys and name-like strings for tags."""
     # What is passed stands where the argument list does (in the order of the calls).
     where = (arguments.start_byte, arguments.end_byte)
     told = call is not None and may_call(call)
