@@ -40,6 +40,21 @@ def test_an_edge_to_a_missing_node_is_refused_and_none_of_its_batch_added(
     assert list(graph.edges()) == []
 
 
+@pytest.mark.parametrize("row", [("fn:z", "fn:a", "calls", "exact"),
+                                 ("fn:a", "fn:z", "calls", "name"),
+                                 ("tag:fee", "fn:z", "consumes", None)])
+def test_rows_with_a_missing_end_are_refused_naming_it(row: tuple[str, str, str, str | None]
+                                                      ) -> None:
+    records = [_fn("a"), _fn("b"), TagNode("tag:fee", "fee")]
+    good = [("fn:a", "fn:b", "calls", "exact"), ("tag:fee", "fn:a", "consumes", None)]
+    built = KnowledgeGraph.from_rows(records, good)
+    assert [(e.source, e.target, e.type, e.resolution) for e in built.edges()] == [
+        ("fn:a", "fn:b", "calls", "exact"), ("tag:fee", "fn:a", "consumes", None)]
+    assert built.callers("fn:b") == ["fn:a"] and built.consumers("tag:fee") == ["fn:a"]
+    with pytest.raises(NodeNotFoundError, match="no node 'fn:z'"):
+        KnowledgeGraph.from_rows(records, [*good, row])  # type: ignore[list-item]
+
+
 def test_adding_a_function_again_replaces_it_and_keeps_its_edges(graph: KnowledgeGraph) -> None:
     graph.add_edges([Edge("fn:a", "fn:b", "calls", "exact"), Edge("tag:fee", "fn:a", "consumes")])
     graph.add_functions([_fn("a", "def a(): ...")])
