@@ -65,22 +65,10 @@ from typing import Any
 from ..atomic import remove_orphans, write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
 from ..ingest.files import FileRefused, opened, parse_large_json
-from ..records import (
-    EdgeRow,
-    EdgeType,
-    FunctionKind,
-    FunctionNode,
-    Resolution,
-    SolvedTask,
-    SourceSpan,
-    TagNode,
-)
+from ..records import EdgeRow, FunctionNode, SolvedTask, SourceSpan, TagNode
 from .jsonrecords import (
-    EDGE_ENDS,
     EDGE_TYPES,
-    KINDS,
     RESOLUTIONS,
-    RESOLVED,
     EdgeChecker,
     Where,
     kind_of,
@@ -371,45 +359,6 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _node(raw: Any, at: Where) -> FunctionNode | TagNode:
-    """The node of the object ``raw`` (at ``at``), checked."""
-    if type(raw) is dict and type(node_id := raw.get("id")) is str and node_id:
-        # Most nodes say nothing that is implied, and are checked at once here.
-        plain = _plain_tag(raw, node_id) if raw.get("type") == "tag" else \
-            _plain_function(raw, node_id, at)
-        if plain is not None:
-            return plain
-    return _node_checked(raw, at)
-
-
-def _plain_tag(raw: dict[str, Any], node_id: str) -> TagNode | None:
-    """The tag of ``raw`` if it holds only its id, type and a weight (else None)."""
-    value = raw.get("weight", 1.0)
-    if len(raw) - ("weight" in raw) == 2 and type(value) is float and 0 <= value <= 1 \
-            and (label := node_id.removeprefix("tag:")):
-        return TagNode(node_id, label, (), value)
-    return None
-
-
-def _plain_function(raw: dict[str, Any], node_id: str, at: Where) -> FunctionNode | None:
-    """The function of ``raw`` if its name and qualified name are its id's (else None)."""
-    code, knowledge, sources = raw.get("code"), raw.get("knowledge"), raw.get("sources")
-    kind = raw.get("kind", "function")
-    if type(code) is str and type(knowledge) is str and type(sources) is list \
-            and type(kind) is str and kind in _KINDS and raw.keys() <= _PLAIN_FUNCTION \
-            and (implied := _implied(node_id))[0]:
-        name, qualname = implied
-        return FunctionNode(node_id, name, (qualname,), code, knowledge,
-                            tuple([_span(span, at, n) for n, span in enumerate(sources)]),
-                            _KINDS[kind])
-    return None
-
-
-_PLAIN_FUNCTION = frozenset(("id", "kind", "sources", "knowledge", "code"))
-_KINDS: dict[str, FunctionKind] = {kind: kind for kind in KINDS}
-
-
-def _node_checked(raw: Any, at: Where) -> FunctionNode | TagNode:
-    """The node of ``raw``, each field checked in turn: the first wrong one is named."""
     if type(raw) is not dict:
         raise GraphFormatError(f"{location(at)}: must be an object")
     node_id = text(raw, "id", at, empty=False)
@@ -447,8 +396,6 @@ def _span(raw: Any, at: Where, n: int) -> SourceSpan:
 
 def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
     for index, raw in enumerate(edges):
-        if type(raw) is dict and _plain_edges(raw, check):
-            continue
         at = (where, "edges", index)
         if type(raw) is not dict:
             raise GraphFormatError(f"{location(at)}: must be an object")
@@ -474,59 +421,6 @@ def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
                 what = f"{key}.{resolution}"
                 check.add_many(source, _ends(ends, what, at), kind, resolution, at, what)
     return check.rows
-
-
-def _plain_edges(raw: dict[str, Any], check: EdgeChecker) -> bool:
-    """Add the edges of the edge line ``raw`` to ``check`` at once if it is the first line
-    of its source and every edge is right; else add none and say False, for the checks
-    one list at a time (:func:`_edges`) to name what is wrong."""
-    source = raw.get("source")
-    if type(source) is not str or source in check.seen:
-        return False
-    lists = _edge_lists(raw, check.types.get(source))
-    if lists is None:
-        return False
-    ids, fresh, count = check.ids, set(), 0
-    try:
-        for kind, _, targets in lists:
-            if not ids[EDGE_ENDS[kind][1]].issuperset(targets):
-                return False
-            fresh.update(targets)
-            count += len(targets)
-    except TypeError:  # an unhashable target
-        return False
-    if len(fresh) != count:  # a target twice
-        return False
-    check.seen[source] = fresh
-    for kind, resolution, targets in lists:
-        check.rows.extend([(source, target, kind, resolution) for target in targets])
-    return True
-
-
-def _edge_lists(raw: dict[str, Any], source_type: str | None
-                ) -> list[tuple[EdgeType, Resolution | None, list[Any]]] | None:
-    """The lists of targets of the edge line ``raw`` by type and resolution, if each is a
-    list under a known key and leaves a source of ``source_type`` (else None)."""
-    lists: list[tuple[EdgeType, Resolution | None, list[Any]]] = []
-    for key, targets in raw.items():
-        if key == "source":
-            continue
-        kind = EDGE_TYPES.get(key)
-        if kind is None or EDGE_ENDS[kind][0] != source_type:
-            return None
-        if kind not in RESOLVED:
-            if type(targets) is not list:
-                return None
-            lists.append((kind, None, targets))
-            continue
-        if type(targets) is not dict:
-            return None
-        for given, ends in targets.items():
-            resolution = RESOLUTIONS.get(given) if type(given) is str else None
-            if resolution is None or type(ends) is not list:
-                return None
-            lists.append((kind, resolution, ends))
-    return lists
 
 
 def _ends(value: Any, what: str, at: Where) -> list[Any]:

@@ -42,8 +42,8 @@ from ..records import (
 
 __all__ = ["RECORD_VERSION", "records_of", "record_document", "node_object", "edge_object",
            "read_node", "read_records", "Where", "location", "text", "texts", "weight",
-           "kind_of", "span_of", "EdgeChecker", "EDGE_TYPES", "EDGE_ENDS", "RESOLUTIONS",
-           "task_object", "read_task"]
+           "kind_of", "span_of", "EdgeChecker", "EDGE_TYPES", "RESOLUTIONS", "task_object",
+           "read_task"]
 
 #: The schema version of a document in the record form (graph.json's version 2).
 RECORD_VERSION = 2
@@ -52,9 +52,8 @@ EDGE_TYPES: dict[str, EdgeType] = {"calls": "calls", "references": "references",
                                    "consumes": "consumes", "produces": "produces"}
 RESOLVED = ("calls", "references")  # the edge types that have a resolution
 RESOLUTIONS: dict[Any, Resolution] = {"exact": "exact", "inferred": "inferred", "name": "name"}
-#: The types of the nodes an edge of each type goes from and to.
-EDGE_ENDS = {"calls": ("function", "function"), "references": ("function", "function"),
-             "consumes": ("tag", "function"), "produces": ("function", "tag")}
+_EDGE_ENDS = {"calls": ("function", "function"), "references": ("function", "function"),
+              "consumes": ("tag", "function"), "produces": ("function", "tag")}
 
 
 class _Graph(Protocol):
@@ -282,7 +281,7 @@ class EdgeChecker:
         if target in seen:
             raise GraphFormatError(f"{location(at)}: duplicate edge {source} -> {target}")
         seen.add(target)
-        expected, found = EDGE_ENDS[kind], (types[source], types[target])
+        expected, found = _EDGE_ENDS[kind], (types[source], types[target])
         if found != expected:
             raise GraphFormatError(
                 f"{location(at)}: a {kind} edge goes {expected[0]} -> {expected[1]}, not "
@@ -304,7 +303,7 @@ class EdgeChecker:
         sgkr.errors.GraphFormatError: g: edges[0]: a consumes edge goes tag -> function, \
 not tag -> tag
         """
-        expected = EDGE_ENDS[kind]
+        expected = _EDGE_ENDS[kind]
         seen = self.seen.get(source)
         try:
             whole = (kind not in RESOLVED or (type(resolution) is str
