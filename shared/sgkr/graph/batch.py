@@ -96,10 +96,15 @@ def _checked(g: nx.DiGraph, rows: Iterable[EdgeRow]) -> list[tuple[str, str, Edg
     batch: list[tuple[str, str, EdgeAttributes]] = []
     for source, target, kind, resolution in rows:
         if source not in succ or target not in succ:
-            end = source if source not in succ else target
-            raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
+            raise _no_end(succ, source, target)
         batch.append((source, target, edge_attributes(kind, resolution)))
     return batch
+
+
+def _no_end(succ: Mapping[str, object], source: str, target: str) -> NodeNotFoundError:
+    """The error of an edge ``source -> target`` one of whose ends is not a node."""
+    end = source if source not in succ else target
+    return NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}")
 
 
 def _put(g: nx.DiGraph, node_id: str, kind: str, record: FunctionNode | TagNode) -> None:
@@ -200,15 +205,12 @@ def fill(g: nx.DiGraph, records: Iterable[FunctionNode | TagNode],
         pred[node_id] = {}
     # One pass over the rows, each end's membership checked by its dict's own lookup: a
     # load puts tens of thousands of edges, and a second pass cost a sixth of it.
-    shared = _SHARED
     for source, target, kind, resolution in rows:
-        edge = shared.get((kind, resolution)) or edge_attributes(kind, resolution)
         try:
             targets, sources = succ[source], pred[target]
         except KeyError:
-            end = source if source not in succ else target
-            raise NodeNotFoundError(f"edge {source} -> {target}: no node {end!r}") from None
-        targets[target] = sources[source] = edge  # one dict both ways
+            raise _no_end(succ, source, target) from None
+        targets[target] = sources[source] = edge_attributes(kind, resolution)  # both ways
     changed(g)
 
 
