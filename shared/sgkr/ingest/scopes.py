@@ -15,7 +15,6 @@ Examples
 from __future__ import annotations
 
 import enum
-import math
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -115,48 +114,27 @@ def place(source: Source, scopes: list[Scope], items: list[Item]) -> Scope:
     """Give each fact of ``items`` to its innermost enclosing function; return the module
     body's scope (the facts outside every function)."""
     module = Scope(0, len(source.src), source.module, None, False, qualname=source.module)
+    functions = [s for s in scopes if not s.is_class]
     starts = [s.start for s in scopes]
     items.sort(key=_START_END)
-    nesting = _Nesting([s for s in scopes if not s.is_class], module)
-    owner, until = nesting.at(0)
+    stack: list[Scope] = []
+    index = 0
     for pos, _, what, fact in items:
-        if pos >= until:  # a function ends or starts: the owner may change
-            owner, until = nesting.at(pos)
+        while stack and stack[-1].end <= pos:
+            stack.pop()
+        while index < len(functions) and functions[index].start <= pos:
+            scope = functions[index]
+            index += 1
+            while stack and stack[-1].end <= scope.start:
+                stack.pop()
+            if scope.end > pos:
+                stack.append(scope)
+        owner = stack[-1] if stack else module
         if what is Fact.DECORATOR:
             _decorate(owner, scopes, starts, pos, fact)  # type: ignore[arg-type]
         else:
             getattr(owner, what).append(fact)
     return module
-
-
-class _Nesting:
-    """The functions around a position moving forward through a file."""
-
-    __slots__ = ("functions", "index", "stack", "module")
-
-    def __init__(self, functions: list[Scope], module: Scope) -> None:
-        self.functions = functions  # in source order
-        self.index = 0  # the first not met yet
-        self.stack: list[Scope] = []  # those around the position, innermost last
-        self.module = module
-
-    def at(self, pos: int) -> tuple[Scope, int | float]:
-        """The innermost function around ``pos`` (or the module), and the position
-        before which it stays so: where it ends, or where the next function starts."""
-        stack, functions = self.stack, self.functions
-        while stack and stack[-1].end <= pos:
-            stack.pop()
-        while self.index < len(functions) and functions[self.index].start <= pos:
-            scope = functions[self.index]
-            self.index += 1
-            while stack and stack[-1].end <= scope.start:
-                stack.pop()
-            if scope.end > pos:
-                stack.append(scope)
-        until = functions[self.index].start if self.index < len(functions) else math.inf
-        if not stack:
-            return self.module, until
-        return stack[-1], min(stack[-1].end, until)
 
 
 def _decorate(owner: Scope, scopes: list[Scope], starts: list[int], pos: int,
