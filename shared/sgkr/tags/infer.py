@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import fields, replace
-from operator import attrgetter
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 
 from ..analysis.knowledge import IGNORED_PARAMS, knowledge_of
 from ..records import BindingKind, Definition, ModuleExtract
@@ -27,14 +26,6 @@ from ..text import fold, name_phrase, singular
 from .labels import label_ok, name_tag_phrase, tag_labels, tag_phrase
 
 __all__ = ["infer_tags", "annotate", "bound_outputs", "MOST_TAGS"]
-
-_DERIVED = ("knowledge", "inferred_inputs", "inferred_outputs")
-_FIELDS = [f.name for f in fields(Definition)]
-assert tuple(_FIELDS[-len(_DERIVED):]) == _DERIVED, "annotate gives the last fields"
-# A definition annotated is made with the fields extraction gave, read in one call in C,
-# and the derived ones after them: half the cost of ``dataclasses.replace``.
-_EXTRACTED = attrgetter(*_FIELDS[:-len(_DERIVED)])
-_DEFINITION: Callable[..., Definition] = Definition
 
 
 def infer_tags(d: Definition) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -154,7 +145,8 @@ def annotate(module: ModuleExtract) -> ModuleExtract:
 
 def _annotated(d: Definition) -> Definition:
     inputs, outputs = infer_tags(d)
-    return _DEFINITION(*_EXTRACTED(d), knowledge_of(d), inputs, outputs)
+    return replace(d, knowledge=knowledge_of(d), inferred_inputs=inputs,
+                   inferred_outputs=outputs)
 
 
 def bound_outputs(d: Definition, resolved: Mapping[str, object] | None,
