@@ -32,15 +32,36 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from .errors import InvalidArgumentError
 
-__all__ = ["write_atomic", "remove_orphans"]
+__all__ = ["write_atomic", "hashed", "remove_orphans"]
 
 # A temporary file whose writer cannot be known is left alone this long.
 _ORPHAN_SECONDS = 3600.0
+
+
+def hashed(pieces: Iterable[str] | Iterable[bytes], digest: Any) -> Iterator[bytes]:
+    """``pieces`` as the bytes to write (text as UTF-8), each added to ``digest`` (a
+    :mod:`hashlib` object) on its way: the digest of a file :func:`write_atomic` writes in
+    pieces, without reading it back.
+
+    Examples
+    --------
+    >>> import hashlib, tempfile
+    >>> from pathlib import Path
+    >>> digest = hashlib.sha256()
+    >>> path = write_atomic(Path(tempfile.mkdtemp()) / "out.txt", hashed(["a", "b"], digest))
+    >>> digest.hexdigest() == hashlib.sha256(path.read_bytes()).hexdigest()
+    True
+    """
+    for piece in pieces:
+        data = piece.encode("utf-8") if isinstance(piece, str) else piece
+        digest.update(data)
+        yield data
 
 
 def write_atomic(path: str | os.PathLike[str],

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import write_atomic
+from ..atomic import hashed, write_atomic
 from ..build.fingerprint import code_fingerprint
 from ..graph.model import KnowledgeGraph
 from ..ingest.cache import ExtractCache
@@ -101,7 +101,7 @@ def keep_index(graph: KnowledgeGraph, cache: ExtractCache,
         if not cache.usable():
             return
         digest = hashlib.sha256()
-        path = write_atomic(cache.folder / _file_name(output), _hashed(_pieces(kept), digest),
+        path = write_atomic(cache.folder / _file_name(output), hashed(_pieces(kept), digest),
                             mode=0o600)
         record = {"kind": _KIND, "format": KEPT_FORMAT, "version": __version__, "key": key,
                   "file": path.name, "size": path.stat().st_size,
@@ -140,13 +140,6 @@ def _file_name(output: str | os.PathLike[str]) -> str:
     """The file of the cache's folder the counts of the index beside ``output`` go to."""
     where = hashlib.sha256(os.path.abspath(output).encode("utf-8", "surrogatepass"))
     return f"lexical-{where.hexdigest()[:32]}.counts"
-
-
-def _hashed(pieces: Iterator[bytes], digest: Any) -> Iterator[bytes]:
-    """``pieces``, each added to ``digest`` as it goes by."""
-    for piece in pieces:
-        digest.update(piece)
-        yield piece
 
 
 def _pieces(kept: KeptCounts) -> Iterator[bytes]:

@@ -62,7 +62,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..atomic import remove_orphans, write_atomic
+from ..atomic import hashed, remove_orphans, write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
 from ..ingest.files import FileRefused, opened, parse_large_json
 from ..records import EdgeRow, FunctionNode, SolvedTask, SourceSpan, TagNode
@@ -303,7 +303,7 @@ def write_lines(meta: Mapping[str, Any], nodes: Iterable[str], edges: Iterable[s
     head = {"schema_version": TASKS_VERSION if objects else SCHEMA_VERSION,
             "meta": dict(sorted(meta.items()))}
     digest = hashlib.sha256()
-    write_atomic(path, _hashed(_pieces(head, nodes, edges, map(_ENCODE, objects)), digest))
+    write_atomic(path, hashed(_pieces(head, nodes, edges, map(_ENCODE, objects)), digest))
     return digest.hexdigest()
 
 
@@ -315,14 +315,6 @@ def node_line(record: FunctionNode | TagNode) -> str:
 def edge_line(rows: Iterable[EdgeRow]) -> str:
     """The line of graph.json that holds ``rows``, the edges leaving one source, sorted."""
     return _ENCODE(next(_edge_objects(rows)))
-
-
-def _hashed(pieces: Iterable[str], digest: Any) -> Iterator[bytes]:
-    """``pieces`` as the UTF-8 bytes written, each added to ``digest`` on its way."""
-    for piece in pieces:
-        data = piece.encode("utf-8")
-        digest.update(data)
-        yield data
 
 
 def _pieces(head: Mapping[str, Any], nodes: Iterable[str], edges: Iterable[str],
