@@ -161,7 +161,7 @@ def _pieces(kept: KeptCounts) -> Iterator[bytes]:
 
 
 def _decode(payload: bytes) -> KeptCounts | None:
-    """The counts :func:`_encode` wrote, checked; None for another layout or anything
+    """The counts :func:`_pieces` wrote, checked; None for another layout or anything
     malformed."""
     try:
         (size,) = _HEAD.unpack_from(payload)
