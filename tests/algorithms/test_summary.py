@@ -75,6 +75,12 @@ def _broken(change: str) -> Any:
         data["words"]["fee"] = ["card"]
     elif change == "not an object":
         data = ["phrases"]
+    elif change == "empty list":
+        data["named"]["fee"] = []
+    elif change == "role not text":
+        data["roles"]["tag:fee"] = ["output"]
+    elif change == "count a bool":
+        data["callers"]["fn:m.fee"] = True
     return data
 
 
@@ -89,6 +95,9 @@ def _broken(change: str) -> Any:
     ("ids not strings", "list of ids"),
     ("word of unknown phrase", "unknown phrase"),
     ("not an object", "must have phrases"),
+    ("empty list", "non-empty list of ids"),
+    ("role not text", "input, output or both"),
+    ("count a bool", "must be a count"),
 ])
 def test_a_malformed_summary_is_refused_naming_where(change: str, said: str) -> None:
     assert read_summary(_broken("none"), "x.npz").calling >= 0
