@@ -6,6 +6,7 @@ import json
 import os
 import re
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -338,6 +339,8 @@ def _v3_more() -> dict[str, Any]:
     (lambda d: d["edges"][0].update(source=["fn:m.f"]), "edges[0]: 'source' must be a non-empty"),
     (lambda d: d["edges"].append({"calls": {}}), "edges[2]: 'source' must be a non-empty"),
     (lambda d: d["edges"].append(3), "edges[2]: must be an object"),
+    (lambda d: d["edges"].append(MappingProxyType({"source": "fn:m.g"})),
+     "edges[2]: must be an object"),
     (lambda d: d["edges"].append({"source": "fn:m.f", "references": {"name": ["fn:m.f"]}}),
      "edges[2]: duplicate edge fn:m.f -> fn:m.f"),
     (lambda d: d["edges"][0]["calls"].update({None: ["fn:m.g"]}),

@@ -184,7 +184,7 @@ def _rows(edges: list[Any], functions: set[str], tags: set[str]) -> list[EdgeRow
     to_tags: list[str] = []
     sources: list[str] = []
     for raw in edges:
-        source = raw["source"]
+        source = raw["source"] if type(raw) is dict else None
         if type(source) is not str or not source:
             return None
         start = len(rows)
