@@ -97,6 +97,18 @@ def test_a_malformed_summary_is_refused_naming_where(change: str, said: str) -> 
     assert str(info.value).startswith("x.npz: ")
 
 
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda d: d["named"].update(fee=[]), "non-empty list of ids"),
+    (lambda d: d["roles"].update({"tag:fee": ["output"]}), "input, output or both"),
+    (lambda d: d["callers"].update({"fn:m.fee": True}), "must be a count"),
+])
+def test_values_of_a_wrong_type_are_refused(change: Any, said: str) -> None:
+    data = _broken("none")
+    change(data)
+    with pytest.raises(GraphFormatError, match=said):
+        read_summary(data, "x.npz")
+
+
 def test_a_changed_graph_gets_a_new_summary(graph: KnowledgeGraph) -> None:
     first = summary_of(graph)
     assert summary_of(graph) is first

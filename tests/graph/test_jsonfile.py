@@ -322,3 +322,66 @@ def test_malformed_items_of_version_3_are_refused_by_name(tmp_path: Path, change
     with pytest.raises(GraphFormatError, match=re.escape(message)) as info:
         KnowledgeGraph.load(path)
     assert str(info.value).startswith(f"{path}: ")
+
+
+def _v3_more() -> dict[str, Any]:
+    data = _v3()
+    data["nodes"].insert(1, {"id": "fn:m.g", "kind": "method", "knowledge": "", "code": "",
+                             "sources": [["m.ipynb", 1, 2, 1, 1]]})
+    return data
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d["nodes"].append({"id": "fn:m.f", "type": "tag"}),
+     "nodes[3]: duplicate node id 'fn:m.f'"),
+    (lambda d: d["edges"].append({"source": ""}), "edges[2]: 'source' must be a non-empty"),
+    (lambda d: d["edges"][0].update(source=["fn:m.f"]), "edges[0]: 'source' must be a non-empty"),
+    (lambda d: d["edges"].append({"calls": {}}), "edges[2]: 'source' must be a non-empty"),
+    (lambda d: d["edges"].append(3), "edges[2]: must be an object"),
+    (lambda d: d["edges"].append({"source": "fn:m.f", "references": {"name": ["fn:m.f"]}}),
+     "edges[2]: duplicate edge fn:m.f -> fn:m.f"),
+    (lambda d: d["edges"][0]["calls"].update({None: ["fn:m.g"]}),
+     "edges[0]: a calls edge needs resolution 'exact', 'inferred' or 'name', not None"),
+    (lambda d: d["edges"][0]["calls"].update(name=["tag:x"]),
+     "edges[0]: a calls edge goes function -> function, not function -> tag"),
+    (lambda d: d["edges"][0]["calls"].update(name=[{}]),
+     "edges[0]: 'calls.name' must be a list of node ids"),
+    (lambda d: d["edges"].append({"source": "fn:zz", "calls": {"exact": ["fn:m.f"]}}),
+     "edges[2]: refers to missing node 'fn:zz'"),
+    (lambda d: d["edges"][0]["calls"].update(exact=["fn:m.g", "fn:m.g"]),
+     "edges[0]: duplicate edge fn:m.f -> fn:m.g"),
+    (lambda d: d["edges"][0].update(produces=["fn:m.g"]),
+     "edges[0]: a produces edge goes function -> tag, not function -> function"),
+    (lambda d: d["nodes"][2].update(weight=True), "nodes[2]: 'weight' must be a number"),
+    (lambda d: d["nodes"][2].update(weight=float("nan")), "nodes[2]: 'weight' must be a number"),
+    (lambda d: d["nodes"][0].update(kind=["method"]), "nodes[0]: unknown function kind ['method']"),
+    (lambda d: d["nodes"][0].update(type=["tag"]), "nodes[0]: unknown node type ['tag']"),
+    (lambda d: d["nodes"][0].update(qualnames=None), "nodes[0]: 'qualnames' must be a list"),
+    (lambda d: d["nodes"][0].update(name=None), "nodes[0]: 'name' must be a non-empty string"),
+    (lambda d: d["nodes"][2].update(label=""), "nodes[2]: 'label' must be a non-empty string"),
+    (lambda d: d["nodes"][2].update(aliases=None), "nodes[2]: 'aliases' must be a list"),
+    (lambda d: d["nodes"][0].update(id=3), "nodes[0]: 'id' must be a non-empty string"),
+    (lambda d: d["nodes"][0]["sources"][0].__setitem__(1, True), "positive integers"),
+    (lambda d: d["nodes"][1]["sources"][0].__setitem__(3, 0),
+     "nodes[1].sources[0]: cell and end_cell must be positive integers"),
+])
+def test_each_wrong_field_is_refused_by_name(change: Any, message: str) -> None:
+    data = _v3_more()
+    change(data)
+    with pytest.raises(GraphFormatError, match=re.escape(message)):
+        KnowledgeGraph.from_dict(data, where="g.json")
+
+
+@pytest.mark.parametrize("change,edges", [
+    (lambda d: d["edges"].append({"source": "fn:nope"}), 2),  # a line of no edges
+    (lambda d: d["edges"].append({"source": "fn:m.f", "calls": {"name": ["fn:m.g"]}}), 3),
+    (lambda d: d["edges"][0].update(references={}), 2),
+    (lambda d: d["nodes"][2].update(weight=0, aliases=["y", "z"]), 2),
+    (lambda d: d["nodes"][0].update(qualnames=["a.b", "c.d"]), 2),
+])
+def test_unusual_but_valid_lines_still_load(change: Any, edges: int) -> None:
+    data = _v3_more()
+    change(data)
+    graph = KnowledgeGraph.from_dict(data)
+    assert len(list(graph.edges())) == edges
+    assert KnowledgeGraph.from_dict(graph.to_dict()).to_dict() == graph.to_dict()

@@ -246,7 +246,7 @@ def _text(text: str) -> npt.NDArray[np.uint8]:
 
 
 def _strings(value: Any) -> TypeGuard[list[str]]:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, list) and all(issubclass(t, str) for t in set(map(type, value)))
 
 
 def _check(arrays: dict[str, npt.NDArray[Any]], documents: int, words: int, where: str) -> None:

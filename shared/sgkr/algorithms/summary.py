@@ -27,9 +27,10 @@ from __future__ import annotations
 import functools
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -204,28 +205,33 @@ def read_summary(data: Any, where: str) -> GraphSummary:
     phrases, named = _lists(data["phrases"], where, "phrases"), _lists(data["named"], where,
                                                                        "named")
     roles, callers, calling = data["roles"], data["callers"], data["calling"]
-    if not isinstance(roles, dict) or not all(isinstance(r, str) and r in _ROLES
-                                              for r in roles.values()):
+    if not isinstance(roles, dict) or not _all(roles.values(), str) \
+            or not _ROLES.issuperset(roles.values()):
         raise GraphFormatError(f"{where}: each tag's role must be input, output or both")
-    if not isinstance(callers, dict) or not all(type(n) is int and n >= 0
-                                                for n in callers.values()):
+    if not isinstance(callers, dict) or not set(map(type, callers.values())) <= {int} \
+            or min(callers.values(), default=0) < 0:
         raise GraphFormatError(f"{where}: each function's callers must be a count")
     if type(calling) is not int or not 0 <= calling <= len(callers):
         raise GraphFormatError(f"{where}: calling must count some of the functions")
-    if not roles.keys() >= {t for ids in phrases.values() for t in ids} \
-            or not callers.keys() >= {f for ids in named.values() for f in ids}:
+    if not roles.keys() >= set(chain.from_iterable(phrases.values())) \
+            or not callers.keys() >= set(chain.from_iterable(named.values())):
         raise GraphFormatError(f"{where}: a phrase or a name lists an unknown node")
     words = _lists(data["words"], where, "words")
-    if not phrases.keys() >= {p for ps in words.values() for p in ps}:
+    if not phrases.keys() >= set(chain.from_iterable(words.values())):
         raise GraphFormatError(f"{where}: a word lists an unknown phrase")
     return GraphSummary(phrases, roles, callers, named, calling,
                         PhraseWords(len(phrases), words))
 
 
+def _all(values: Iterable[Any], kind: type) -> bool:
+    """Whether each of ``values`` is a ``kind`` (checked once for each type among them)."""
+    return all(issubclass(t, kind) for t in set(map(type, values)))
+
+
 def _lists(value: Any, where: str, what: str) -> dict[str, tuple[str, ...]]:
     # Never empty, as summarize makes them: a word of no phrase would weigh 1 / 0.
-    if not isinstance(value, dict) or not all(
-            isinstance(ids, list) and ids and all(isinstance(i, str) for i in ids)
-            for ids in value.values()):
+    if not isinstance(value, dict) or not _all(value.values(), list) \
+            or not all(value.values()) \
+            or not _all(chain.from_iterable(value.values()), str):
         raise GraphFormatError(f"{where}: {what} must map each key to a non-empty list of ids")
-    return {k: tuple(ids) for k, ids in value.items()}
+    return dict(zip(value, map(tuple, value.values()), strict=True))

@@ -48,6 +48,7 @@ Examples
 Traceback (most recent call last):
 ...
 sgkr.errors.GraphFormatError: graph: schema_version 99 is newer than ... upgrade sgkr
+>>> from sgkr.records import SourceSpan
 >>> to_document({}, [FunctionNode("fn:m.f", "f", ("m.f",), "def f(): pass", "F.",
 ...                               (SourceSpan("m.py", 1, 1),), "function")], [])["nodes"]
 [{'id': 'fn:m.f', 'sources': [['m.py', 1, 1]], 'knowledge': 'F.', 'code': 'def f(): pass'}]
@@ -65,23 +66,9 @@ from typing import Any
 from ..atomic import hashed, remove_orphans, write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
 from ..ingest.files import FileRefused, opened, parse_large_json
-from ..records import EdgeRow, FunctionNode, SolvedTask, SourceSpan, TagNode
-from .jsonrecords import (
-    EDGE_TYPES,
-    RESOLUTIONS,
-    EdgeChecker,
-    Where,
-    kind_of,
-    location,
-    read_node,
-    read_records,
-    read_task,
-    span_of,
-    task_object,
-    text,
-    texts,
-    weight,
-)
+from ..records import EdgeRow, FunctionNode, SolvedTask, TagNode
+from .jsonitems import implied, read_edges, read_nodes
+from .jsonrecords import EDGE_TYPES, RESOLUTIONS, read_node, read_records, read_task, task_object
 
 __all__ = ["SCHEMA_VERSION", "MAX_GRAPH_BYTES", "to_document", "read_document", "read_node",
            "read_bytes", "parse_graph_json", "write_document", "write_graph", "write_lines",
@@ -105,16 +92,9 @@ def to_document(meta: Mapping[str, Any], records: Iterable[FunctionNode | TagNod
     return doc
 
 
-def _implied(node_id: str) -> tuple[str, str]:
-    """The name and the qualified name a function's id says (see the module docs)."""
-    prefix, colon, qualname = node_id.partition(":")
-    qualname = qualname if colon else prefix
-    return qualname.rpartition(".")[2], qualname
-
-
 def _node_object(record: FunctionNode | TagNode) -> dict[str, Any]:
     if isinstance(record, FunctionNode):
-        name, qualname = _implied(record.id)
+        name, qualname = implied(record.id)
         item: dict[str, Any] = {"id": record.id}
         if record.name != name:
             item["name"] = record.name
@@ -196,8 +176,8 @@ def read_document(data: Any, *, where: str = "graph"
         raise GraphFormatError(f"{where}: 'meta' must be an object")
     if version < SCHEMA_VERSION:
         return meta, *read_records(nodes, edges, where)
-    records = [_node(raw, (where, "nodes", index)) for index, raw in enumerate(nodes)]
-    return meta, records, _edges(edges, EdgeChecker(records, where), where)
+    records = read_nodes(nodes, where)
+    return meta, records, read_edges(edges, records, where)
 
 
 def read_tasks(data: Any, *, where: str = "graph") -> list[SolvedTask]:
@@ -348,76 +328,3 @@ _LINES = 500
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-def _node(raw: Any, at: Where) -> FunctionNode | TagNode:
-    if type(raw) is not dict:
-        raise GraphFormatError(f"{location(at)}: must be an object")
-    node_id = text(raw, "id", at, empty=False)
-    kind = raw.get("type", "function")
-    if kind == "tag":
-        return TagNode(node_id, text(raw, "label", at, empty=False,
-                                     default=node_id.removeprefix("tag:")),
-                       texts(raw, "aliases", at, []), weight(raw, at))
-    if kind != "function":
-        raise GraphFormatError(
-            f"{location(at)}: unknown node type {kind!r}; expected function or tag")
-    name, qualname = _implied(node_id)
-    fkind = kind_of(raw, at, "function")
-    sources = raw.get("sources")
-    if type(sources) is not list:
-        raise GraphFormatError(f"{location(at)}: 'sources' must be a list")
-    return FunctionNode(
-        node_id, text(raw, "name", at, empty=False, default=name),
-        texts(raw, "qualnames", at, [qualname]), text(raw, "code", at),
-        text(raw, "knowledge", at), tuple([_span(span, at, n) for n, span in enumerate(sources)]),
-        fkind)
-
-
-def _span(raw: Any, at: Where, n: int) -> SourceSpan:
-    """The ``n``-th source of the node at ``at``."""
-    # Most are [file, start_line, end_line], checked here in one expression.
-    if type(raw) is list and len(raw) == 3 and type(raw[0]) is str and type(raw[1]) is int \
-            and type(raw[2]) is int and raw[1] >= 1 and raw[2] >= 1:
-        return SourceSpan(raw[0], raw[1], raw[2])
-    if type(raw) is not list or len(raw) not in (3, 5):
-        raise GraphFormatError(f"{location((*at, n))}: must be [file, start_line, end_line] "
-                               "or [file, start_line, end_line, cell, end_cell]")
-    return span_of(raw[0], raw[1], raw[2], tuple(raw[3:]), (*at, n))
-
-
-def _edges(edges: list[Any], check: EdgeChecker, where: str) -> list[EdgeRow]:
-    for index, raw in enumerate(edges):
-        at = (where, "edges", index)
-        if type(raw) is not dict:
-            raise GraphFormatError(f"{location(at)}: must be an object")
-        source = text(raw, "source", at, empty=False)
-        for key, targets in raw.items():
-            if key == "source":
-                continue
-            kind = EDGE_TYPES.get(key)
-            if kind is None:
-                raise GraphFormatError(
-                    f"{location(at)}: unknown edge type {key!r}; expected {tuple(EDGE_TYPES)}")
-            if kind not in ("calls", "references"):
-                check.add_many(source, _ends(targets, key, at), kind, None, at, key)
-                continue
-            if type(targets) is not dict:
-                raise GraphFormatError(
-                    f"{location(at)}: '{key}' must be an object of resolution: [node ids]")
-            for resolution, ends in targets.items():
-                if resolution not in RESOLUTIONS:
-                    raise GraphFormatError(
-                        f"{location(at)}: a {kind} edge needs resolution 'exact', 'inferred' "
-                        f"or 'name', not {resolution!r}")
-                what = f"{key}.{resolution}"
-                check.add_many(source, _ends(ends, what, at), kind, resolution, at, what)
-    return check.rows
-
-
-def _ends(value: Any, what: str, at: Where) -> list[Any]:
-    """The target ids of an edge line's ``what``: a list (each of them a node id:
-    :meth:`EdgeChecker.add_many <sgkr.graph.jsonrecords.EdgeChecker.add_many>` checks)."""
-    if type(value) is not list:
-        raise GraphFormatError(f"{location(at)}: '{what}' must be a list of node ids")
-    return value

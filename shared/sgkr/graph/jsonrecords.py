@@ -12,8 +12,9 @@ It is what graph.json held up to version 2 (:func:`read_records` reads those
 files), what a graph store keeps as a node's ``record`` (:func:`node_object`,
 :func:`read_node`) and what the LlamaIndex property graph adapter reads back.
 graph.json version 3 (:mod:`sgkr.graph.jsonfile`) writes the same records
-shorter; both forms are checked here, an item at a time, with a
-:class:`~sgkr.errors.GraphFormatError` naming the file and the item.
+shorter (:mod:`sgkr.graph.jsonitems` reads them). The record form is checked
+here, an item at a time, with a :class:`~sgkr.errors.GraphFormatError` naming
+the file and the item; so is a version 3 line found wrong, to name its problem.
 
 Examples
 --------
@@ -260,10 +261,6 @@ class EdgeChecker:
                 raise GraphFormatError(
                     f"{location((where, 'nodes', index))}: duplicate node id {record.id!r}")
             self.types[record.id] = "function" if isinstance(record, FunctionNode) else "tag"
-        # The ids of each type, for checking a list of edges' ends at once.
-        self.ids: dict[str, set[str]] = {"function": set(), "tag": set()}
-        for node, kind in self.types.items():
-            self.ids[kind].add(node)
         self.seen: dict[str, set[str]] = {}  # each source's targets so far
         self.rows: list[EdgeRow] = []
 
@@ -287,45 +284,6 @@ class EdgeChecker:
                 f"{location(at)}: a {kind} edge goes {expected[0]} -> {expected[1]}, not "
                 f"{found[0]} -> {found[1]}")
         self.rows.append((source, target, kind, RESOLUTIONS.get(resolution)))
-
-    def add_many(self, source: str, targets: list[Any], kind: EdgeType, resolution: Any,
-                 at: Where, what: str) -> None:
-        """:meth:`add` of ``source → target`` for each of ``targets`` (the list ``what`` of
-        an edge line), checked together; where one is wrong, the same error as :meth:`add`
-        (a target that is not a node id: ``'what' must be a list of node ids``).
-
-        Examples
-        --------
-        >>> check = EdgeChecker([TagNode("tag:fee", "fee"), TagNode("tag:rate", "rate")], "g")
-        >>> check.add_many("tag:fee", ["tag:rate"], "consumes", None, ("g", "edges", 0), "x")
-        Traceback (most recent call last):
-        ...
-        sgkr.errors.GraphFormatError: g: edges[0]: a consumes edge goes tag -> function, \
-not tag -> tag
-        """
-        expected = _EDGE_ENDS[kind]
-        seen = self.seen.get(source)
-        try:
-            whole = (kind not in RESOLVED or (type(resolution) is str
-                                               and resolution in RESOLUTIONS)) \
-                and self.types.get(source) == expected[0] \
-                and self.ids[expected[1]].issuperset(targets) \
-                and len(fresh := set(targets)) == len(targets) \
-                and (seen is None or seen.isdisjoint(fresh))
-        except TypeError:  # an unhashable target
-            whole = False
-        if not whole:  # one at a time, for the error of the first that is wrong
-            if not all(type(target) is str and target for target in targets):
-                raise GraphFormatError(f"{location(at)}: '{what}' must be a list of node ids")
-            for target in targets:
-                self.add(source, target, kind, resolution, at)
-            return
-        if seen is None:
-            self.seen[source] = fresh
-        else:
-            seen.update(fresh)
-        resolved = RESOLUTIONS.get(resolution)
-        self.rows.extend([(source, target, kind, resolved) for target in targets])
 
 
 _LISTS = ("uses", "inputs", "outputs")
