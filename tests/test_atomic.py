@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -76,3 +77,24 @@ def test_orphans_of_dead_writers_go_and_live_ones_stay(tmp_path: Path) -> None:
     write_atomic(tmp_path / "out", "x")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([
         f".out.{os.getpid()}.live.tmp", ".other.999999999.dead.tmp", "out"])
+
+
+def test_a_writer_writes_into_the_file_and_a_failing_one_keeps_the_old(tmp_path: Path) -> None:
+    (tmp_path / "out").write_text("old")
+
+    def write(handle: BinaryIO) -> None:
+        handle.write(b"new ")
+        handle.seek(0)  # a writer may go back (a zip archive rewrites its headers)
+        handle.write(b"NEW")
+
+    write_atomic(tmp_path / "out", write)
+    assert (tmp_path / "out").read_bytes() == b"NEW "
+
+    def fail(handle: BinaryIO) -> None:
+        handle.write(b"half")
+        raise ValueError("stopped")
+
+    with pytest.raises(ValueError, match="stopped"):
+        write_atomic(tmp_path / "out", fail)
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    assert (tmp_path / "out").read_bytes() == b"NEW "

@@ -32,9 +32,9 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import InvalidArgumentError
 
@@ -65,8 +65,8 @@ def hashed(pieces: Iterable[str] | Iterable[bytes], digest: Any) -> Iterator[byt
 
 
 def write_atomic(path: str | os.PathLike[str],
-                 data: str | bytes | memoryview | Iterator[str] | Iterator[bytes], *,
-                 mode: int | None = None) -> Path:
+                 data: str | bytes | memoryview | Iterator[str] | Iterator[bytes]
+                 | Callable[[BinaryIO], object], *, mode: int | None = None) -> Path:
     """Write ``data`` (text is UTF-8) to ``path`` atomically; return the path.
 
     Parameters
@@ -77,7 +77,8 @@ def write_atomic(path: str | os.PathLike[str],
     data
         The whole content (a view of bytes too: they are not copied), or its
         text (or bytes) in pieces, written as they come (a large file need not
-        be held in memory whole).
+        be held in memory whole), or a function that writes it to the (seekable)
+        file it is given.
     mode
         The file's permissions; default ``0o666`` less the umask, as
         :func:`open` gives a new file.
@@ -92,13 +93,12 @@ def write_atomic(path: str | os.PathLike[str],
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise InvalidArgumentError(f"output path must be a file name, got {path!r}")
-    if not isinstance(data, (str, bytes, memoryview, Iterator)):
-        raise InvalidArgumentError(f"output data must be str, bytes or an iterator of str, "
-                                   f"got {type(data).__name__}")
+    if not isinstance(data, (str, bytes, memoryview, Iterator)) and not callable(data):
+        raise InvalidArgumentError(f"output data must be str, bytes, an iterator of str or a "
+                                   f"writer, got {type(data).__name__}")
     target = Path(path)
     if _is_folder(target):
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(target))
-    pieces = [data] if isinstance(data, (str, bytes, memoryview)) else data
     folder = target.parent
     folder.mkdir(parents=True, exist_ok=True)
     remove_orphans(folder, target.name)
@@ -108,8 +108,7 @@ def write_atomic(path: str | os.PathLike[str],
     try:
         os.chmod(tmp, 0o666 & ~_umask() if mode is None else mode)
         with os.fdopen(fd, "wb") as handle:
-            for piece in pieces:
-                handle.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
+            _write(handle, data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)  # rename replaces a link at target, never its target
@@ -124,6 +123,16 @@ def write_atomic(path: str | os.PathLike[str],
         raise
     _sync_folder(folder)
     return target
+
+
+def _write(handle: BinaryIO, data: str | bytes | memoryview | Iterator[str] | Iterator[bytes]
+           | Callable[[BinaryIO], object]) -> None:
+    """Write ``data`` (see :func:`write_atomic`) to the open file ``handle``."""
+    if callable(data):
+        data(handle)
+        return
+    for piece in [data] if isinstance(data, (str, bytes, memoryview)) else data:
+        handle.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
 
 
 def remove_orphans(folder: Path, name: str) -> list[str]:

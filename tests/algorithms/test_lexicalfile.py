@@ -238,3 +238,14 @@ def _replace_member(path: Path, name: str, array: Any) -> None:
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     path.write_bytes(buffer.getvalue())
+
+
+def test_an_archive_written_into_its_file_is_numpys_own(tmp_path: Path) -> None:
+    from sgkr.algorithms.npz import write_npz
+
+    arrays = {"header": np.frombuffer(b'{"a": 1}', dtype=np.uint8),
+              "n": np.arange(100_000, dtype=np.int64), "x": np.linspace(0, 1, 7, dtype=np.float32)}
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)  # type: ignore[arg-type]
+    assert write_npz(tmp_path / "x.npz", arrays).read_bytes() == buffer.getvalue()
+    assert [p.name for p in tmp_path.iterdir()] == ["x.npz"]

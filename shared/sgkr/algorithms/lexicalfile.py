@@ -50,7 +50,6 @@ from typing import Any, TypeGuard
 import numpy as np
 import numpy.typing as npt
 
-from ..atomic import write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
 from ..graph.derived import register
 from ..graph.jsonfile import MAX_GRAPH_BYTES
@@ -66,7 +65,7 @@ from .lexical import (
     index_of,
     indexed,
 )
-from .npz import npz_bytes, read_derived
+from .npz import read_derived, write_npz
 from .summary import GraphSummary, attach_summary, read_summary, summary_json, summary_of
 
 __all__ = ["index_path", "write_index", "read_index", "save_graph", "load_graph", "FORMAT",
@@ -105,11 +104,8 @@ def write_index(index: LexicalIndex, path: str | os.PathLike[str]) -> None:
 def _write(index: LexicalIndex, path: str | os.PathLike[str], more: dict[str, Any]) -> None:
     header = {"format": FORMAT, "k1": K1, "b": B, "name_weight": NAME_WEIGHT,
               "fingerprint": index.fingerprint, "ids": index.ids, "words": index.words, **more}
-    buffer = npz_bytes({"header": _header(header),
-                        "indptr": index.indptr, "indices": index.indices, "data": index.data,
-                        "lengths": index.lengths})
-    with buffer.getbuffer() as view:  # the archive written from where it was made, not copied
-        write_atomic(path, view)
+    write_npz(path, {"header": _header(header), "indptr": index.indptr,
+                     "indices": index.indices, "data": index.data, "lengths": index.lengths})
 
 
 @dataclass(frozen=True)

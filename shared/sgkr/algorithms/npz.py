@@ -3,7 +3,7 @@
 A file derived from a graph (the lexical index and summary saved beside
 graph.json, :mod:`sgkr.algorithms.lexicalfile`) is a ``.npz``: a zip archive,
 stored uncompressed, of ``.npy`` members, one 1-D array each, plain numbers
-only. :func:`npz_bytes` writes one (with :func:`numpy.savez`, so NumPy reads
+only. :func:`write_npz` writes one (with :func:`numpy.savez`, so NumPy reads
 it back too); :func:`read_npz` reads one from its bytes, trusting nothing in
 them:
 
@@ -20,9 +20,10 @@ them:
 
 Examples
 --------
->>> import numpy as np
->>> raw = npz_bytes({"header": np.frombuffer(b"{}", dtype=np.uint8),
-...                  "n": np.arange(3, dtype=np.int64)}).getvalue()
+>>> import numpy as np, pathlib, tempfile
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "x.npz"
+>>> raw = write_npz(path, {"header": np.frombuffer(b"{}", dtype=np.uint8),
+...                        "n": np.arange(3, dtype=np.int64)}).read_bytes()
 >>> arrays = read_npz(raw, "x.npz", {"header": np.uint8, "n": np.int64})
 >>> arrays["n"].tolist(), bytes(arrays["header"])
 ([0, 1, 2], b'{}')
@@ -41,15 +42,17 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..atomic import write_atomic
 from ..errors import GraphFormatError
 from ..ingest.files import parse_large_json, read_side_file
 
-__all__ = ["npz_bytes", "read_npz", "read_derived", "MAX_MEMBERS"]
+__all__ = ["write_npz", "read_npz", "read_derived", "MAX_MEMBERS"]
 
 #: Members an archive may hold (a derived file has a handful).
 MAX_MEMBERS = 64
@@ -60,11 +63,10 @@ _NPY_MAGIC = b"\x93NUMPY"
 _MAX_NPY_HEADER = 10_000  # NumPy's own limit
 
 
-def npz_bytes(arrays: Mapping[str, npt.NDArray[Any]]) -> io.BytesIO:
-    """The ``.npz`` archive (stored, uncompressed) of ``arrays``, in a buffer."""
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)  # type: ignore[arg-type]
-    return buffer
+def write_npz(path: str | os.PathLike[str], arrays: Mapping[str, npt.NDArray[Any]]) -> Path:
+    """Write the ``.npz`` archive (stored, uncompressed) of ``arrays`` to ``path`` atomically
+    (:func:`~sgkr.atomic.write_atomic`), straight into the file: never whole in memory."""
+    return write_atomic(path, lambda handle: np.savez(handle, **arrays))  # type: ignore[arg-type]
 
 
 def read_npz(raw: bytes, where: str,
@@ -103,8 +105,8 @@ def read_derived(path: str | os.PathLike[str], what: str, dtypes: Mapping[str, t
     --------
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.npz"
-    >>> _ = path.write_bytes(npz_bytes({"header": np.frombuffer(b'{"n": 1}', dtype=np.uint8),
-    ...                                 "n": np.arange(2, dtype=np.int64)}).getvalue())
+    >>> _ = write_npz(path, {"header": np.frombuffer(b'{"n": 1}', dtype=np.uint8),
+    ...                      "n": np.arange(2, dtype=np.int64)})
     >>> header, arrays = read_derived(path, "test file", {"header": np.uint8, "n": np.int64}, 1000)
     >>> header, arrays["n"].tolist()
     ({'n': 1}, [0, 1])

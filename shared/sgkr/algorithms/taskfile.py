@@ -43,7 +43,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..atomic import write_atomic
 from ..errors import GraphFormatError, InvalidArgumentError
 from ..graph.derived import register
 from ..graph.jsonfile import MAX_GRAPH_BYTES
@@ -52,7 +51,7 @@ from ..records import FunctionNode
 from .lexical import LexicalIndex
 from .lexicalfile import FORMAT as TOKENS
 from .neighbours import TaskIndex, task_groups
-from .npz import npz_bytes, read_derived
+from .npz import read_derived, write_npz
 
 __all__ = ["tasks_path", "task_index_of", "TaskFile", "TASK_FILE", "FORMAT"]
 
@@ -140,10 +139,9 @@ class TaskFile:
         import orjson  # here: importing sgkr does not load it
 
         sizes = np.array([0, *(len(nodes) for nodes in members)], dtype=np.int64)
-        buffer = npz_bytes({"header": np.frombuffer(orjson.dumps(header), dtype=np.uint8),
-                            "members_indptr": np.cumsum(sizes), **arrays})
-        with buffer.getbuffer() as view:
-            write_atomic(tasks_path(graph_file), view)
+        write_npz(tasks_path(graph_file), {
+            "header": np.frombuffer(orjson.dumps(header), dtype=np.uint8),
+            "members_indptr": np.cumsum(sizes), **arrays})
 
     def read(self, graph_file: Path) -> Saved | None:
         """The file beside ``graph_file`` read and checked on its own, or None (none, or

@@ -52,7 +52,9 @@ class TagFrequency:
     """
 
     def __init__(self) -> None:
-        self._bags: dict[str, frozenset[str]] = {}
+        # Each function's bag, kept to be taken off when it changes (a tuple: a few times
+        # smaller than a frozenset).
+        self._bags: dict[str, tuple[str, ...]] = {}
         self._count: Counter[str] = Counter()
         self._runs: dict[str, tuple[str, ...]] = {}  # each tag id's runs of words, made once
         self._changed: set[str] = set()  # runs whose counts changed since the last weigh
@@ -78,7 +80,7 @@ class TagFrequency:
                         if found is None:
                             found = runs[tag] = _runs(tag)
                         bag.update(found)
-            bags[node] = frozenset(bag)
+            bags[node] = tuple(bag)
             count.update(bag)
             self._changed.update(bag)
 
