@@ -184,17 +184,3 @@ def test_counts_are_the_tokens_of_each_document_counted() -> None:
         assert found == expected
     assert counts.words == sorted({t for text in TEXTS for t in code_tokens(text)})
     assert counts.documents == len(TEXTS)
-
-
-def test_weighing_a_few_words_at_a_time_gives_the_same_postings(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    from sgkr.algorithms import counts
-
-    texts = [CODE, "set_timeout get cookie", "", "timeout " * 30, "send request"]
-    found = count_fields([texts, ["set_timeout", "get_cookie", "x", "timeout", "send"]])
-    whole = counts.weigh(found, [1.0, 0.5])
-    monkeypatch.setattr(counts, "_WEIGHED", 3)  # ranges of a few words
-    parts = counts.weigh(found, [1.0, 0.5])
-    assert [a.dtype for a in parts] == [np.int64, np.int32, np.float32]
-    assert all(a.tobytes() == b.tobytes() for a, b in zip(whole, parts, strict=True))
-    assert len(whole[0]) == len(found.words) + 1 and whole[0][-1] == len(whole[1]) > 20

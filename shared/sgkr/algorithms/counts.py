@@ -137,10 +137,6 @@ def weigh(counts: Counts, weights: Sequence[float]) -> tuple[Offsets, Ints, Floa
     :meth:`LexicalIndex.from_arrays <sgkr.algorithms.lexical.LexicalIndex.from_arrays>`
     takes them.
 
-    The words are weighed a range at a time (about :data:`_WEIGHED` counts each), so that
-    the sort's arrays stay small whatever the size of the index; the postings are those of
-    one pass over all of them (each word's are made from its own counts only).
-
     Examples
     --------
     >>> indptr, indices, data = weigh(count_fields([["get fee", "fee"]]), [1.0])
@@ -149,74 +145,42 @@ def weigh(counts: Counts, weights: Sequence[float]) -> tuple[Offsets, Ints, Floa
     """
     if len(weights) != len(counts.fields):
         raise InvalidArgumentError("weigh: one weight for each field")
-    vocabulary = len(counts.words)
-    scales = [_Scale(triples, counts.documents, vocabulary) for triples in counts.fields]
-    per_word = np.zeros(vocabulary, dtype=np.int64)
-    for word, _, _ in counts.fields:
-        per_word += np.bincount(word, minlength=vocabulary)
-    # Word ranges of about _WEIGHED counts: the first word of each range.
-    bounds = np.unique(np.searchsorted(np.cumsum(per_word), np.arange(
-        0, int(per_word.sum()), _WEIGHED), side="right"))
-    indices: list[Ints] = []
-    data: list[Floats] = []
-    per_word[:] = 0
-    for low, high in itertools.pairwise([*bounds.tolist(), vocabulary]):
-        doc, impact = _weigh_words(counts, scales, weights, low, high, per_word)
-        indices.append(doc)
-        data.append(impact)
-    indptr = np.concatenate(([0], np.cumsum(per_word))).astype(np.int64)
-    return (indptr, np.concatenate(indices) if indices else np.zeros(0, dtype=np.int32),
-            np.concatenate(data) if data else np.zeros(0, dtype=np.float32))
-
-
-#: Counts weighed together by :func:`weigh`: its arrays stay a few MB.
-_WEIGHED = 1 << 17
-
-
-def _weigh_words(counts: Counts, scales: Sequence[_Scale], weights: Sequence[float],
-                 low: int, high: int, per_word: Offsets) -> tuple[Ints, Floats]:
-    """The postings of the words numbered ``low`` to ``high`` (excluded): their documents and
-    impacts, word after word; each word's number of postings is set in ``per_word``."""
     documents = max(counts.documents, 1)
-    parts = []
-    for (word, doc, count), scale, weight in zip(counts.fields, scales, weights, strict=True):
-        inside = (word >= low) & (word < high)
-        parts.append((word[inside], doc[inside], scale.impacts(word[inside], doc[inside],
-                                                               count[inside], weight)))
-    keys = np.concatenate([w.astype(np.int64) * documents + d for w, d, _ in parts])
-    values = np.concatenate([v for _, _, v in parts])
+    parts = [_bm25(triples, counts.documents, len(counts.words), weight)
+             for triples, weight in zip(counts.fields, weights, strict=True)]
+    keys = np.concatenate([w.astype(np.int64) * documents + d for w, d, _ in parts]) \
+        if parts else np.zeros(0, dtype=np.int64)
+    values = np.concatenate([v for _, _, v in parts]) if parts else np.zeros(0)
     del parts
     # The (word, document) pairs in order, each one's impacts added in the order of the
     # fields: a stable sort, then the sum of each run of equal keys.
     order = np.argsort(keys, kind="stable")
-    keys = keys[order]
+    keys = keys[order]  # one array sorted at a time: never both copies of both held
     values = values[order]
     del order
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) \
         else np.zeros(0, dtype=np.int64)
     summed = np.add.reduceat(values, starts) if len(keys) else values
+    del values
     unique = keys[starts]
-    per_word[low:high] = np.bincount(unique // documents - low, minlength=high - low)
-    return (unique % documents).astype(np.int32), summed.astype(np.float32)
+    del keys
+    per_word = np.bincount(unique // documents, minlength=len(counts.words))
+    indptr = np.concatenate(([0], np.cumsum(per_word))).astype(np.int64)
+    return indptr, (unique % documents).astype(np.int32), summed.astype(np.float32)
 
 
-class _Scale:
-    """What BM25 weighs one field's counts by (Lucene's: ``idf * tf / (tf + k1 * (1 - b + b *
-    dl / avgdl))``, as bm25s scores it): each word's idf and each document's norm."""
-
-    def __init__(self, triples: Triples, documents: int, vocabulary: int) -> None:
-        word, doc, count = triples
-        lengths = np.bincount(doc, weights=count.astype(np.float64), minlength=documents)
-        df = np.bincount(word, minlength=vocabulary).astype(np.float64)
-        self.idf = np.log1p((documents - df + 0.5) / (df + 0.5))
-        mean = lengths.mean() if documents and lengths.any() else 1.0
-        self.norm = K1 * ((1 - B) + B * lengths / mean)
-
-    def impacts(self, word: Ints, doc: Ints, count: Ints,
-                weight: float) -> npt.NDArray[np.float64]:
-        """The impact of each (word, document, count), times ``weight``."""
-        tf = count.astype(np.float64)
-        return weight * self.idf[word] * tf / (tf + self.norm[doc])
+def _bm25(triples: Triples, documents: int, vocabulary: int, weight: float,
+          ) -> tuple[Ints, Ints, npt.NDArray[np.float64]]:
+    """BM25 (Lucene's: ``idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))``, as bm25s scores
+    it) of every (word, document, count) of one field, times ``weight``."""
+    word, doc, count = triples
+    tf = count.astype(np.float64)
+    lengths = np.bincount(doc, weights=tf, minlength=documents)
+    df = np.bincount(word, minlength=vocabulary).astype(np.float64)
+    idf = np.log1p((documents - df + 0.5) / (df + 0.5))
+    mean = lengths.mean() if documents and lengths.any() else 1.0
+    norm = K1 * ((1 - B) + B * lengths / mean)
+    return word, doc, weight * idf[word] * tf / (tf + norm[doc])
 
 
 def _ranks(numbers: dict[str, int], place: dict[str, int]) -> Ints:
