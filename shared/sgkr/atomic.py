@@ -34,11 +34,15 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeAlias
 
 from .errors import InvalidArgumentError
 
 __all__ = ["write_atomic", "hashed", "remove_orphans"]
+
+#: What :func:`write_atomic` writes: the whole content, its pieces, or a function writing it.
+_Data: TypeAlias = (str | bytes | memoryview | Iterator[str] | Iterator[bytes]
+                    | Callable[[BinaryIO], object])
 
 # A temporary file whose writer cannot be known is left alone this long.
 _ORPHAN_SECONDS = 3600.0
@@ -65,8 +69,7 @@ def hashed(pieces: Iterable[str] | Iterable[bytes], digest: Any) -> Iterator[byt
 
 
 def write_atomic(path: str | os.PathLike[str],
-                 data: str | bytes | memoryview | Iterator[str] | Iterator[bytes]
-                 | Callable[[BinaryIO], object], *, mode: int | None = None) -> Path:
+                 data: _Data, *, mode: int | None = None) -> Path:
     """Write ``data`` (text is UTF-8) to ``path`` atomically; return the path.
 
     Parameters
@@ -125,8 +128,7 @@ def write_atomic(path: str | os.PathLike[str],
     return target
 
 
-def _write(handle: BinaryIO, data: str | bytes | memoryview | Iterator[str] | Iterator[bytes]
-           | Callable[[BinaryIO], object]) -> None:
+def _write(handle: BinaryIO, data: _Data) -> None:
     """Write ``data`` (see :func:`write_atomic`) to the open file ``handle``."""
     if callable(data):
         data(handle)
